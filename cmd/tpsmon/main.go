@@ -1,0 +1,4 @@
+// Command tpsmon load-tests OpenAI-compatible streaming endpoints. Implemented in the cmd worktree.
+package main
+
+func main() {}

@@ -1,0 +1,52 @@
+package model
+
+import "time"
+
+// Tick is one live bucket of raw counts from one endpoint's pool, normally one
+// second wide. The pool produces it; Tracker.AddTick turns it into a Bucket.
+type Tick struct {
+	Endpoint int
+	Start    time.Time
+	End      time.Time
+	Target   int // target concurrency at End
+	Active   int // streams in flight at End
+	Paused   bool
+
+	// Chunks is the number of token-bearing events delivered in [Start, End) across all
+	// streams, those of requests that later failed included (users received them).
+	Chunks int64
+	// UserChunks has one entry per stream that was decoding during the whole bucket
+	// (first token before Start, still open at End): the chunks it received in the bucket.
+	UserChunks []int32
+	// FirstTokens holds the TTFT of every request whose first token arrived in [Start, End).
+	FirstTokens []time.Duration
+	// Started and Finished count requests sent and ended in [Start, End).
+	Started, Finished int
+}
+
+// Segment is one period at a fixed target concurrency of one endpoint's pool. It is
+// opened by a concurrency change or a resume, and closed by the next change, a pause,
+// or the end of the run. While open, End is the time of the latest update and Open is true.
+//
+// Warm-up rule (measurement contract, "Levels"): a segment becomes steady at SteadyAt,
+// the moment no request sent in an earlier segment is in flight any more. Requests sent
+// before SteadyAt are warm-up (Sample.Warmup) and are kept out of the level's statistics;
+// the level's aggregate TPS is SteadyChunks over [SteadyAt, End).
+type Segment struct {
+	Endpoint     int
+	ID           int
+	Concurrency  int
+	Start        time.Time
+	SteadyAt     time.Time // zero until the population has turned over
+	End          time.Time
+	Open         bool
+	SteadyChunks int64 // token-bearing events delivered in [SteadyAt, End)
+}
+
+// Steady is the length of the segment's steady window, zero when it never turned over.
+func (s Segment) Steady() time.Duration {
+	if s.SteadyAt.IsZero() || !s.End.After(s.SteadyAt) {
+		return 0
+	}
+	return s.End.Sub(s.SteadyAt)
+}

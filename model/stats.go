@@ -1,0 +1,81 @@
+package model
+
+import "time"
+
+// Dist summarises one distribution. Times are in milliseconds, rates in tokens/s.
+// Percentiles come from an HDR histogram (3 significant digits). Count is 0 when
+// there was nothing to measure; then every other field is 0.
+type Dist struct {
+	Count int
+	Mean  float64
+	Min   float64
+	P10   float64
+	P50   float64
+	P90   float64
+	P95   float64
+	P99   float64
+	Max   float64
+}
+
+// LevelStats is everything measured at one concurrency: the steady windows of every
+// segment held at that concurrency, merged (holding the same concurrency twice merges).
+type LevelStats struct {
+	Concurrency  int
+	Duration     time.Duration // total steady window
+	Requests     int           // steady (non-warm-up) requests, failed ones included, canceled ones not
+	Succeeded    int
+	Errors       map[ErrorKind]int
+	ErrorRate    float64 // (Requests - Succeeded) / Requests, 0 when Requests is 0
+	TTFT         Dist    // ms
+	TTFO         Dist    // ms
+	TPOT         Dist    // ms
+	E2E          Dist    // ms
+	UserTPS      Dist    // tokens/s, per request
+	AggregateTPS float64 // steady tokens / Duration
+	RequestRate  float64 // Requests / Duration, requests/s
+	OutputTokens int64   // output tokens of the level's steady successful requests
+	TokenSource  string  // SourceUsage, SourceChunks or SourceMixed ("" when no request)
+	Open         bool    // a segment at this concurrency is being measured now
+}
+
+// SLO holds the capacity criteria: a level meets them when its per-user TPS p50 is at
+// least UserTPSMin, its TTFT p95 at most TTFTP95Max, and its error rate at most ErrorRateMax.
+type SLO struct {
+	UserTPSMin   float64
+	TTFTP95Max   time.Duration
+	ErrorRateMax float64
+}
+
+// DefaultSLO is 30 tok/s per user, TTFT p95 2 s, 1% errors.
+var DefaultSLO = SLO{UserTPSMin: 30, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0.01}
+
+// Live is the latest value of each live series (the newest complete bucket, and the
+// trailing TTFT window).
+type Live struct {
+	At           time.Time
+	AggregateTPS float64
+	UserTPS      float64 // median over streams decoding the whole bucket; 0 with HasUser false
+	HasUser      bool
+	TTFTP50      time.Duration // over first tokens in the trailing window
+	TTFTP95      time.Duration
+	HasTTFT      bool
+	Active       int
+	Target       int
+}
+
+// Bucket is one point of the live series (one per Tick).
+type Bucket struct {
+	Start        time.Time
+	Width        time.Duration
+	AggregateTPS float64 // tokens/s: Chunks scaled by the learned tokens-per-chunk ratio, over Width
+	UserTPS      float64 // tokens/s: median of UserChunks (scaled) over Width; valid when HasUser
+	HasUser      bool
+	TTFTP50      time.Duration // trailing window ending at this bucket; valid when HasTTFT
+	TTFTP95      time.Duration
+	HasTTFT      bool
+	Active       int
+	Target       int
+	Started      int
+	Finished     int
+	Errors       int // failed requests that ended in this bucket
+}

@@ -1,0 +1,32 @@
+// Package probe generates load against OpenAI-compatible streaming endpoints: one
+// streaming client per endpoint, a closed-loop worker pool whose concurrency changes
+// live, the ramp plan, and the live collector that turns in-flight streams into
+// per-second ticks. Everything it measures leaves as model values on a channel.
+package probe
+
+import (
+	"net/http"
+	"time"
+)
+
+// Endpoint is one OpenAI-compatible server under test and the workload sent to it.
+type Endpoint struct {
+	Name      string      // short label for screens and reports (defaults to the host)
+	BaseURL   string      // e.g. http://127.0.0.1:8000/v1 (scheme, host, and the path before /chat/completions)
+	Model     string      // model name sent in every request
+	API       string      // "chat" (default) or "completions"
+	APIKey    string      // sent as a bearer token; never printed, logged or reported
+	Headers   http.Header // extra request headers; values never printed
+	MaxTokens int         // max_tokens per request (default 256)
+	Prompt    string      // prompt text; empty means a synthetic prompt of PromptTokens tokens
+	// PromptTokens asks for a synthetic prompt of about this many tokens (default 128)
+	// when Prompt is empty.
+	PromptTokens int
+	ExtraBody    map[string]any // merged into every request body (top-level keys override)
+	IgnoreEOS    bool           // shorthand for ExtraBody {"ignore_eos": true}
+	// Timeout bounds the wait for response headers and for each next event of the
+	// stream (default 60 s). It does not bound a long healthy generation.
+	Timeout   time.Duration
+	Insecure  bool // skip TLS verification (off by default)
+	Simulated bool // the endpoint is tpsmon's built-in simulator
+}
