@@ -1,0 +1,112 @@
+// Command minreader is the baseline for tpsmon's load run: a closed loop of N streaming
+// chat requests whose reader only counts content events (a byte search on each SSE line,
+// no JSON decoding, no metrics). tpsmon's client CPU per token is held against it on the
+// same simulator (README, Performance).
+//
+//	minreader --url http://127.0.0.1:8000/v1 --model sim-model --concurrency 1000 --duration 30s
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+func main() {
+	url := flag.String("url", "http://127.0.0.1:8000/v1", "base URL of the endpoint")
+	model := flag.String("model", "sim-model", "model name")
+	conc := flag.Int("concurrency", 100, "concurrent streams")
+	dur := flag.Duration("duration", 30*time.Second, "how long to run")
+	maxTokens := flag.Int("max-tokens", 256, "max_tokens per request")
+	flag.Parse()
+
+	ctx, cancel := context.WithTimeout(context.Background(), *dur)
+	defer cancel()
+	tr := &http.Transport{MaxIdleConnsPerHost: *conc, MaxConnsPerHost: 0}
+	client := &http.Client{Transport: tr}
+	body := []byte(fmt.Sprintf(`{"model":%q,"stream":true,"max_tokens":%d,"ignore_eos":true,`+
+		`"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Tell me a long story."}]}`,
+		*model, *maxTokens))
+
+	var events, requests, failures atomic.Int64
+	var ru0 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range *conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				n, err := stream(ctx, client, *url+"/chat/completions", body)
+				events.Add(n)
+				if err != nil && ctx.Err() == nil {
+					failures.Add(1)
+				}
+				requests.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var ru1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := tv(ru1.Utime) - tv(ru0.Utime) + tv(ru1.Stime) - tv(ru0.Stime)
+	n := events.Load()
+	fmt.Printf("minreader: %d streams, %.1f s, %d requests (%d failed), %d content events, %.0f events/s\n",
+		*conc, elapsed.Seconds(), requests.Load(), failures.Load(), n, float64(n)/elapsed.Seconds())
+	if n > 0 {
+		fmt.Printf("minreader: CPU %.2f s = %.2f us per content event (%.1f ms per 1,000)\n",
+			cpu.Seconds(), float64(cpu.Microseconds())/float64(n), float64(cpu.Microseconds())/float64(n))
+	}
+	if n == 0 {
+		os.Exit(1)
+	}
+}
+
+var contentKey = []byte(`"content":"`)
+
+// stream sends one request and counts the SSE data lines that carry non-empty content.
+func stream(ctx context.Context, c *http.Client, url string, body []byte) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	r := bufio.NewReaderSize(resp.Body, 4096)
+	var n int64
+	for {
+		line, err := r.ReadSlice('\n')
+		if i := bytes.Index(line, contentKey); i >= 0 && len(line) > i+len(contentKey) && line[i+len(contentKey)] != '"' {
+			n++
+		}
+		if err != nil {
+			if err == io.EOF {
+				return n, nil
+			}
+			return n, err
+		}
+	}
+}
+
+func tv(t syscall.Timeval) time.Duration {
+	return time.Duration(t.Sec)*time.Second + time.Duration(t.Usec)*time.Microsecond
+}
