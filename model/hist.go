@@ -41,7 +41,7 @@ var distPercentiles = []float64{10, 50, 90, 95, 99}
 // number of values: at most about 23,000 buckets, a few hundred in practice.
 type Hist struct {
 	h       *hdrhistogram.PackedHistogram
-	scale   float64 // Dist units (ms or tok/s) per recorded unit
+	div     float64 // recorded units per Dist unit (ms or tok/s)
 	hi      int64   // highest recorded value, in recorded units
 	n       int64
 	sum     float64 // of recorded values, in recorded units
@@ -52,12 +52,12 @@ type Hist struct {
 
 // NewLatencyHist returns a Hist for latencies; its Dist is in milliseconds.
 func NewLatencyHist() *Hist {
-	return &Hist{h: hdrhistogram.NewPacked(1, latencyHi, sigDigits), scale: 0.001, hi: latencyHi}
+	return &Hist{h: hdrhistogram.NewPacked(1, latencyHi, sigDigits), div: float64(time.Millisecond / latencyUnit), hi: latencyHi}
 }
 
 // NewRateHist returns a Hist for rates; its Dist is in tokens/s.
 func NewRateHist() *Hist {
-	return &Hist{h: hdrhistogram.NewPacked(1, rateHi, sigDigits), scale: 1.0 / rateUnits, hi: rateHi}
+	return &Hist{h: hdrhistogram.NewPacked(1, rateHi, sigDigits), div: rateUnits, hi: rateHi}
 }
 
 // RecordDuration records a latency, rounded to the nearest microsecond.
@@ -127,17 +127,17 @@ func (h *Hist) Dist() Dist {
 	for i, v := range ps {
 		ps[i] = min(max(v, h.min), h.max)
 	}
-	s := h.scale
+	s := h.div
 	return Dist{
 		Count:   int(h.n),
-		Mean:    h.sum / float64(h.n) * s,
-		Min:     float64(h.min) * s,
-		P10:     float64(ps[0]) * s,
-		P50:     float64(ps[1]) * s,
-		P90:     float64(ps[2]) * s,
-		P95:     float64(ps[3]) * s,
-		P99:     float64(ps[4]) * s,
-		Max:     float64(h.max) * s,
+		Mean:    h.sum / float64(h.n) / s,
+		Min:     float64(h.min) / s,
+		P10:     float64(ps[0]) / s,
+		P50:     float64(ps[1]) / s,
+		P90:     float64(ps[2]) / s,
+		P95:     float64(ps[3]) / s,
+		P99:     float64(ps[4]) / s,
+		Max:     float64(h.max) / s,
 		Clamped: int(h.clamped),
 	}
 }

@@ -208,7 +208,7 @@ func Markdown(r *Report) string {
 		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, l := range e.Levels {
 			errs := strconv.Itoa(l.Requests - l.Succeeded)
-			if l.Requests > 0 {
+			if l.Requests > l.Succeeded {
 				var kinds []string
 				for _, k := range sortedKinds(l.Errors) {
 					if n := l.Errors[k]; n > 0 {
@@ -238,9 +238,9 @@ func Markdown(r *Report) string {
 			fmt.Fprintf(&b, "Capacity: no level meets %s\n", slo)
 		}
 		if e.SaturationUsers != nil {
-			fmt.Fprintf(&b, "Saturation: %d users (doubling users beyond them raises aggregate tok/s by less than 10%%)\n", *e.SaturationUsers)
+			fmt.Fprintf(&b, "Saturation: %d users (doubling users from there raises aggregate tok/s by less than 10%%)\n", *e.SaturationUsers)
 		} else {
-			b.WriteString("Saturation: not reached (aggregate tok/s still rose by 10% or more when users doubled)\n")
+			b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
 		}
 	}
 	return b.String()
