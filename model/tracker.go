@@ -141,7 +141,7 @@ func (t *Tracker) AddSample(s *Sample) {
 	if s.Err == ErrCanceled {
 		return
 	}
-	if !t.resetAt.IsZero() && s.End.Before(t.resetAt) {
+	if !t.resetAt.IsZero() && !s.End.IsZero() && s.End.Before(t.resetAt) {
 		return // ended before the Reset: it belongs to what was forgotten
 	}
 	ok := s.OK()
@@ -298,18 +298,7 @@ func (t *Tracker) medianChunks(v []int32) float64 {
 
 // addTTFT adds the tick's first tokens to the trailing window and returns its p50 and p95.
 func (t *Tracker) addTTFT(tk *Tick) (p50, p95 time.Duration, ok bool) {
-	from := tk.End.Add(-t.opt.TTFTWindow)
-	drop := 0
-	for drop < len(t.win) && t.win[drop].start.Before(from) {
-		t.freeTT = append(t.freeTT, t.win[drop].vals[:0])
-		drop++
-	}
-	if drop > 0 {
-		n := copy(t.win, t.win[drop:])
-		clear(t.win[n:])
-		t.win = t.win[:n]
-	}
-	if len(tk.FirstTokens) > 0 && !tk.Start.Before(from) {
+	if len(tk.FirstTokens) > 0 {
 		var vals []time.Duration
 		if n := len(t.freeTT); n > 0 {
 			vals = t.freeTT[n-1]
@@ -317,6 +306,19 @@ func (t *Tracker) addTTFT(tk *Tick) (p50, p95 time.Duration, ok bool) {
 			t.freeTT = t.freeTT[:n-1]
 		}
 		t.win = append(t.win, ttftBucket{start: tk.Start, vals: append(vals, tk.FirstTokens...)})
+	}
+	// Drop the buckets that started before the window; this bucket always stays,
+	// even when it is wider than the window.
+	from := tk.End.Add(-t.opt.TTFTWindow)
+	drop := 0
+	for drop < len(t.win) && t.win[drop].start.Before(from) && t.win[drop].start.Before(tk.Start) {
+		t.freeTT = append(t.freeTT, t.win[drop].vals[:0])
+		drop++
+	}
+	if drop > 0 {
+		n := copy(t.win, t.win[drop:])
+		clear(t.win[n:])
+		t.win = t.win[:n]
 	}
 	all := t.ttftBuf[:0]
 	for _, w := range t.win {
@@ -347,6 +349,9 @@ func (t *Tracker) UpdateSegment(seg Segment) {
 	st := t.segments[seg.ID]
 	if st == nil {
 		st = &segState{}
+		if !t.resetAt.IsZero() && seg.Start.Before(t.resetAt) {
+			st.cut = t.resetAt // first seen after a Reset it began before
+		}
 		t.segments[seg.ID] = st
 	}
 	st.seg = seg

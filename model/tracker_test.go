@@ -305,6 +305,12 @@ func TestTrackerTTFTTrailingWindow(t *testing.T) {
 			t.Errorf("tick %d: p50 %v p95 %v has %v, want %+v", i, lv.TTFTP50, lv.TTFTP95, lv.HasTTFT, wants[i])
 		}
 	}
+	// A bucket wider than the window still counts its own first tokens.
+	tr2 := NewTracker(TrackerOptions{TTFTWindow: 500 * msec})
+	tr2.AddTick(&Tick{Start: at(0), End: at(2 * sec), FirstTokens: []time.Duration{sec}})
+	if lv := tr2.Live(); !lv.HasTTFT || lv.TTFTP50 != sec {
+		t.Errorf("wide bucket: %+v", lv)
+	}
 	// Every bucket keeps the values of its own window.
 	bs := tr.Buckets(10)
 	if len(bs) != 7 || bs[1].TTFTP95 != 300*msec || bs[3].TTFTP50 != 400*msec {
@@ -432,6 +438,11 @@ func TestTrackerReset(t *testing.T) {
 	tr2.UpdateSegment(seg(1, 4, 0, 6*sec, 20*sec, 1400, true))
 	if l := levelAt(t, tr2, 4); l.Duration != 10*sec || !approx(l.AggregateTPS, 100) {
 		t.Errorf("prorated: Duration %v Agg %v, want 10s and 100", l.Duration, l.AggregateTPS)
+	}
+	// So is a segment begun before the Reset whose first update comes after it.
+	tr2.UpdateSegment(seg(2, 8, 9*sec, 9*sec, 19*sec, 1000, false))
+	if l := levelAt(t, tr2, 8); l.Duration != 9*sec || !approx(l.AggregateTPS, 100) {
+		t.Errorf("first seen after Reset: Duration %v Agg %v, want 9s and 100", l.Duration, l.AggregateTPS)
 	}
 }
 
