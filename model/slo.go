@@ -17,8 +17,12 @@ const sloForm = `user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%`
 // duration ("2s", "1500ms") or a number of milliseconds ("2000"); error_rate takes a
 // percentage ("1%") or a fraction ("0.01"). Errors name the bad term and show the
 // accepted form.
-func ParseSLO(s string) (SLO, error) {
-	slo := DefaultSLO
+func ParseSLO(s string) (SLO, error) { return ParseSLOFrom(DefaultSLO, s) }
+
+// ParseSLOFrom is ParseSLO with the terms not given taken from base (e.g. the criteria
+// of a config file that a --slo flag overrides).
+func ParseSLOFrom(base SLO, s string) (SLO, error) {
+	slo := base
 	seen := map[string]bool{}
 	for _, raw := range strings.Split(s, ",") {
 		term := strings.TrimSpace(raw)

@@ -33,6 +33,14 @@ func TestParseSLO(t *testing.T) {
 	}
 }
 
+func TestParseSLOFrom(t *testing.T) {
+	base := SLO{UserTPSMin: 10, TTFTP95Max: 5 * time.Second, ErrorRateMax: 0.1}
+	got, err := ParseSLOFrom(base, "ttft_p95<=3s")
+	if want := (SLO{UserTPSMin: 10, TTFTP95Max: 3 * time.Second, ErrorRateMax: 0.1}); err != nil || got != want {
+		t.Errorf("ParseSLOFrom = %+v, %v; want %+v", got, err, want)
+	}
+}
+
 func TestParseSLOErrors(t *testing.T) {
 	tests := []struct {
 		in, term, says string

@@ -136,7 +136,8 @@ func (t *Tracker) level(c int) *level {
 // tokens-per-chunk ratio when it reported usage, and as the last error message.
 //
 // A sample belongs to the level of its Concurrency. Samples sent before the latest
-// Reset are treated like warm-up: counted in Totals, kept out of levels.
+// Reset are treated like warm-up (counted in Totals, kept out of levels); samples that
+// ended before it are ignored.
 func (t *Tracker) AddSample(s *Sample) {
 	if s.Err == ErrCanceled {
 		return
@@ -533,6 +534,7 @@ func (t *Tracker) LastError() (msg string, at time.Time) { return t.lastErr, t.l
 // ErrorRate <= ErrorRateMax.
 func (t *Tracker) Capacity() int { return capacity(t.Levels(), t.slo) }
 
+// capacity is Capacity over the given levels.
 func capacity(levels []LevelStats, slo SLO) int {
 	best := 0
 	for i := range levels {
@@ -550,6 +552,7 @@ func capacity(levels []LevelStats, slo SLO) int {
 // the first c whose comparison level has aggregate TPS < 1.10 x the aggregate TPS at c.
 func (t *Tracker) Saturation() (users int, ok bool) { return saturation(t.Levels()) }
 
+// saturation is Saturation over the given levels (ordered by concurrency).
 func saturation(levels []LevelStats) (int, bool) {
 	var ms []*LevelStats
 	for i := range levels {
