@@ -47,6 +47,7 @@ type Tracker struct {
 	srcUsage, srcChk  int // successful samples by token source
 	lastErr           string
 	lastErrAt         time.Time
+	lastOKAt          time.Time // end of the newest success
 
 	levels   map[int]*level
 	segments map[int]*segState
@@ -158,12 +159,16 @@ func (t *Tracker) AddSample(s *Sample) {
 		} else {
 			t.srcChk++
 		}
+		if s.End.After(t.lastOKAt) {
+			t.lastOKAt = s.End
+		}
 		if t.lastErr != "" && s.End.After(t.lastErrAt) {
 			t.lastErr, t.lastErrAt = "", time.Time{}
 		}
 	} else {
 		t.errors[s.Err]++
-		if t.lastErr == "" || !s.End.Before(t.lastErrAt) {
+		// Newest failure wins, unless a success ended after it.
+		if !s.End.Before(t.lastErrAt) && !s.End.Before(t.lastOKAt) {
 			t.lastErr, t.lastErrAt = s.ErrMsg, s.End
 			if t.lastErr == "" {
 				t.lastErr = string(s.Err)
@@ -393,7 +398,7 @@ func (t *Tracker) Reset(now time.Time) {
 	t.requests, t.success = 0, 0
 	clear(t.errors)
 	t.srcUsage, t.srcChk = 0, 0
-	t.lastErr, t.lastErrAt = "", time.Time{}
+	t.lastErr, t.lastErrAt, t.lastOKAt = "", time.Time{}, time.Time{}
 	clear(t.levels)
 	for id, st := range t.segments {
 		if !st.seg.Open {

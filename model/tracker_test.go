@@ -465,6 +465,14 @@ func TestTrackerLastError(t *testing.T) {
 	if msg, when := tr.LastError(); msg != "" || !when.IsZero() {
 		t.Errorf("LastError not cleared by a later success: %q %v", msg, when)
 	}
+	tr.AddSample(failed(1, 3*sec, ErrTimeout, "arrived late")) // ended before that success
+	if msg, _ := tr.LastError(); msg != "" {
+		t.Errorf("a failure older than the newest success came back: %q", msg)
+	}
+	tr.AddSample(failed(1, 4*sec, ErrTimeout, "new failure"))
+	if msg, _ := tr.LastError(); msg != "new failure" {
+		t.Errorf("LastError = %q, want the new failure", msg)
+	}
 }
 
 func mkLevel(c int, d time.Duration, reqs, succ int, userP50, ttftP95Ms, agg float64) LevelStats {
