@@ -1,5 +1,13 @@
 package model
 
+import (
+	"encoding/csv"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
 // Schema is the value of Report.Schema.
 const Schema = "tpsmon.bench/v1"
 
@@ -96,12 +104,191 @@ type EndpointInfo struct {
 	Simulated bool
 }
 
-// ReportEndpoint builds the report entry of the endpoint this Tracker measures.
-func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint { panic("not implemented") }
+// ReportEndpoint builds the report entry of the endpoint this Tracker measures: every
+// level measured (ordered by concurrency), capacity (0 users when none) and saturation
+// (nil when not reached), with floats rounded for reading.
+func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
+	levels := t.Levels()
+	e := ReportEndpoint{
+		Name:        info.Name,
+		URL:         info.URL,
+		Model:       info.Model,
+		Simulated:   info.Simulated,
+		TokenSource: t.TokenSource(),
+		Levels:      make([]ReportLevel, 0, len(levels)),
+		Capacity:    ReportCap{Users: capacity(levels, t.slo)},
+	}
+	for i := range levels {
+		e.Levels = append(e.Levels, levels[i].Report())
+	}
+	if u, ok := saturation(levels); ok {
+		e.SaturationUsers = &u
+	}
+	return e
+}
+
+// Report converts a level to its report entry. Latencies are rounded to 0.01 ms,
+// rates to 0.01 tok/s, durations to 0.01 s, the error rate to 4 decimals and the
+// request rate to 0.001 requests/s.
+func (l *LevelStats) Report() ReportLevel {
+	errs := make(map[string]int, len(l.Errors))
+	for k, n := range l.Errors {
+		errs[string(k)] = n
+	}
+	return ReportLevel{
+		Concurrency:  l.Concurrency,
+		DurationS:    round(l.Duration.Seconds(), 2),
+		Requests:     l.Requests,
+		Succeeded:    l.Succeeded,
+		Errors:       errs,
+		ErrorRate:    round(l.ErrorRate, 4),
+		TTFTMs:       l.TTFT.Latency(),
+		TTFOMs:       l.TTFO.Latency(),
+		TPOTMs:       l.TPOT.Latency(),
+		E2EMs:        l.E2E.Latency(),
+		UserTPS:      l.UserTPS.Rate(),
+		AggregateTPS: round(l.AggregateTPS, 2),
+		RequestRate:  round(l.RequestRate, 3),
+		OutputTokens: l.OutputTokens,
+	}
+}
+
+// Latency converts a latency Dist (ms) to its report form, rounded to 0.01 ms.
+func (d Dist) Latency() LatencyJSON {
+	return LatencyJSON{
+		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P50: round(d.P50, 2), P90: round(d.P90, 2),
+		P95: round(d.P95, 2), P99: round(d.P99, 2), Max: round(d.Max, 2),
+	}
+}
+
+// Rate converts a rate Dist (tok/s) to its report form, rounded to 0.01 tok/s.
+func (d Dist) Rate() RateJSON {
+	return RateJSON{
+		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P10: round(d.P10, 2), P50: round(d.P50, 2),
+		P90: round(d.P90, 2), Max: round(d.Max, 2),
+	}
+}
+
+// tokenSourceWords says where an endpoint's token counts come from.
+func tokenSourceWords(src string) string {
+	switch src {
+	case SourceUsage:
+		return "tokens: server usage"
+	case SourceChunks:
+		return "tokens: estimated from chunks (no usage reported)"
+	case SourceMixed:
+		return "tokens: mixed, partly estimated from chunks (usage reported by some requests)"
+	}
+	return "tokens: none received"
+}
 
 // Markdown renders the report's levels as Markdown tables (one per endpoint), followed by
 // each endpoint's capacity and saturation lines, for stdout and the snapshot summary.
-func Markdown(r *Report) string { panic("not implemented") }
+// A value that was not measured (no successful request, no steady window) shows as "-".
+func Markdown(r *Report) string {
+	var b strings.Builder
+	slo := r.Settings.SLO.SLO()
+	for i, e := range r.Endpoints {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		head := []string{e.Name}
+		if e.Model != "" {
+			head = append(head, e.Model)
+		}
+		if e.URL != "" {
+			head = append(head, e.URL)
+		}
+		if e.Simulated {
+			head = append(head, "SIMULATED")
+		}
+		head = append(head, tokenSourceWords(e.TokenSource))
+		fmt.Fprintf(&b, "### %s\n\n", strings.Join(head, " · "))
+		b.WriteString("| users | requests | errors | per-user tok/s p50 | p10 | aggregate tok/s | TTFT p50 ms | TTFT p95 ms | TPOT p50 ms | E2E p50 ms |\n")
+		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, l := range e.Levels {
+			errs := strconv.Itoa(l.Requests - l.Succeeded)
+			if l.Requests > l.Succeeded {
+				var kinds []string
+				for _, k := range sortedKinds(l.Errors) {
+					if n := l.Errors[k]; n > 0 {
+						kinds = append(kinds, k+" "+strconv.Itoa(n))
+					}
+				}
+				if len(kinds) > 0 {
+					errs += " (" + FormatPercent(l.ErrorRate) + ": " + strings.Join(kinds, ", ") + ")"
+				} else {
+					errs += " (" + FormatPercent(l.ErrorRate) + ")"
+				}
+			}
+			ok := l.Succeeded > 0
+			agg := "-"
+			if l.DurationS > 0 {
+				agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
+			}
+			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				l.Concurrency, l.Requests, errs,
+				cell(ok, l.UserTPS.P50), cell(ok, l.UserTPS.P10), agg,
+				cell(ok, l.TTFTMs.P50), cell(ok, l.TTFTMs.P95), cell(ok, l.TPOTMs.P50), cell(ok, l.E2EMs.P50))
+		}
+		b.WriteString("\n")
+		if e.Capacity.Users > 0 {
+			fmt.Fprintf(&b, "Capacity: %d users (%s)\n", e.Capacity.Users, slo)
+		} else {
+			fmt.Fprintf(&b, "Capacity: no level meets %s\n", slo)
+		}
+		if e.SaturationUsers != nil {
+			fmt.Fprintf(&b, "Saturation: %d users (doubling users from there raises aggregate tok/s by less than 10%%)\n", *e.SaturationUsers)
+		} else {
+			b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
+		}
+	}
+	return b.String()
+}
 
-// CSV renders one row per endpoint and level, with a header row.
-func CSV(r *Report) string { panic("not implemented") }
+func cell(ok bool, v float64) string {
+	if !ok {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// csvHeader is the header row of CSV.
+var csvHeader = []string{
+	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
+	"error_rate", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "user_tps_p10", "user_tps_p50",
+	"user_tps_p90", "aggregate_tps", "request_rate", "output_tokens", "tpot_p50_ms", "e2e_p50_ms",
+}
+
+// CSV renders one row per endpoint and level, with a header row. Units are in the
+// column names (ms, tok/s for tps columns, requests/s for request_rate).
+func CSV(r *Report) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	_ = w.Write(csvHeader) // a strings.Builder does not fail
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, e := range r.Endpoints {
+		for _, l := range e.Levels {
+			_ = w.Write([]string{
+				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
+				f(l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.ErrorRate),
+				f(l.TTFTMs.P50), f(l.TTFTMs.P95), f(l.TTFTMs.P99),
+				f(l.UserTPS.P10), f(l.UserTPS.P50), f(l.UserTPS.P90),
+				f(l.AggregateTPS), f(l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
+				f(l.TPOTMs.P50), f(l.E2EMs.P50),
+			})
+		}
+	}
+	w.Flush()
+	return b.String()
+}
+
+// sortedKinds returns the error kinds of m in name order.
+func sortedKinds(m map[string]int) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -3,18 +3,20 @@ package model
 import "time"
 
 // Dist summarises one distribution. Times are in milliseconds, rates in tokens/s.
-// Percentiles come from an HDR histogram (3 significant digits). Count is 0 when
-// there was nothing to measure; then every other field is 0.
+// Percentiles come from an HDR histogram (3 significant digits; see Hist for the
+// exact precision). Count is 0 when there was nothing to measure; then every other
+// field is 0.
 type Dist struct {
-	Count int
-	Mean  float64
-	Min   float64
-	P10   float64
-	P50   float64
-	P90   float64
-	P95   float64
-	P99   float64
-	Max   float64
+	Count   int
+	Mean    float64
+	Min     float64
+	P10     float64
+	P50     float64
+	P90     float64
+	P95     float64
+	P99     float64
+	Max     float64
+	Clamped int // values outside the histogram's range, clamped to it (see Hist)
 }
 
 // LevelStats is everything measured at one concurrency: the steady windows of every

@@ -1,0 +1,147 @@
+package model
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func keys(t *testing.T, v any) []string {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("not a JSON object: %#v", v)
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func sorted(ks ...string) []string { slices.Sort(ks); return ks }
+
+func TestReportEndpointJSONShape(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 1, 0, sec, 11*sec, 1000, false))
+	for i := range 5 {
+		tr.AddSample(ok(1, sec+time.Duration(i)*2*sec, 123456*time.Microsecond, sec, 51))
+	}
+	e := tr.ReportEndpoint(EndpointInfo{Name: "sim", URL: "http://127.0.0.1:1/v1", Model: "m", Simulated: true})
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{`"saturation_users":null`, `"capacity":{"users":1}`, `"errors":{}`, `"token_source":"usage"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, s)
+		}
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keys(t, m), sorted("name", "url", "model", "simulated", "token_source", "levels", "capacity", "saturation_users"); !slices.Equal(got, want) {
+		t.Errorf("endpoint keys %v, want %v", got, want)
+	}
+	lv := m["levels"].([]any)[0]
+	if got, want := keys(t, lv), sorted("concurrency", "duration_s", "requests", "succeeded", "errors", "error_rate",
+		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens"); !slices.Equal(got, want) {
+		t.Errorf("level keys %v, want %v", got, want)
+	}
+	lm := lv.(map[string]any)
+	lat := sorted("mean", "min", "p50", "p90", "p95", "p99", "max")
+	for _, k := range []string{"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms"} {
+		if got := keys(t, lm[k]); !slices.Equal(got, lat) {
+			t.Errorf("%s keys %v, want %v", k, got, lat)
+		}
+	}
+	if got, want := keys(t, lm["user_tps"]), sorted("mean", "min", "p10", "p50", "p90", "max"); !slices.Equal(got, want) {
+		t.Errorf("user_tps keys %v, want %v", got, want)
+	}
+	// Rounding: 123.456 ms -> 123.46; 50 tok/s exact; 1000 chunks over 10 s.
+	if got := lm["ttft_ms"].(map[string]any)["p50"]; got != 123.46 {
+		t.Errorf("ttft p50 %v, want 123.46", got)
+	}
+	if lm["aggregate_tps"] != 100.0 || lm["duration_s"] != 10.0 || lm["request_rate"] != 0.5 {
+		t.Errorf("aggregate %v duration %v rate %v", lm["aggregate_tps"], lm["duration_s"], lm["request_rate"])
+	}
+
+	// Saturation reached, errors present, capacity none.
+	tr = NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 1, 0, sec, 11*sec, 1000, false))
+	tr.UpdateSegment(seg(2, 2, 11*sec, 12*sec, 22*sec, 1050, false))
+	tr.AddSample(failed(2, 15*sec, HTTPError(429), "slow down"))
+	e = tr.ReportEndpoint(EndpointInfo{Name: "x"})
+	b, _ = json.Marshal(e)
+	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":0}`, `"errors":{"http_429":1}`, `"token_source":""`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
+	}
+}
+
+// sampleReport is a small hand-made report with two endpoints.
+func sampleReport() *Report {
+	sat := 8
+	return &Report{
+		Schema: Schema,
+		Settings: ReportSettings{Ramp: []int{1, 8, 16}, HoldS: 15, API: "chat", MaxTokens: 256, PromptTokens: 128,
+			SLO: DefaultSLO.Report()},
+		Endpoints: []ReportEndpoint{
+			{
+				Name: "sim", URL: "http://127.0.0.1:8080/v1", Model: "sim-8b", Simulated: true, TokenSource: SourceUsage,
+				Levels: []ReportLevel{
+					{Concurrency: 1, DurationS: 15, Requests: 12, Succeeded: 12, Errors: map[string]int{}, ErrorRate: 0,
+						TTFTMs: LatencyJSON{P50: 85.25, P95: 101.5, P99: 110}, TPOTMs: LatencyJSON{P50: 12.5}, E2EMs: LatencyJSON{P50: 3260.4},
+						UserTPS: RateJSON{P10: 78.4, P50: 80.05, P90: 81}, AggregateTPS: 79.9, RequestRate: 0.8, OutputTokens: 3072},
+					{Concurrency: 8, DurationS: 14.5, Requests: 80, Succeeded: 79, Errors: map[string]int{"http_500": 1, "truncated": 0}, ErrorRate: 0.0125,
+						TTFTMs: LatencyJSON{P50: 160, P95: 410.25, P99: 500}, TPOTMs: LatencyJSON{P50: 22.2}, E2EMs: LatencyJSON{P50: 5800},
+						UserTPS: RateJSON{P10: 40, P50: 45.04, P90: 47}, AggregateTPS: 355.55, RequestRate: 5.517, OutputTokens: 20224},
+					{Concurrency: 16, DurationS: 0, Requests: 0, Succeeded: 0, Errors: map[string]int{}},
+				},
+				Capacity: ReportCap{Users: 1}, SaturationUsers: &sat,
+			},
+			{
+				Name: "prod, eu", URL: "https://llm.example/v1", Model: "big", TokenSource: SourceChunks,
+				Levels: []ReportLevel{
+					{Concurrency: 4, DurationS: 15, Requests: 10, Succeeded: 10, Errors: map[string]int{},
+						TTFTMs: LatencyJSON{P50: 2500, P95: 3100}, UserTPS: RateJSON{P50: 20}, AggregateTPS: 80, RequestRate: 0.667, OutputTokens: 2560},
+				},
+			},
+		},
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./model/ -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
+	}
+}
+
+func TestMarkdown(t *testing.T) { golden(t, "report.md.golden", Markdown(sampleReport())) }
+
+func TestCSV(t *testing.T) { golden(t, "report.csv.golden", CSV(sampleReport())) }

@@ -1,0 +1,168 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sloForm is the accepted form of an SLO, shown in every parse error.
+const sloForm = `user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%`
+
+// ParseSLO parses capacity criteria such as "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%".
+// Any subset of the three terms may be given, in any order; the others keep their
+// DefaultSLO values, and an empty string gives DefaultSLO. ttft_p95 takes a Go
+// duration ("2s", "1500ms") or a number of milliseconds ("2000"); error_rate takes a
+// percentage ("1%") or a fraction ("0.01"). Errors name the bad term and show the
+// accepted form.
+func ParseSLO(s string) (SLO, error) { return ParseSLOFrom(DefaultSLO, s) }
+
+// ParseSLOFrom is ParseSLO with the terms not given taken from base (e.g. the criteria
+// of a config file that a --slo flag overrides).
+func ParseSLOFrom(base SLO, s string) (SLO, error) {
+	slo := base
+	seen := map[string]bool{}
+	for _, raw := range strings.Split(s, ",") {
+		term := strings.TrimSpace(raw)
+		if term == "" {
+			continue
+		}
+		name, op, val, ok := splitTerm(term)
+		if !ok {
+			return SLO{}, sloErr(term, "expected NAME>=VALUE or NAME<=VALUE")
+		}
+		if seen[name] {
+			return SLO{}, sloErr(term, name+" is given twice")
+		}
+		seen[name] = true
+		switch name {
+		case "user_tps_p50":
+			if op != ">=" {
+				return SLO{}, sloErr(term, "per-user tok/s is a minimum: use user_tps_p50>=30")
+			}
+			v, err := strconv.ParseFloat(val, 64)
+			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a rate in tok/s: use user_tps_p50>=30", val))
+			}
+			slo.UserTPSMin = v
+		case "ttft_p95":
+			if op != "<=" {
+				return SLO{}, sloErr(term, "TTFT is a maximum: use ttft_p95<=2s")
+			}
+			d, err := parseMs(val)
+			if err != nil {
+				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a duration: use ttft_p95<=2s or ttft_p95<=2000 (ms)", val))
+			}
+			if d <= 0 {
+				return SLO{}, sloErr(term, "the TTFT limit must be above 0: use ttft_p95<=2s")
+			}
+			slo.TTFTP95Max = d
+		case "error_rate":
+			if op != "<=" {
+				return SLO{}, sloErr(term, "the error rate is a maximum: use error_rate<=1%")
+			}
+			r, err := parseRate(val)
+			if err != nil {
+				return SLO{}, sloErr(term, fmt.Sprintf("%q is not an error rate: use error_rate<=1%% or error_rate<=0.01", val))
+			}
+			slo.ErrorRateMax = r
+		default:
+			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95 and error_rate", name))
+		}
+	}
+	return slo, nil
+}
+
+func sloErr(term, why string) error {
+	return fmt.Errorf("slo term %q: %s (accepted form: %s)", term, why, sloForm)
+}
+
+// splitTerm splits "name>=value" or "name<=value", tolerating spaces around the operator.
+func splitTerm(term string) (name, op, val string, ok bool) {
+	i := strings.IndexAny(term, "<>=")
+	if i <= 0 || i+2 > len(term) {
+		return "", "", "", false
+	}
+	op = term[i : i+2]
+	if op != ">=" && op != "<=" {
+		return "", "", "", false
+	}
+	name = strings.TrimSpace(term[:i])
+	val = strings.TrimSpace(term[i+2:])
+	if name == "" || val == "" {
+		return "", "", "", false
+	}
+	return name, op, val, true
+}
+
+// parseMs reads a Go duration, or a bare number of milliseconds.
+func parseMs(s string) (time.Duration, error) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > float64(math.MaxInt64/int64(time.Millisecond)) {
+			return 0, fmt.Errorf("out of range")
+		}
+		return time.Duration(v * float64(time.Millisecond)), nil
+	}
+	return time.ParseDuration(s)
+}
+
+// parseRate reads "1%" or "0.01" into a fraction in [0, 1].
+func parseRate(s string) (float64, error) {
+	div := 1.0
+	if t, ok := strings.CutSuffix(s, "%"); ok {
+		s, div = strings.TrimSpace(t), 100
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, fmt.Errorf("not a number")
+	}
+	v /= div
+	if v < 0 || v > 1 {
+		return 0, fmt.Errorf("out of range")
+	}
+	return v, nil
+}
+
+// orDefault is s, or DefaultSLO when s is the zero value.
+func (s SLO) orDefault() SLO {
+	if s == (SLO{}) {
+		return DefaultSLO
+	}
+	return s
+}
+
+// String describes the criteria, e.g.
+// "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%".
+func (s SLO) String() string {
+	return fmt.Sprintf("per-user p50 >= %s tok/s, TTFT p95 <= %s ms, errors <= %s",
+		fmtNum(s.UserTPSMin, 2), fmtNum(ms(s.TTFTP95Max), 1), FormatPercent(s.ErrorRateMax))
+}
+
+// Report returns the criteria in the report's units.
+func (s SLO) Report() ReportSLO {
+	return ReportSLO{UserTPSMin: s.UserTPSMin, TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: s.ErrorRateMax}
+}
+
+// SLO returns the criteria a report was made with; DefaultSLO when r is the zero value.
+func (r ReportSLO) SLO() SLO {
+	return SLO{
+		UserTPSMin:   r.UserTPSMin,
+		TTFTP95Max:   time.Duration(r.TTFTP95MaxMs * float64(time.Millisecond)),
+		ErrorRateMax: r.ErrorRateMax,
+	}.orDefault()
+}
+
+// Meets reports whether a level meets the criteria: it has requests, its per-user
+// TPS p50 is at least UserTPSMin, its TTFT p95 at most TTFTP95Max and its error
+// rate at most ErrorRateMax.
+func (s SLO) Meets(l *LevelStats) bool {
+	return l.Requests > 0 &&
+		l.UserTPS.P50 >= s.UserTPSMin &&
+		l.TTFT.P95 <= ms(s.TTFTP95Max) &&
+		l.ErrorRate <= s.ErrorRateMax
+}
+
+// ms converts a duration to float milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,114 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSLO(t *testing.T) {
+	tests := []struct {
+		in   string
+		want SLO
+	}{
+		{"", DefaultSLO},
+		{"user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%", DefaultSLO},
+		{"user_tps_p50>=12.5", SLO{UserTPSMin: 12.5, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0.01}},
+		{"ttft_p95<=1500ms", SLO{UserTPSMin: 30, TTFTP95Max: 1500 * time.Millisecond, ErrorRateMax: 0.01}},
+		{"ttft_p95<=750", SLO{UserTPSMin: 30, TTFTP95Max: 750 * time.Millisecond, ErrorRateMax: 0.01}},
+		{"error_rate<=0.05", SLO{UserTPSMin: 30, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0.05}},
+		{"error_rate<=0.5%", SLO{UserTPSMin: 30, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0.005}},
+		{" error_rate <= 0% , user_tps_p50 >= 0 ", SLO{UserTPSMin: 0, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0}},
+		{"ttft_p95<=1m,user_tps_p50>=5,", SLO{UserTPSMin: 5, TTFTP95Max: time.Minute, ErrorRateMax: 0.01}},
+	}
+	for _, tc := range tests {
+		got, err := ParseSLO(tc.in)
+		if err != nil {
+			t.Errorf("ParseSLO(%q): %v", tc.in, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("ParseSLO(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseSLOFrom(t *testing.T) {
+	base := SLO{UserTPSMin: 10, TTFTP95Max: 5 * time.Second, ErrorRateMax: 0.1}
+	got, err := ParseSLOFrom(base, "ttft_p95<=3s")
+	if want := (SLO{UserTPSMin: 10, TTFTP95Max: 3 * time.Second, ErrorRateMax: 0.1}); err != nil || got != want {
+		t.Errorf("ParseSLOFrom = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+func TestParseSLOErrors(t *testing.T) {
+	tests := []struct {
+		in, term, says string
+	}{
+		{"user_tps_p50<=30", "user_tps_p50<=30", "minimum"},
+		{"user_tps_p50>=fast", "user_tps_p50>=fast", `"fast" is not a rate`},
+		{"user_tps_p50>=-3", "user_tps_p50>=-3", "not a rate"},
+		{"ttft_p95>=2s", "ttft_p95>=2s", "maximum"},
+		{"ttft_p95<=soon", "ttft_p95<=soon", "not a duration"},
+		{"ttft_p95<=0s", "ttft_p95<=0s", "above 0"},
+		{"error_rate<=5", "error_rate<=5", "not an error rate"},
+		{"error_rate<=150%", "error_rate<=150%", "not an error rate"},
+		{"error_rate<=x%", "error_rate<=x%", "not an error rate"},
+		{"tps>=30", "tps>=30", "unknown term"},
+		{"user_tps_p50=30", "user_tps_p50=30", "expected NAME>=VALUE"},
+		{"user_tps_p50>=", "user_tps_p50>=", "expected NAME>=VALUE"},
+		{"user_tps_p50>=30,user_tps_p50>=40", "user_tps_p50>=40", "twice"},
+		{"ttft_p95<=2s;error_rate<=1%", "ttft_p95<=2s;error_rate<=1%", "not a duration"},
+	}
+	for _, tc := range tests {
+		_, err := ParseSLO(tc.in)
+		if err == nil {
+			t.Errorf("ParseSLO(%q): no error", tc.in)
+			continue
+		}
+		msg := err.Error()
+		for _, want := range []string{`"` + tc.term + `"`, tc.says, sloForm} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("ParseSLO(%q) error %q does not contain %q", tc.in, msg, want)
+			}
+		}
+	}
+}
+
+func TestSLOStringAndReport(t *testing.T) {
+	if got, want := DefaultSLO.String(), "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	r := DefaultSLO.Report()
+	if r != (ReportSLO{UserTPSMin: 30, TTFTP95MaxMs: 2000, ErrorRateMax: 0.01}) {
+		t.Errorf("Report() = %+v", r)
+	}
+	if r.SLO() != DefaultSLO || (ReportSLO{}).SLO() != DefaultSLO {
+		t.Error("ReportSLO.SLO does not round-trip")
+	}
+}
+
+func TestFormat(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{FormatTPS(82.345), "82.3 tok/s"},
+		{FormatTPS(0), "0.0 tok/s"},
+		{FormatTPS(1234.7), "1235 tok/s"},
+		{FormatMs(420 * time.Microsecond), "0.42 ms"},
+		{FormatMs(3400 * time.Microsecond), "3.4 ms"},
+		{FormatMs(340 * time.Millisecond), "340 ms"},
+		{FormatMs(1240 * time.Millisecond), "1.24 s"},
+		{FormatMs(12340 * time.Millisecond), "12.3 s"},
+		{FormatMs(95 * time.Second), "95.0 s"},
+		{FormatMs(125 * time.Second), "125 s"},
+		{FormatMs(-2 * time.Second), "-2.00 s"},
+		{FormatPercent(0.01), "1%"},
+		{FormatPercent(0.0125), "1.25%"},
+		{FormatPercent(1.0 / 3), "33.33%"},
+		{FormatPercent(0.07), "7%"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
