@@ -485,6 +485,9 @@ func TestPoolLoad(t *testing.T) {
 	if len(segs) != 5 {
 		t.Fatalf("%d segments, want 5 (1, 4, 2, resumed 2, 3)", len(segs))
 	}
+	if s := segs[1]; !s.SteadyAt.Equal(s.Start) || s.SteadyChunks == 0 {
+		t.Errorf("first segment %+v: want steady from its start, with steady chunks", s)
+	}
 	for id, s := range segs {
 		if s.Open {
 			t.Errorf("segment %d still open at the end", id)
@@ -505,5 +508,44 @@ func TestPoolLoad(t *testing.T) {
 			t.Errorf("segment %d: SteadyChunks went down to %d from %d", s.ID, s.SteadyChunks, prev[s.ID])
 		}
 		prev[s.ID] = s.SteadyChunks
+	}
+}
+
+func TestPoolZeroConcurrency(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	g := newGateStreamer()
+	p, log, tick := startGated(t, g)
+	p.SetConcurrency(2)
+	a, b := g.next(t), g.next(t)
+	p.SetConcurrency(0)
+	p.SetConcurrency(-1) // same as 0: no new segment
+	log.waitFor(t, "segment 1 closed", func(evs []Event) bool {
+		s, ok := lastSegmentStates(evs)[1]
+		return ok && !s.Open
+	})
+	a.finish(t)
+	b.finish(t)
+	log.waitFor(t, "2 samples", atLeastSamples(2))
+	g.none(t)
+	tick <- time.Now()
+	evs := log.waitFor(t, "tick", atLeastTicks(1))
+	if tk := tickEvents(evs)[0]; tk.Active != 0 || tk.Target != 0 || tk.Finished != 2 {
+		t.Fatalf("tick at concurrency 0 = %+v", tk)
+	}
+	if n := len(lastSegmentStates(evs)); n != 1 {
+		t.Fatalf("%d segments at concurrency 0, want 1 (no new segment opens)", n)
+	}
+	p.SetConcurrency(1)
+	c := g.next(t)
+	p.Stop()
+	c.finish(t)
+	evs = log.wait(t)
+	checkEventOrder(t, evs)
+	segs := lastSegmentStates(evs)
+	if s := segs[2]; len(segs) != 2 || s.Concurrency != 1 || !s.SteadyAt.Equal(s.Start) {
+		t.Fatalf("segments %v, want a second one at 1, steady at once", segs)
+	}
+	if s := sampleEvents(evs)[2]; s.Segment != 2 || s.Warmup {
+		t.Errorf("request after 0 -> 1: %+v, want segment 2, not warm-up", s)
 	}
 }
