@@ -76,6 +76,11 @@ type flight struct {
 // are delayed. Errors are Samples with an error kind; nothing a request does stops
 // the pool.
 //
+// Ticks come every bucket, also while paused or at concurrency 0; the final Tick covers
+// the time since the previous one and is usually shorter. A Segment state is sent when a
+// segment opens, when it becomes steady, at every tick while it is open (with its
+// running SteadyChunks) and when it closes (a concurrency change, Pause, Stop or ctx).
+//
 // The per-token path is the Streamer's own Progress.Chunks.Add(1); the pool does its
 // bookkeeping once per request (under one mutex) and once per tick (O(active)).
 //
