@@ -2,12 +2,18 @@ package probe
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
 )
 
 // Event is what a pool reports: exactly one of Sample, Tick or Segment is set.
+//
+// Order: every Segment state of a segment is sent before the Samples of the requests
+// sent in it, and the states of one segment arrive in the order they happened (open,
+// running updates, steady, closed). A Tick may count a request that ended in its bucket
+// before that request's Sample arrives.
 type Event struct {
 	Endpoint int
 	Sample   *model.Sample
@@ -15,49 +21,362 @@ type Event struct {
 	Segment  *model.Segment
 }
 
+// DefaultBuffer is the capacity of the event channel a pool makes for itself.
+const DefaultBuffer = 4096
+
 // Option configures a Pool.
 type Option func(*Pool)
 
-// WithTickEvery sets the live bucket width (default 1 s).
-func WithTickEvery(d time.Duration) Option { panic("not implemented") }
+// WithTickEvery sets the live bucket width (default 1 s). Non-positive values are ignored.
+func WithTickEvery(d time.Duration) Option {
+	return func(p *Pool) {
+		if d > 0 {
+			p.tickEvery = d
+		}
+	}
+}
 
 // WithOutput makes the pool send its events on ch (shared by several pools) instead of
-// a channel of its own; the pool never closes a channel it did not make.
-func WithOutput(ch chan Event) Option { panic("not implemented") }
+// a channel of its own; the pool never closes a channel it did not make. Use Done to
+// learn when such a pool has finished. A nil ch is ignored.
+func WithOutput(ch chan Event) Option {
+	return func(p *Pool) {
+		if ch != nil {
+			p.out, p.ownOut = ch, false
+		}
+	}
+}
+
+// withTicks replaces the collector's ticker by c (tests drive ticks by hand).
+func withTicks(c <-chan time.Time) Option { return func(p *Pool) { p.ticks = c } }
+
+// flight is one request in flight: its live Progress, the pool's bookkeeping, and
+// finally its Sample (one allocation per request for all of it).
+type flight struct {
+	prog   Progress
+	sample model.Sample
+
+	idx       int   // position in Pool.active
+	reg       int64 // Mono() when the pool registered it (fallback for a missing p.Send)
+	last      int64 // Chunks at the previous tick
+	firstSeen bool  // its TTFT already went into a Tick
+
+	segment, concurrency int
+	warmup               bool
+}
 
 // Pool is a closed-loop worker pool for one endpoint: each worker sends a request, reads
-// the whole stream, and sends the next. Implemented in the pool worktree.
+// the whole stream, and sends the next. A collector goroutine turns the streams in
+// flight into one model.Tick per bucket (WithTickEvery) and reports the segments
+// (levels) that model.LevelRule keeps.
+//
+// Events leave on one channel (Run). The consumer must read it until it is closed: a
+// Sample is never dropped, so when the consumer falls behind and the buffer is full,
+// workers block on sending their Sample (and send no new request meanwhile) and ticks
+// are delayed. Errors are Samples with an error kind; nothing a request does stops
+// the pool.
+//
+// Ticks come every bucket, also while paused or at concurrency 0; the final Tick covers
+// the time since the previous one and is usually shorter. A Segment state is sent when a
+// segment opens, when it becomes steady, at every tick while it is open (with its
+// running SteadyChunks) and when it closes (a concurrency change, Pause, Stop or ctx).
+//
+// The per-token path is the Streamer's own Progress.Chunks.Add(1); the pool does its
+// bookkeeping once per request (under one mutex) and once per tick (O(active)).
+//
+// All methods are safe for concurrent use and none of them blocks on the consumer.
 type Pool struct {
-	// implemented in the pool worktree
+	endpoint  int
+	stream    Streamer
+	tickEvery time.Duration
+	ticks     <-chan time.Time // test hook; nil means a ticker of tickEvery
+	out       chan Event
+	ownOut    bool
+
+	wake    chan struct{} // a segment state is waiting to be sent (cap 1)
+	allDone chan struct{} // closed once stopped and every worker has returned
+	done    chan struct{} // closed after the last event was sent
+	wg      sync.WaitGroup
+
+	// emitMu orders the sends on out: it is taken before mu by whoever sends.
+	emitMu sync.Mutex
+
+	mu       sync.Mutex
+	ctx      context.Context // the workers' context (derived from Run's)
+	cancel   context.CancelFunc
+	rule     *model.LevelRule
+	target   int
+	workers  int
+	running  bool
+	paused   bool
+	stopped  bool
+	finished bool // allDone closed
+	active   []*flight
+	segs     []model.Segment // segment states not sent yet, oldest first
+
+	delivered      int64 // chunks of every ended request
+	lastTick       int64 // Mono() at the previous tick
+	lastDelivered  int64 // delivered total at the previous tick
+	started, ended int   // requests sent and ended since the previous tick
+	ttfts          []time.Duration
 }
 
 // NewPool returns a stopped pool of concurrency 0 for the endpoint with index endpoint.
-func NewPool(endpoint int, s Streamer, opts ...Option) *Pool { panic("not implemented") }
+func NewPool(endpoint int, s Streamer, opts ...Option) *Pool {
+	p := &Pool{
+		endpoint:  endpoint,
+		stream:    s,
+		tickEvery: time.Second,
+		ownOut:    true,
+		wake:      make(chan struct{}, 1),
+		allDone:   make(chan struct{}),
+		done:      make(chan struct{}),
+		rule:      model.NewLevelRule(endpoint),
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	if p.out == nil {
+		p.out = make(chan Event, DefaultBuffer)
+	}
+	return p
+}
 
-// Run starts the collector and returns the event channel, closed once Stop (or ctx)
-// has ended every worker and the final segment and tick were sent.
-func (p *Pool) Run(ctx context.Context) <-chan Event { panic("not implemented") }
+// Run starts the collector (and the workers, when the concurrency is already set) and
+// returns the event channel, closed once Stop (or ctx) has ended every worker and the
+// final segment and tick were sent. Cancelling ctx cuts the requests in flight (their
+// Samples, of kind model.ErrCanceled, are still sent) and stops the pool. Run starts
+// a pool once: later calls return the same channel and start nothing.
+func (p *Pool) Run(ctx context.Context) <-chan Event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.running {
+		return p.out
+	}
+	p.running = true
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	now := Mono()
+	p.lastTick = now
+	if p.stopped {
+		p.checkDoneLocked()
+	} else if !p.paused && p.target > 0 {
+		p.beginLocked(true, now)
+		p.spawnLocked()
+	}
+	go p.collect(ctx)
+	return p.out
+}
+
+// Done is closed after the pool sent its last event (useful with WithOutput).
+func (p *Pool) Done() <-chan struct{} { return p.done }
 
 // SetConcurrency sets the target number of concurrent streams. Growing starts workers at
 // once; shrinking lets surplus workers finish their current request (never cancels it).
-// A change opens a new segment (level).
-func (p *Pool) SetConcurrency(n int) { panic("not implemented") }
+// A change opens a new segment (level); 0 closes the segment and opens none. While
+// paused it only sets the target that Resume will use. Negative n means 0.
+func (p *Pool) SetConcurrency(n int) {
+	if n < 0 {
+		n = 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n == p.target {
+		return
+	}
+	p.target = n
+	if p.running && !p.stopped && !p.paused {
+		p.beginLocked(n > 0, Mono())
+		p.spawnLocked()
+	}
+}
 
 // Concurrency is the target concurrency.
-func (p *Pool) Concurrency() int { panic("not implemented") }
+func (p *Pool) Concurrency() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.target
+}
 
 // Active is the number of requests in flight.
-func (p *Pool) Active() int { panic("not implemented") }
+func (p *Pool) Active() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.active)
+}
 
 // Pause stops sending new requests (in-flight ones finish) and closes the segment.
-func (p *Pool) Pause() { panic("not implemented") }
+func (p *Pool) Pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused {
+		return
+	}
+	p.paused = true
+	if p.running && !p.stopped {
+		p.beginLocked(false, Mono())
+	}
+}
 
 // Resume sends again at the target concurrency, in a new segment.
-func (p *Pool) Resume() { panic("not implemented") }
+func (p *Pool) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.paused {
+		return
+	}
+	p.paused = false
+	if p.running && !p.stopped && p.target > 0 {
+		p.beginLocked(true, Mono())
+		p.spawnLocked()
+	}
+}
 
 // Paused reports whether the pool is paused.
-func (p *Pool) Paused() bool { panic("not implemented") }
+func (p *Pool) Paused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused
+}
 
 // Stop ends the run: no new requests; in-flight requests finish (cancel ctx to cut them).
-// It is idempotent and does not block; the event channel closes when all is over.
-func (p *Pool) Stop() { panic("not implemented") }
+// The open segment closes now. It is idempotent and does not block; the event channel
+// closes when all is over.
+func (p *Pool) Stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	if p.running {
+		p.beginLocked(false, Mono())
+		p.checkDoneLocked()
+	}
+}
+
+// beginLocked closes the open segment and opens one at the target when open is true,
+// queueing the segment states for the collector.
+func (p *Pool) beginLocked(open bool, now int64) {
+	closed, had, opened := p.rule.Begin(p.target, open, p.deliveredLocked(), MonoTime(now))
+	if had {
+		p.segs = append(p.segs, closed)
+	}
+	if opened.Open {
+		p.segs = append(p.segs, opened)
+	}
+	p.wakeCollector()
+}
+
+func (p *Pool) wakeCollector() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// spawnLocked starts workers up to the target. Surplus workers (after a shrink) are
+// counted in p.workers until they exit, so they are reused rather than doubled.
+func (p *Pool) spawnLocked() {
+	for p.workers < p.target {
+		p.workers++
+		p.wg.Add(1)
+		go p.worker(p.ctx)
+	}
+}
+
+// checkDoneLocked closes allDone once the pool is stopped and no worker is left.
+func (p *Pool) checkDoneLocked() {
+	if p.stopped && p.workers == 0 && !p.finished {
+		p.finished = true
+		close(p.allDone)
+	}
+}
+
+// deliveredLocked is the cumulative number of chunks delivered by all streams: those
+// that ended plus the live counts of those in flight. It is O(active).
+func (p *Pool) deliveredLocked() int64 {
+	n := p.delivered
+	for _, f := range p.active {
+		n += f.prog.Chunks.Load()
+	}
+	return n
+}
+
+func (p *Pool) worker(ctx context.Context) {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		if p.stopped || p.paused || p.workers > p.target || ctx.Err() != nil {
+			p.workers--
+			p.checkDoneLocked()
+			p.mu.Unlock()
+			return
+		}
+		f := p.sendLocked()
+		p.mu.Unlock()
+
+		f.sample = p.stream.Stream(ctx, &f.prog)
+
+		p.mu.Lock()
+		p.endLocked(f)
+		p.mu.Unlock()
+
+		s := &f.sample
+		s.Endpoint, s.Segment, s.Concurrency, s.Warmup = p.endpoint, f.segment, f.concurrency, f.warmup
+		p.emitMu.Lock()
+		p.emitSegments()
+		p.out <- Event{Endpoint: p.endpoint, Sample: s}
+		p.emitMu.Unlock()
+	}
+}
+
+// sendLocked registers a new request in the active set and with the level rule.
+func (p *Pool) sendLocked() *flight {
+	now := Mono()
+	f := &flight{reg: now, idx: len(p.active)}
+	f.segment, f.concurrency, f.warmup = p.rule.Send(MonoTime(now))
+	p.active = append(p.active, f)
+	p.started++
+	return f
+}
+
+// endLocked removes an ended request from the active set, keeps its final chunk count
+// and its TTFT if no tick reported it yet, and tells the level rule.
+func (p *Pool) endLocked(f *flight) {
+	now := Mono()
+	p.delivered += f.prog.Chunks.Load()
+	if !f.firstSeen {
+		if first := f.prog.First.Load(); first != 0 {
+			p.ttfts = append(p.ttfts, f.ttft(first))
+			f.firstSeen = true
+		}
+	}
+	p.ended++
+	last := len(p.active) - 1
+	moved := p.active[last]
+	p.active[f.idx] = moved
+	moved.idx = f.idx
+	p.active[last] = nil
+	p.active = p.active[:last]
+
+	t := MonoTime(now)
+	if p.rule.Done(f.segment, t) {
+		// The steady moment: snapshot the delivered total now (O(active), once per segment).
+		p.rule.Delivered(p.deliveredLocked(), t)
+		if seg, ok := p.rule.Current(t); ok {
+			p.segs = append(p.segs, seg)
+		}
+		p.wakeCollector()
+	}
+}
+
+func (f *flight) ttft(first int64) time.Duration {
+	send := f.prog.Send.Load()
+	if send == 0 {
+		send = f.reg
+	}
+	if first < send {
+		return 0
+	}
+	return time.Duration(first - send)
+}

@@ -1,0 +1,240 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// ruleStep is one call on a LevelRule at fake time t (seconds after t0) and the
+// outcome it must have, written compactly (see fmtSeg).
+type ruleStep struct {
+	t    int
+	op   string // begin (c, open), pause (begin with open=false), send, done, deliv, cur
+	c    int    // begin: concurrency
+	req  string // send/done: request name
+	n    int64  // begin/pause/deliv: cumulative delivered chunks
+	want string
+}
+
+var ruleT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func at(s int) time.Time { return ruleT0.Add(time.Duration(s) * time.Second) }
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return fmt.Sprint(int(t.Sub(ruleT0) / time.Second))
+}
+
+// fmtSeg renders a segment as "#ID cC [start,end) steady=S chunks=N open|closed".
+func fmtSeg(s Segment) string {
+	state := "closed"
+	if s.Open {
+		state = "open"
+	}
+	return fmt.Sprintf("#%d c%d [%s,%s) steady=%s chunks=%d %s", s.ID, s.Concurrency,
+		fmtTime(s.Start), fmtTime(s.End), fmtTime(s.SteadyAt), s.SteadyChunks, state)
+}
+
+func TestLevelRule(t *testing.T) {
+	cases := []struct {
+		name  string
+		steps []ruleStep
+	}{
+		{"first segment is steady at once", []ruleStep{
+			{t: 0, op: "cur", want: "none"},
+			{t: 0, op: "begin", c: 2, want: "closed=none opened=#1 c2 [0,0) steady=0 chunks=0 open"},
+			{t: 0, op: "send", req: "a", want: "seg=1 c=2 warmup=false"},
+			{t: 0, op: "send", req: "b", want: "seg=1 c=2 warmup=false"},
+			{t: 1, op: "deliv", n: 7},
+			{t: 1, op: "done", req: "a", want: "steady=false"},
+			{t: 2, op: "cur", want: "#1 c2 [0,2) steady=0 chunks=7 open"},
+		}},
+		{"grow: new requests are warm-up until the old ones end", []ruleStep{
+			{t: 0, op: "begin", c: 2, want: "closed=none opened=#1 c2 [0,0) steady=0 chunks=0 open"},
+			{t: 0, op: "send", req: "a", want: "seg=1 c=2 warmup=false"},
+			{t: 0, op: "send", req: "b", want: "seg=1 c=2 warmup=false"},
+			{t: 1, op: "deliv", n: 10},
+			{t: 2, op: "begin", c: 4, n: 12, want: "closed=#1 c2 [0,2) steady=0 chunks=12 closed opened=#2 c4 [2,2) steady=- chunks=0 open"},
+			{t: 2, op: "send", req: "c", want: "seg=2 c=4 warmup=true"},
+			{t: 2, op: "send", req: "d", want: "seg=2 c=4 warmup=true"},
+			{t: 3, op: "deliv", n: 20},
+			{t: 3, op: "cur", want: "#2 c4 [2,3) steady=- chunks=0 open"},
+			{t: 3, op: "done", req: "a", want: "steady=false"},
+			{t: 3, op: "send", req: "a2", want: "seg=2 c=4 warmup=true"},
+			{t: 4, op: "done", req: "c", want: "steady=false"},
+			{t: 4, op: "send", req: "c2", want: "seg=2 c=4 warmup=true"},
+			{t: 5, op: "done", req: "b", want: "steady=true"},
+			{t: 5, op: "deliv", n: 30},
+			{t: 5, op: "send", req: "b2", want: "seg=2 c=4 warmup=false"},
+			{t: 6, op: "deliv", n: 36},
+			{t: 6, op: "done", req: "d", want: "steady=false"},
+			{t: 7, op: "cur", want: "#2 c4 [2,7) steady=5 chunks=6 open"},
+		}},
+		{"shrink: steady once every earlier request ended, in any order", []ruleStep{
+			{t: 0, op: "begin", c: 3},
+			{t: 0, op: "send", req: "a", want: "seg=1 c=3 warmup=false"},
+			{t: 0, op: "send", req: "b", want: "seg=1 c=3 warmup=false"},
+			{t: 0, op: "send", req: "c", want: "seg=1 c=3 warmup=false"},
+			{t: 1, op: "begin", c: 1, n: 5, want: "closed=#1 c3 [0,1) steady=0 chunks=5 closed opened=#2 c1 [1,1) steady=- chunks=0 open"},
+			{t: 2, op: "done", req: "c", want: "steady=false"},
+			{t: 3, op: "done", req: "a", want: "steady=false"},
+			{t: 4, op: "done", req: "b", want: "steady=true"},
+			{t: 4, op: "deliv", n: 9},
+			{t: 4, op: "send", req: "d", want: "seg=2 c=1 warmup=false"},
+			{t: 6, op: "pause", n: 14, want: "closed=#2 c1 [1,6) steady=4 chunks=5 closed opened=none"},
+		}},
+		{"pause then resume with nothing in flight is steady at once", []ruleStep{
+			{t: 0, op: "begin", c: 1},
+			{t: 0, op: "send", req: "a", want: "seg=1 c=1 warmup=false"},
+			{t: 1, op: "pause", n: 3, want: "closed=#1 c1 [0,1) steady=0 chunks=3 closed opened=none"},
+			{t: 1, op: "cur", want: "none"},
+			{t: 2, op: "done", req: "a", want: "steady=false"},
+			{t: 3, op: "deliv", n: 4},
+			{t: 5, op: "begin", c: 1, n: 4, want: "closed=none opened=#2 c1 [5,5) steady=5 chunks=0 open"},
+			{t: 5, op: "send", req: "b", want: "seg=2 c=1 warmup=false"},
+			{t: 6, op: "deliv", n: 9},
+			{t: 6, op: "cur", want: "#2 c1 [5,6) steady=5 chunks=5 open"},
+		}},
+		{"resume while paused requests are in flight waits for them", []ruleStep{
+			{t: 0, op: "begin", c: 2},
+			{t: 0, op: "send", req: "a"},
+			{t: 0, op: "send", req: "b"},
+			{t: 1, op: "pause", n: 2, want: "closed=#1 c2 [0,1) steady=0 chunks=2 closed opened=none"},
+			{t: 2, op: "done", req: "a", want: "steady=false"},
+			{t: 3, op: "begin", c: 2, n: 6, want: "closed=none opened=#2 c2 [3,3) steady=- chunks=0 open"},
+			{t: 3, op: "send", req: "c", want: "seg=2 c=2 warmup=true"},
+			{t: 3, op: "send", req: "d", want: "seg=2 c=2 warmup=true"},
+			{t: 4, op: "done", req: "b", want: "steady=true"},
+			{t: 4, op: "deliv", n: 8},
+			{t: 5, op: "deliv", n: 11},
+			{t: 5, op: "cur", want: "#2 c2 [3,5) steady=4 chunks=3 open"},
+		}},
+		{"quick successive changes wait for requests of both earlier segments", []ruleStep{
+			{t: 0, op: "begin", c: 1},
+			{t: 0, op: "send", req: "a", want: "seg=1 c=1 warmup=false"},
+			{t: 1, op: "begin", c: 2, n: 1, want: "closed=#1 c1 [0,1) steady=0 chunks=1 closed opened=#2 c2 [1,1) steady=- chunks=0 open"},
+			{t: 1, op: "send", req: "b", want: "seg=2 c=2 warmup=true"},
+			{t: 2, op: "begin", c: 3, n: 2, want: "closed=#2 c2 [1,2) steady=- chunks=0 closed opened=#3 c3 [2,2) steady=- chunks=0 open"},
+			{t: 2, op: "send", req: "c", want: "seg=3 c=3 warmup=true"},
+			{t: 2, op: "send", req: "d", want: "seg=3 c=3 warmup=true"},
+			{t: 3, op: "done", req: "a", want: "steady=false"},
+			{t: 3, op: "send", req: "a2", want: "seg=3 c=3 warmup=true"},
+			{t: 4, op: "done", req: "c", want: "steady=false"},
+			{t: 5, op: "done", req: "b", want: "steady=true"},
+			{t: 5, op: "deliv", n: 40},
+			{t: 5, op: "send", req: "e", want: "seg=3 c=3 warmup=false"},
+			{t: 6, op: "done", req: "a2", want: "steady=false"},
+			{t: 7, op: "begin", c: 3, n: 50, want: "closed=#3 c3 [2,7) steady=5 chunks=10 closed opened=#4 c3 [7,7) steady=- chunks=0 open"},
+		}},
+		{"zero concurrency closes without opening", []ruleStep{
+			{t: 0, op: "begin", c: 0, want: "closed=none opened=none"},
+			{t: 0, op: "begin", c: 2, want: "closed=none opened=#1 c2 [0,0) steady=0 chunks=0 open"},
+			{t: 0, op: "send", req: "a"},
+			{t: 1, op: "begin", c: 0, n: 4, want: "closed=#1 c2 [0,1) steady=0 chunks=4 closed opened=none"},
+			{t: 1, op: "cur", want: "none"},
+			{t: 2, op: "deliv", n: 6},
+			{t: 2, op: "done", req: "a", want: "steady=false"},
+			{t: 3, op: "begin", c: 1, n: 6, want: "closed=none opened=#2 c1 [3,3) steady=3 chunks=0 open"},
+		}},
+		{"a send with no open segment is warm-up of segment 0 and delays the next segment", []ruleStep{
+			{t: 0, op: "send", req: "a", want: "seg=0 c=0 warmup=true"},
+			{t: 1, op: "begin", c: 1, want: "closed=none opened=#1 c1 [1,1) steady=- chunks=0 open"},
+			{t: 2, op: "done", req: "a", want: "steady=true"},
+			{t: 3, op: "cur", want: "#1 c1 [1,3) steady=2 chunks=0 open"},
+		}},
+		{"steady then closed before any delivered count: base is the closing total", []ruleStep{
+			{t: 0, op: "begin", c: 1},
+			{t: 0, op: "send", req: "a"},
+			{t: 1, op: "begin", c: 2, n: 3},
+			{t: 2, op: "done", req: "a", want: "steady=true"},
+			{t: 2, op: "begin", c: 4, n: 9, want: "closed=#2 c2 [1,2) steady=2 chunks=0 closed opened=#3 c4 [2,2) steady=2 chunks=0 open"},
+		}},
+		{"delivered totals never lower SteadyChunks", []ruleStep{
+			{t: 0, op: "begin", c: 1, n: 10},
+			{t: 1, op: "deliv", n: 15},
+			{t: 2, op: "deliv", n: 12},
+			{t: 2, op: "cur", want: "#1 c1 [0,2) steady=0 chunks=5 open"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewLevelRule(3)
+			segOf := map[string]int{}
+			for i, st := range tc.steps {
+				now := at(st.t)
+				var got string
+				switch st.op {
+				case "begin", "pause":
+					closed, had, opened := r.Begin(st.c, st.op == "begin", st.n, now)
+					c, o := "none", "none"
+					if had {
+						c = fmtSeg(closed)
+						if closed.Endpoint != 3 {
+							t.Errorf("step %d: closed endpoint %d, want 3", i, closed.Endpoint)
+						}
+					}
+					if opened.Open {
+						o = fmtSeg(opened)
+						if opened.Endpoint != 3 {
+							t.Errorf("step %d: opened endpoint %d, want 3", i, opened.Endpoint)
+						}
+					}
+					got = "closed=" + c + " opened=" + o
+				case "send":
+					seg, c, w := r.Send(now)
+					segOf[st.req] = seg
+					got = fmt.Sprintf("seg=%d c=%d warmup=%v", seg, c, w)
+				case "done":
+					seg, ok := segOf[st.req]
+					if !ok {
+						t.Fatalf("step %d: done of unknown request %q", i, st.req)
+					}
+					delete(segOf, st.req)
+					got = fmt.Sprintf("steady=%v", r.Done(seg, now))
+				case "deliv":
+					r.Delivered(st.n, now)
+				case "cur":
+					got = "none"
+					if s, ok := r.Current(now); ok {
+						got = fmtSeg(s)
+					}
+				default:
+					t.Fatalf("step %d: unknown op %q", i, st.op)
+				}
+				if st.want != "" && got != st.want {
+					t.Errorf("step %d (t=%d %s %s):\n got %s\nwant %s", i, st.t, st.op, st.req, got, st.want)
+				}
+			}
+			all, _ := r.InFlight()
+			if all != len(segOf) {
+				t.Errorf("InFlight = %d, want %d (requests never done)", all, len(segOf))
+			}
+		})
+	}
+}
+
+func TestLevelRuleInFlight(t *testing.T) {
+	r := NewLevelRule(0)
+	r.Begin(2, true, 0, at(0))
+	a, _, _ := r.Send(at(0))
+	r.Send(at(0))
+	r.Begin(3, true, 0, at(1))
+	c, _, _ := r.Send(at(1))
+	if all, earlier := r.InFlight(); all != 3 || earlier != 2 {
+		t.Fatalf("InFlight = %d, %d; want 3, 2", all, earlier)
+	}
+	r.Done(a, at(2))
+	r.Done(c, at(2))
+	if all, earlier := r.InFlight(); all != 1 || earlier != 1 {
+		t.Fatalf("InFlight = %d, %d; want 1, 1", all, earlier)
+	}
+	// A stray Done (more ends than sends) must not drive the counts negative.
+	r.Done(a, at(3))
+	r.Done(a, at(3))
+	if all, earlier := r.InFlight(); all != 0 || earlier != 0 {
+		t.Fatalf("InFlight = %d, %d; want 0, 0", all, earlier)
+	}
+}
