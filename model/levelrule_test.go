@@ -19,7 +19,7 @@ type ruleStep struct {
 
 var ruleT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func at(s int) time.Time { return ruleT0.Add(time.Duration(s) * time.Second) }
+func ruleAt(s int) time.Time { return ruleT0.Add(time.Duration(s) * time.Second) }
 
 func fmtTime(t time.Time) string {
 	if t.IsZero() {
@@ -164,7 +164,7 @@ func TestLevelRule(t *testing.T) {
 			r := NewLevelRule(3)
 			segOf := map[string]int{}
 			for i, st := range tc.steps {
-				now := at(st.t)
+				now := ruleAt(st.t)
 				var got string
 				switch st.op {
 				case "begin", "pause":
@@ -218,22 +218,22 @@ func TestLevelRule(t *testing.T) {
 
 func TestLevelRuleInFlight(t *testing.T) {
 	r := NewLevelRule(0)
-	r.Begin(2, true, 0, at(0))
-	a, _, _ := r.Send(at(0))
-	r.Send(at(0))
-	r.Begin(3, true, 0, at(1))
-	c, _, _ := r.Send(at(1))
+	r.Begin(2, true, 0, ruleAt(0))
+	a, _, _ := r.Send(ruleAt(0))
+	r.Send(ruleAt(0))
+	r.Begin(3, true, 0, ruleAt(1))
+	c, _, _ := r.Send(ruleAt(1))
 	if all, earlier := r.InFlight(); all != 3 || earlier != 2 {
 		t.Fatalf("InFlight = %d, %d; want 3, 2", all, earlier)
 	}
-	r.Done(a, at(2))
-	r.Done(c, at(2))
+	r.Done(a, ruleAt(2))
+	r.Done(c, ruleAt(2))
 	if all, earlier := r.InFlight(); all != 1 || earlier != 1 {
 		t.Fatalf("InFlight = %d, %d; want 1, 1", all, earlier)
 	}
 	// A stray Done (more ends than sends) must not drive the counts negative.
-	r.Done(a, at(3))
-	r.Done(a, at(3))
+	r.Done(a, ruleAt(3))
+	r.Done(a, ruleAt(3))
 	if all, earlier := r.InFlight(); all != 0 || earlier != 0 {
 		t.Fatalf("InFlight = %d, %d; want 0, 0", all, earlier)
 	}
