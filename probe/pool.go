@@ -94,6 +94,7 @@ type Pool struct {
 	ownOut    bool
 
 	wake    chan struct{} // a segment state is waiting to be sent (cap 1)
+	stopCh  chan struct{} // closed by Stop: wakes workers backing off
 	allDone chan struct{} // closed once stopped and every worker has returned
 	done    chan struct{} // closed after the last event was sent
 	wg      sync.WaitGroup
@@ -129,6 +130,7 @@ func NewPool(endpoint int, s Streamer, opts ...Option) *Pool {
 		tickEvery: time.Second,
 		ownOut:    true,
 		wake:      make(chan struct{}, 1),
+		stopCh:    make(chan struct{}),
 		allDone:   make(chan struct{}),
 		done:      make(chan struct{}),
 		rule:      model.NewLevelRule(endpoint),
@@ -248,6 +250,7 @@ func (p *Pool) Stop() {
 		return
 	}
 	p.stopped = true
+	close(p.stopCh)
 	if p.running {
 		p.beginLocked(false, Mono())
 		p.checkDoneLocked()
@@ -304,7 +307,11 @@ func (p *Pool) deliveredLocked() int64 {
 
 func (p *Pool) worker(ctx context.Context) {
 	defer p.wg.Done()
+	var backoff time.Duration
 	for {
+		if backoff > 0 && !p.sleep(ctx, backoff) {
+			backoff = 0 // woken by Stop or ctx: the check below ends the worker
+		}
 		p.mu.Lock()
 		if p.stopped || p.paused || p.workers > p.target || ctx.Err() != nil {
 			p.workers--
@@ -327,6 +334,42 @@ func (p *Pool) worker(ctx context.Context) {
 		p.emitSegments()
 		p.out <- Event{Endpoint: p.endpoint, Sample: s}
 		p.emitMu.Unlock()
+		backoff = nextBackoff(backoff, s)
+	}
+}
+
+// Backoff after failures that delivered no token: a worker whose request failed fast
+// (connection refused, HTTP 4xx/5xx before any token) waits before its next send instead
+// of hammering a down endpoint thousands of times a second. The wait is taken before
+// t_send, so it never enters TTFT; it doubles from minBackoff to maxBackoff and ends at
+// the first request that succeeds or delivers a token.
+const (
+	minBackoff = 50 * time.Millisecond
+	maxBackoff = time.Second
+)
+
+// nextBackoff is the wait before the next send after sample s, given the current wait.
+func nextBackoff(cur time.Duration, s *model.Sample) time.Duration {
+	if s.OK() || s.Err == model.ErrCanceled || s.Chunks > 0 {
+		return 0
+	}
+	if cur < minBackoff {
+		return minBackoff
+	}
+	return min(2*cur, maxBackoff)
+}
+
+// sleep waits d; it returns false when Stop or ctx ended the wait early.
+func (p *Pool) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-p.stopCh:
+		return false
 	}
 }
 

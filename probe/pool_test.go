@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -547,5 +548,58 @@ func TestPoolZeroConcurrency(t *testing.T) {
 	}
 	if s := sampleEvents(evs)[2]; s.Segment != 2 || s.Warmup {
 		t.Errorf("request after 0 -> 1: %+v, want segment 2, not warm-up", s)
+	}
+}
+
+func TestNextBackoff(t *testing.T) {
+	fail := &model.Sample{Err: model.ErrConnect}
+	failAfterTokens := &model.Sample{Err: model.ErrTruncated, Chunks: 3}
+	ok := &model.Sample{Tokens: 5, Chunks: 5}
+	canceled := &model.Sample{Err: model.ErrCanceled}
+	tests := []struct {
+		name string
+		cur  time.Duration
+		s    *model.Sample
+		want time.Duration
+	}{
+		{"first fast failure starts the wait", 0, fail, minBackoff},
+		{"repeated failures double", minBackoff, fail, 2 * minBackoff},
+		{"the wait is capped", maxBackoff, fail, maxBackoff},
+		{"a success ends it", maxBackoff, ok, 0},
+		{"a failure after tokens does not back off", 0, failAfterTokens, 0},
+		{"our own cancel does not back off", minBackoff, canceled, 0},
+	}
+	for _, tc := range tests {
+		if got := nextBackoff(tc.cur, tc.s); got != tc.want {
+			t.Errorf("%s: nextBackoff(%v) = %v, want %v", tc.name, tc.cur, got, tc.want)
+		}
+	}
+}
+
+// failStreamer fails every request at once with no token, like a refused connection.
+type failStreamer struct{ n atomic.Int64 }
+
+func (f *failStreamer) Stream(ctx context.Context, p *Progress) model.Sample {
+	f.n.Add(1)
+	now := time.Now()
+	return model.Sample{Send: now, End: now, Err: model.ErrConnect, ErrMsg: "connect: connection refused"}
+}
+
+func TestPoolBacksOffFastFailures(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := &failStreamer{}
+	p, rec, _ := startGated(t, f)
+	p.SetConcurrency(4)
+	// Without a backoff four workers send hundreds of thousands of requests in this time;
+	// with it each waits 50, 100, 200, 400 ms... between sends.
+	time.Sleep(300 * time.Millisecond)
+	p.Stop() // must wake the workers that are waiting
+	stopped := time.Now()
+	rec.wait(t)
+	if d := time.Since(stopped); d > maxBackoff/2 {
+		t.Errorf("the pool took %v to end after Stop: backing-off workers were not woken", d)
+	}
+	if n := f.n.Load(); n < 4 || n > 40 {
+		t.Errorf("%d requests in 300 ms from 4 workers against a failing endpoint, want 4..40", n)
 	}
 }
