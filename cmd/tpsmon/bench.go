@@ -53,6 +53,11 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if err := checkOutput("csv", f.csv); err != nil {
 		return err
 	}
+	if a.planned != nil {
+		if err := a.planned(p); err != nil {
+			return err
+		}
+	}
 	ctx := cmd.Context()
 	s, err := a.start(ctx, p, true)
 	if err != nil {

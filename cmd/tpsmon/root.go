@@ -29,6 +29,10 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+
+	// planned, when set (tests), sees every resolved plan before the network is
+	// touched; an error it returns ends the run.
+	planned func(*plan) error
 }
 
 // exitError ends the program with code after printing msg (when not empty) as
@@ -56,10 +60,16 @@ func (e *flagError) Error() string { return e.err.Error() }
 // runContext runs the command line args until it ends or ctx is canceled.
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return a.execute(ctx, args)
+}
+
+// execute runs the command line args and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string) int {
+	stderr := a.stderr
 	root := a.newRootCmd()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -21,6 +21,11 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	if f.users < 0 {
 		return usageErrorf("--users %d: want 0 or more", f.users)
 	}
+	if a.planned != nil {
+		if err := a.planned(p); err != nil {
+			return err
+		}
+	}
 	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
 		return usageErrorf("%s", noTerminal)
 	}
