@@ -337,7 +337,9 @@ func TestSimCommand(t *testing.T) {
 	var stdout, stderr syncBuffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
 	done := make(chan int)
-	go func() { done <- a.execute(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--model", "my-model", "--slots", "3"}) }()
+	go func() {
+		done <- a.execute(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--model", "my-model", "--slots", "3"})
+	}()
 
 	re := regexp.MustCompile(`tpsmon --url (http://127\.0\.0\.1:\d+/v1) --model my-model\n`)
 	var url string
