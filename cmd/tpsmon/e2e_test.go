@@ -157,22 +157,29 @@ func TestBenchOnBuiltInSimulator(t *testing.T) {
 
 // arithmeticSim starts a simulator whose per-user rate at concurrency c is exactly
 // 1000 / (10 + 10c) tokens/s: 50 at c=1, 33.3 at c=2.
-func arithmeticSim(t *testing.T) *sim.Instance {
+// It stops at the end of the test, or earlier when stop is called.
+func arithmeticSim(t *testing.T) (inst *sim.Instance, stop func()) {
 	t.Helper()
-	inst, err := sim.Start(context.Background(), "127.0.0.1:0", sim.Config{
+	ctx, cancel := context.WithCancel(context.Background())
+	inst, err := sim.Start(ctx, "127.0.0.1:0", sim.Config{
 		Name: "arithmetic", Model: "arith-model", Slots: 8, StepMs: 10, StepMsPerSeq: 10,
 		TokensPerChunk: 1, Seed: 1, DefaultMaxTokens: 16,
 	})
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { inst.Close() })
-	return inst
+	stop = func() {
+		inst.Close()
+		cancel()
+	}
+	t.Cleanup(stop)
+	return inst, stop
 }
 
 func TestBenchSimulatorArithmetic(t *testing.T) {
 	needsMerge(t)
-	inst := arithmeticSim(t)
+	inst, _ := arithmeticSim(t)
 	out := filepath.Join(t.TempDir(), "results.json")
 	// c=1 meets 42 tok/s, c=2 does not: capacity 1, below --min-capacity 2: exit 1.
 	r := cli(t, nil, secretEnv, nil, "bench", "--url", inst.URL, "--model", "arith-model", "--ramp", "1,2",
@@ -211,7 +218,8 @@ func TestBenchSimulatorArithmetic(t *testing.T) {
 func TestBenchInterruptedWritesResults(t *testing.T) {
 	needsMerge(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	inst := arithmeticSim(t)
+	inst, stop := arithmeticSim(t)
+	defer stop() // before the leak check
 	out := filepath.Join(t.TempDir(), "results.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -232,7 +240,6 @@ func TestBenchInterruptedWritesResults(t *testing.T) {
 	if m := readReport(t, out); m["interrupted"] != true {
 		t.Errorf("interrupted = %v, want true", m["interrupted"])
 	}
-	inst.Close()
 }
 
 func TestBenchUnreachable(t *testing.T) {
