@@ -200,48 +200,65 @@ type BenchProgress struct {
 	Elapsed     time.Duration // time into the current level (or the drain)
 	Hold        time.Duration
 	Live        model.Live
+	Active      int  // requests in flight now
 	Errors      int  // failed requests so far
 	LevelChange bool // this call announces a new level (or the drain)
 	Draining    bool // the ramp is over; waiting for in-flight requests
 }
 
-// String is the progress line, e.g.
-// "sim: level 2/4, 4 users, 3s/15s, 812 tok/s, 203 tok/s/user, TTFT p95 120ms, 0 errors".
+// String is the progress line. A level change reads
+// "sim: level 2/4: 4 users for 15s, 0 errors so far"; a live update
+// "sim: level 2/4, 4 users, 3.2s/15s, 812 tok/s, 203.2 tok/s/user, TTFT p95 120ms, 0 errors".
 func (p BenchProgress) String() string {
 	var b strings.Builder
 	b.WriteString(p.Name)
 	b.WriteString(": ")
-	if p.Draining {
-		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight requests (%s)", p.Live.Active, roundDur(p.Elapsed))
-	} else {
-		fmt.Fprintf(&b, "level %d/%d, %d users, %s/%s", p.Level, p.Levels, p.Concurrency, roundDur(p.Elapsed), roundDur(p.Hold))
-		if !p.LevelChange {
-			fmt.Fprintf(&b, ", %.0f tok/s", p.Live.AggregateTPS)
-			if p.Live.HasUser {
-				fmt.Fprintf(&b, ", %.1f tok/s/user", p.Live.UserTPS)
-			} else {
-				b.WriteString(", - tok/s/user")
-			}
-			if p.Live.HasTTFT {
-				fmt.Fprintf(&b, ", TTFT p95 %s", roundDur(p.Live.TTFTP95))
-			} else {
-				b.WriteString(", TTFT p95 -")
-			}
+	switch {
+	case p.Draining:
+		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
+	case p.LevelChange:
+		fmt.Fprintf(&b, "level %d/%d: %d %s for %s, %d %s so far", p.Level, p.Levels, p.Concurrency, plural(p.Concurrency, "user"),
+			roundDur(p.Hold), p.Errors, plural(p.Errors, "error"))
+		return b.String()
+	default:
+		fmt.Fprintf(&b, "level %d/%d, %d %s, %s/%s, %.0f tok/s", p.Level, p.Levels, p.Concurrency, plural(p.Concurrency, "user"),
+			roundDur(p.Elapsed), roundDur(p.Hold), p.Live.AggregateTPS)
+		if p.Live.HasUser {
+			fmt.Fprintf(&b, ", %.1f tok/s/user", p.Live.UserTPS)
+		} else {
+			b.WriteString(", - tok/s/user")
+		}
+		if p.Live.HasTTFT {
+			fmt.Fprintf(&b, ", TTFT p95 %s", roundLatency(p.Live.TTFTP95))
+		} else {
+			b.WriteString(", TTFT p95 -")
 		}
 	}
-	fmt.Fprintf(&b, ", %d errors", p.Errors)
+	fmt.Fprintf(&b, ", %d %s", p.Errors, plural(p.Errors, "error"))
 	return b.String()
 }
 
-func roundDur(d time.Duration) time.Duration {
-	switch {
-	case d >= 10*time.Second:
-		return d.Round(time.Second)
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond)
-	default:
-		return d.Round(time.Millisecond)
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
 	}
+	return word + "s"
+}
+
+// roundDur rounds elapsed and hold times for progress lines.
+func roundDur(d time.Duration) time.Duration {
+	if d >= 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+// roundLatency rounds a latency for progress lines: ms below a second.
+func roundLatency(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }
 
 // BenchOutcome is what happened to one endpoint's requests over the whole run
@@ -312,7 +329,7 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	}
 	defer fleet.Close()
 
-	b := &benchRun{cfg: cfg, hold: cfg.Ramp.Hold}
+	b := &benchRun{cfg: cfg, hold: cfg.Ramp.Hold, pools: fleet.Pools}
 	for i := range cfg.Endpoints {
 		b.trackers = append(b.trackers, model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: slo}))
 	}
@@ -401,6 +418,7 @@ ramp:
 type benchRun struct {
 	cfg         BenchConfig
 	trackers    []*model.Tracker
+	pools       []*Pool
 	hold        time.Duration
 	level       int
 	concurrency int
@@ -443,6 +461,7 @@ func (b *benchRun) progress(i int, change bool) {
 		Hold:        b.hold,
 		Elapsed:     time.Since(b.since),
 		Live:        tr.Live(),
+		Active:      b.pools[i].Active(),
 		Errors:      countErrors(errs),
 		LevelChange: change,
 		Draining:    b.draining,

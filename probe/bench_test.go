@@ -115,11 +115,11 @@ func TestBenchProgressString(t *testing.T) {
 		{BenchProgress{Name: "sim", Level: 2, Levels: 4, Concurrency: 4, Elapsed: 3210 * time.Millisecond, Hold: 15 * time.Second, Live: live},
 			"sim: level 2/4, 4 users, 3.2s/15s, 812 tok/s, 203.2 tok/s/user, TTFT p95 123ms, 0 errors"},
 		{BenchProgress{Name: "a", Level: 1, Levels: 1, Concurrency: 1, Hold: time.Second, Errors: 2},
-			"a: level 1/1, 1 users, 0s/1s, 0 tok/s, - tok/s/user, TTFT p95 -, 2 errors"},
-		{BenchProgress{Name: "a", Level: 3, Levels: 6, Concurrency: 8, Hold: 15 * time.Second, LevelChange: true},
-			"a: level 3/6, 8 users, 0s/15s, 0 errors"},
-		{BenchProgress{Name: "a", Draining: true, Elapsed: 1500 * time.Millisecond, Live: live, Errors: 1},
-			"a: ramp done, waiting for 4 in-flight requests (1.5s), 1 errors"},
+			"a: level 1/1, 1 user, 0s/1s, 0 tok/s, - tok/s/user, TTFT p95 -, 2 errors"},
+		{BenchProgress{Name: "a", Level: 3, Levels: 6, Concurrency: 8, Hold: 15 * time.Second, LevelChange: true, Errors: 1},
+			"a: level 3/6: 8 users for 15s, 1 error so far"},
+		{BenchProgress{Name: "a", Draining: true, Elapsed: 1500 * time.Millisecond, Active: 1, Errors: 1},
+			"a: ramp done, waiting for 1 in-flight request to finish (1.5s), 1 error"},
 	}
 	for _, tt := range tests {
 		if got := tt.p.String(); got != tt.want {
