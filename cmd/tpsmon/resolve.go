@@ -150,6 +150,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		ep.Name = name
 		ep.Model = model
 		ep.APIKey = a.getenv(keyEnv)
+		if ep.APIKey == "" && keyEnv != defaultKeyEnv {
+			fmt.Fprintf(a.stderr, "tpsmon: note: $%s is empty or unset, so %s gets no API key\n", keyEnv, src)
+		}
 		ep.Headers = headers
 		ep.ExtraBody = extra
 		p.endpoints = append(p.endpoints, ep)
@@ -213,6 +216,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		if p.profile == "" {
 			p.profile = sim.DefaultProfile
 		}
+	}
+	if !p.simulate && changed("profile") {
+		fmt.Fprintf(a.stderr, "tpsmon: note: --profile %q is ignored: it is for the built-in simulator, used only when no endpoint is configured\n", f.profile)
 	}
 	nameEndpoints(p.endpoints)
 	return p, nil

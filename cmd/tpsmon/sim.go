@@ -39,14 +39,14 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "address to listen on")
 	fs.StringVar(&f.profile, "profile", sim.DefaultProfile, "profile: "+strings.Join(sim.ProfileNames(), ", "))
 	fs.StringVar(&f.model, "model", "", "model name to serve (default: the profile's)")
-	fs.IntVar(&f.slots, "slots", 0, "sequences decoded together; more requests queue")
-	fs.Float64Var(&f.stepMs, "step-ms", 0, "fixed time of one decode step, ms")
-	fs.Float64Var(&f.stepMsPerSeq, "step-ms-per-seq", 0, "time added to a decode step per active sequence, ms")
-	fs.Float64Var(&f.prefillMsPerToken, "prefill-ms-per-token", 0, "prefill time per prompt token of a newly admitted request, ms")
-	fs.IntVar(&f.tokensPerChunk, "tokens-per-chunk", 0, "tokens per streamed event")
-	fs.Float64Var(&f.jitter, "jitter", 0, "relative jitter of step times, e.g. 0.05 for ±5%")
-	fs.Int64Var(&f.seed, "seed", 0, "seed of the jitter and of the faults")
-	fs.Float64Var(&f.errorRate, "error-rate", 0, "fraction of requests answered HTTP 500, e.g. 0.01")
+	fs.IntVar(&f.slots, "slots", 0, "sequences decoded together; more requests queue (default: the profile's)")
+	fs.Float64Var(&f.stepMs, "step-ms", 0, "fixed time of one decode step, ms (default: the profile's)")
+	fs.Float64Var(&f.stepMsPerSeq, "step-ms-per-seq", 0, "time added to a decode step per active sequence, ms (default: the profile's)")
+	fs.Float64Var(&f.prefillMsPerToken, "prefill-ms-per-token", 0, "prefill time per prompt token of a newly admitted request, ms (default: the profile's)")
+	fs.IntVar(&f.tokensPerChunk, "tokens-per-chunk", 0, "tokens per streamed event (default: the profile's)")
+	fs.Float64Var(&f.jitter, "jitter", 0, "relative jitter of step times, e.g. 0.05 for ±5% (default: the profile's)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the jitter and of the faults (default: the profile's)")
+	fs.Float64Var(&f.errorRate, "error-rate", 0, "fraction of requests answered HTTP 500, e.g. 0.01 (default: the profile's)")
 	return c
 }
 
