@@ -21,5 +21,9 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the first Ctrl-C stops cleanly; a second one kills at once
+	}()
 	return runContext(ctx, args, stdin, stdout, stderr, os.Getenv)
 }
