@@ -199,13 +199,20 @@ func TestConfigErrors(t *testing.T) {
 // planOf resolves args without running anything.
 func planOf(t *testing.T, env map[string]string, args ...string) *plan {
 	t.Helper()
+	p, _ := planAndOutput(t, env, args...)
+	return p
+}
+
+func planAndOutput(t *testing.T, env map[string]string, args ...string) (*plan, result) {
+	t.Helper()
 	var got *plan
 	stop := errors.New("stop")
 	r := cli(t, nil, env, func(p *plan) error { got = p; return stop }, args...)
 	if got == nil {
 		t.Fatalf("not planned: exit %d, stderr %s", r.code, r.stderr)
 	}
-	return got
+	checkClean(t, r)
+	return got, r
 }
 
 func TestConfigEndpoints(t *testing.T) {
@@ -351,6 +358,14 @@ func TestEndpointSources(t *testing.T) {
 	p = planOf(t, env, "bench", "--url", "http://127.0.0.1:7001/", "--header", "Authorization: Bearer "+testHeaderVal)
 	if ep := p.endpoints[0]; ep.BaseURL != "http://127.0.0.1:7001/v1" || ep.Headers.Get("Authorization") != "Bearer "+testHeaderVal {
 		t.Errorf("--url: %+v", ep)
+	}
+
+	// Notes for settings that do nothing.
+	_, r := planAndOutput(t, env, "bench", "--url", "http://127.0.0.1:7001/v1", "--api-key-env", "NO_SUCH_KEY", "--profile", "x")
+	for _, w := range []string{"$NO_SUCH_KEY is empty or unset", `--profile "x" is ignored`} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+		}
 	}
 }
 

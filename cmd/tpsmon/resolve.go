@@ -199,9 +199,8 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 			if ec.API != "" && !changed("api") {
 				ep.API = string(ec.API)
 			}
-			ep.Insecure = ep.Insecure || (ec.Insecure && !changed("insecure"))
-			if changed("insecure") {
-				ep.Insecure = f.insecure
+			if !changed("insecure") {
+				ep.Insecure = ec.Insecure
 			}
 		}
 	case a.getenv(baseURLEnv) != "":

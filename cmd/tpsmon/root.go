@@ -12,15 +12,18 @@ import (
 
 // Exit codes.
 const (
-	exitOK         = 0
-	exitCapacity   = 1 // capacity below --min-capacity; also a failure of the live screen
-	exitUsage      = 2 // bad flags, bad config, no terminal for the live screen
-	exitUnusable   = 3 // the endpoint cannot be reached, or every request failed
-	exitInterrupt  = 130
+	exitOK        = 0
+	exitCapacity  = 1 // capacity below --min-capacity; also a failure of the live screen
+	exitUsage     = 2 // bad flags, bad config, no terminal for the live screen
+	exitUnusable  = 3 // the endpoint cannot be reached, or every request failed
+	exitInterrupt = 130
+)
+
+const (
 	defaultKeyEnv  = "OPENAI_API_KEY"
 	baseURLEnv     = "OPENAI_BASE_URL"
-	benchRampFlag  = "1,2,4,8,16,32"
-	screenRampFlag = "1,2,4,8,16,32,64"
+	benchRampFlag  = "1,2,4,8,16,32"     // bench's default --ramp
+	screenRampFlag = "1,2,4,8,16,32,64" // the live screen's default auto-ramp
 )
 
 // app is one invocation: its streams and environment.
