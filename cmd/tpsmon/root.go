@@ -22,7 +22,7 @@ const (
 const (
 	defaultKeyEnv  = "OPENAI_API_KEY"
 	baseURLEnv     = "OPENAI_BASE_URL"
-	benchRampFlag  = "1,2,4,8,16,32"     // bench's default --ramp
+	benchRampFlag  = "1,2,4,8,16,32"    // bench's default --ramp
 	screenRampFlag = "1,2,4,8,16,32,64" // the live screen's default auto-ramp
 )
 
