@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// fileConfig is the --config YAML file. Every key is optional; unknown keys are errors.
+//
+//	endpoints:
+//	  - name: a100
+//	    url: http://127.0.0.1:8000/v1
+//	    model: meta-llama/Llama-3.1-8B-Instruct
+//	    api: chat                 # or completions
+//	    api_key_env: VLLM_API_KEY # the key itself never goes in the file
+//	    headers: {X-Team: perf}
+//	    extra_body: {temperature: 0}
+//	    insecure: false
+//	workload: {max_tokens: 256, prompt_tokens: 128, ignore_eos: true, timeout: 60s}
+//	ramp: {levels: [1, 2, 4, 8, 16, 32], hold: 15s}
+//	slo: {user_tps_p50_min: 30, ttft_p95_max: 2s, error_rate_max: 0.01}
+type fileConfig struct {
+	Endpoints []endpointConfig `yaml:"endpoints"`
+	Workload  workloadConfig   `yaml:"workload"`
+	Ramp      rampConfig       `yaml:"ramp"`
+	SLO       sloConfig        `yaml:"slo"`
+
+	path  string
+	lines []int // line of each endpoint
+}
+
+type endpointConfig struct {
+	Name      string            `yaml:"name"`
+	URL       string            `yaml:"url"`
+	Model     string            `yaml:"model"`
+	API       apiName           `yaml:"api"`
+	APIKeyEnv string            `yaml:"api_key_env"`
+	Headers   map[string]string `yaml:"headers"`
+	ExtraBody map[string]any    `yaml:"extra_body"`
+	Insecure  bool              `yaml:"insecure"`
+}
+
+type workloadConfig struct {
+	MaxTokens    *posInt `yaml:"max_tokens"`
+	Prompt       *string `yaml:"prompt"`
+	PromptTokens *posInt `yaml:"prompt_tokens"`
+	IgnoreEOS    *bool   `yaml:"ignore_eos"`
+	Timeout      *posDur `yaml:"timeout"`
+}
+
+type rampConfig struct {
+	Levels []posInt `yaml:"levels"`
+	Hold   *posDur  `yaml:"hold"`
+}
+
+type sloConfig struct {
+	UserTPSP50Min *float64 `yaml:"user_tps_p50_min"`
+	TTFTP95Max    *posDur  `yaml:"ttft_p95_max"`
+	ErrorRateMax  *rate    `yaml:"error_rate_max"`
+}
+
+// apiName is "chat" or "completions".
+type apiName string
+
+func (a *apiName) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || (n.Value != "chat" && n.Value != "completions") {
+		return lineError(n, "want chat or completions, got %q", n.Value)
+	}
+	*a = apiName(n.Value)
+	return nil
+}
+
+// posInt is a whole number of at least 1.
+type posInt int
+
+func (p *posInt) UnmarshalYAML(n *yaml.Node) error {
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < 1 {
+		return lineError(n, "want a whole number of at least 1, got %q", n.Value)
+	}
+	*p = posInt(v)
+	return nil
+}
+
+// posDur is a positive Go duration such as 15s or 500ms.
+type posDur time.Duration
+
+func (p *posDur) UnmarshalYAML(n *yaml.Node) error {
+	d, err := time.ParseDuration(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+		return lineError(n, "want a duration with a unit such as 15s or 500ms, got %q", n.Value)
+	}
+	*p = posDur(d)
+	return nil
+}
+
+// rate is a fraction in [0, 1], written 0.01 or "1%".
+type rate float64
+
+func (r *rate) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parseRate(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return lineError(n, "want a fraction such as 0.01 or a percentage such as 1%%, got %q", n.Value)
+	}
+	*r = rate(v)
+	return nil
+}
+
+// lineError is a decoding error at n's line, gathered by yaml.v3 with the others.
+// configError replaces the column mark with the key's path.
+func lineError(n *yaml.Node, format string, args ...any) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: @%d: ", n.Line, n.Column) + fmt.Sprintf(format, args...)}}
+}
+
+// keyPaths maps "line:column" of every value in the document to its key path, such as
+// "workload.max_tokens" or "ramp.levels[1]".
+func keyPaths(n *yaml.Node, path string, out map[string]string) {
+	out[fmt.Sprintf("%d:%d", n.Line, n.Column)] = path
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			keyPaths(c, path, out)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if path != "" {
+				p = path + "." + p
+			}
+			keyPaths(n.Content[i+1], p, out)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			keyPaths(c, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
+
+// loadConfig reads and strictly decodes a --config file. Every error names the file,
+// and the line when there is one.
+func loadConfig(path string) (*fileConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: cannot read it: %v", path, unwrapPathError(err))
+	}
+	return parseConfig(path, data)
+}
+
+func parseConfig(path string, data []byte) (*fileConfig, error) {
+	cfg := &fileConfig{path: path}
+	// First pass: syntax, and the line of every endpoint for later messages.
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, configError(path, err)
+	}
+	if len(root.Content) == 0 {
+		return cfg, nil // empty file, or only comments
+	}
+	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("config %s: line %d: want a mapping with endpoints, workload, ramp and slo (see the example in the README)", path, doc.Line)
+	}
+	// Second pass: strict decoding into the typed config.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		paths := map[string]string{}
+		keyPaths(&root, "", paths)
+		return nil, configErrorAt(path, err, paths)
+	}
+	doc := root.Content[0]
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "endpoints" && doc.Content[i+1].Kind == yaml.SequenceNode {
+			for _, ep := range doc.Content[i+1].Content {
+				cfg.lines = append(cfg.lines, ep.Line)
+			}
+		}
+	}
+	return cfg, nil
+}
+
+// where names endpoint i of the file for messages.
+func (c *fileConfig) where(i int) string {
+	s := fmt.Sprintf("config %s: endpoints[%d]", c.path, i)
+	if i < len(c.lines) {
+		s = fmt.Sprintf("config %s: line %d: endpoints[%d]", c.path, c.lines[i], i)
+	}
+	if name := c.Endpoints[i].Name; name != "" {
+		s += " (" + name + ")"
+	}
+	return s
+}
+
+var (
+	reNotFound = regexp.MustCompile(`field (\S+) not found in type \S+`)
+	reBadType  = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (\\S+)")
+	reBadKind  = regexp.MustCompile(`cannot unmarshal !!(\w+) into (\S+)`)
+	reColumn   = regexp.MustCompile(`^line (\d+): @(\d+): `)
+)
+
+// configError turns a yaml.v3 error into "config FILE: line N: what", one per problem.
+func configError(path string, err error) error { return configErrorAt(path, err, nil) }
+
+// configErrorAt is configError naming the key of each problem found in paths (see keyPaths).
+func configErrorAt(path string, err error, paths map[string]string) error {
+	var lines []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		lines = te.Errors
+	} else {
+		lines = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	for i, l := range lines {
+		l = reColumn.ReplaceAllStringFunc(l, func(m string) string {
+			sub := reColumn.FindStringSubmatch(m)
+			if key := paths[sub[1]+":"+sub[2]]; key != "" {
+				return "line " + sub[1] + ": " + key + ": "
+			}
+			return "line " + sub[1] + ": "
+		})
+		l = reNotFound.ReplaceAllString(l, `unknown key "$1" (check its spelling and indentation; the keys are listed in the README)`)
+		l = reBadType.ReplaceAllStringFunc(l, func(m string) string {
+			sub := reBadType.FindStringSubmatch(m)
+			return fmt.Sprintf("%q is %s, want %s", sub[2], yamlKind(sub[1]), goKind(sub[3]))
+		})
+		l = reBadKind.ReplaceAllStringFunc(l, func(m string) string {
+			sub := reBadKind.FindStringSubmatch(m)
+			return fmt.Sprintf("found %s, want %s", yamlKind(sub[1]), goKind(sub[2]))
+		})
+		lines[i] = fmt.Sprintf("config %s: %s", path, l)
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+func yamlKind(tag string) string {
+	switch tag {
+	case "str":
+		return "a string"
+	case "int", "float":
+		return "a number"
+	case "bool":
+		return "a boolean"
+	case "map":
+		return "a mapping"
+	case "seq":
+		return "a list"
+	}
+	return "a " + tag
+}
+
+func goKind(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "main."):
+		return "a mapping (key: value)"
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return "a string"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "float"):
+		return "a number"
+	}
+	return t
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

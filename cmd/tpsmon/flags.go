@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// runFlags are the flags of the live screen and of bench: the endpoint, the workload,
+// the ramp and the capacity criteria.
+type runFlags struct {
+	url, model, api, apiKeyEnv string
+	headers                    []string
+	maxTokens, promptTokens    int
+	prompt                     string
+	ignoreEOS                  bool
+	extraBody                  string
+	timeout                    time.Duration
+	insecure                   bool
+	config                     string
+	profile                    string
+	ramp                       string
+	hold                       time.Duration
+	slo                        string
+
+	// bench only
+	out, csv    string
+	minCapacity int
+
+	// live screen only
+	theme string
+	users int
+}
+
+func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
+	fs := c.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&f.url, "url", "", "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (default $"+baseURLEnv+")")
+	fs.StringVar(&f.model, "model", "", "model name (default: the only model the server serves)")
+	fs.StringVar(&f.api, "api", "chat", "API to call: chat (/chat/completions) or completions (/completions)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", defaultKeyEnv, "name of the environment variable that holds the API key (the key is never printed)")
+	fs.StringArrayVar(&f.headers, "header", nil, `extra request header "Name: value" (repeatable; values are never printed)`)
+	fs.IntVar(&f.maxTokens, "max-tokens", 256, "max_tokens of every request")
+	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: a synthetic prompt of --prompt-tokens tokens)")
+	fs.IntVar(&f.promptTokens, "prompt-tokens", 128, "size of the synthetic prompt, in tokens (about)")
+	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `ask the server to always generate max_tokens (extra body {"ignore_eos": true}, vLLM and SGLang)`)
+	fs.StringVar(&f.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0,"min_tokens":200}'`)
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "longest wait for response headers and for each next event of a stream")
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.StringVar(&f.config, "config", "", "YAML file with endpoints, workload, ramp and slo (flags given explicitly override it)")
+	fs.StringVar(&f.profile, "profile", "", "built-in simulator profile, used when no endpoint is configured (see tpsmon sim --help)")
+	fs.StringVar(&f.ramp, "ramp", ramp, "concurrency levels of the ramp, in order")
+	d, _ := time.ParseDuration(hold)
+	fs.DurationVar(&f.hold, "hold", d, "how long each ramp level is held")
+	fs.StringVar(&f.slo, "slo", "", `capacity criteria, e.g. "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%" (the default)`)
+}
+
+// parseRamp parses "1,2,4,8".
+func parseRamp(s string) ([]int, error) {
+	var levels []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--ramp %q: %q is not a concurrency (a whole number of at least 1); write e.g. --ramp 1,2,4,8", s, part)
+		}
+		levels = append(levels, n)
+	}
+	return levels, nil
+}
+
+// parseHeader parses "Name: value". The error names the header, never its value.
+func parseHeader(s string, h http.Header) error {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	switch {
+	case !ok:
+		return fmt.Errorf(`--header: want "Name: value", but found no ':' (the value is not shown)`)
+	case name == "":
+		return fmt.Errorf(`--header: want "Name: value", but the name before ':' is empty`)
+	case !validHeaderName(name):
+		return fmt.Errorf(`--header %q: not a valid header name (letters, digits and -, no spaces)`, name)
+	}
+	value = strings.TrimSpace(value)
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return fmt.Errorf(`--header %q: the value holds a control character or a line break (the value is not shown)`, name)
+	}
+	h.Add(name, value)
+	return nil
+}
+
+// validHeaderName reports whether name is an HTTP token (RFC 9110).
+func validHeaderName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// parseExtraBody parses a JSON object.
+func parseExtraBody(s string) (map[string]any, error) {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf(`--extra-body: not valid JSON (%v); write a JSON object such as '{"temperature":0}'`, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf(`--extra-body: want a JSON object such as '{"temperature":0}', got a JSON %s`, jsonKind(v))
+	}
+	return m, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	}
+	return "value"
+}
+
+// normalizeURL checks a base URL and adds /v1 when it has no path. The error shows the
+// URL without any password in it.
+func normalizeURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URL (%v); write e.g. http://127.0.0.1:8000/v1", raw, unwrapURLError(err))
+	}
+	shown := raw
+	if u.User != nil {
+		shown = u.Redacted()
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		if !strings.Contains(raw, "://") {
+			return "", fmt.Errorf("%q: want an http:// or https:// URL; did you mean http://%s ?", shown, strings.TrimSpace(raw))
+		}
+		return "", fmt.Errorf("%q: want an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1", shown)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return "", fmt.Errorf("%q has no host; write e.g. http://127.0.0.1:8000/v1", shown)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("%q: port %q is not a port number (1-65535)", shown, p)
+		}
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q: the base URL takes no ?query or #fragment", shown)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	if u.Path == "" {
+		u.Path = "/v1"
+	}
+	return u.String(), nil
+}
+
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitCapacity  = 1 // capacity below --min-capacity; also a failure of the live screen
+	exitUsage     = 2 // bad flags, bad config, no terminal for the live screen
+	exitUnusable  = 3 // the endpoint cannot be reached, or every request failed
+	exitInterrupt = 130
+)
+
+const (
+	defaultKeyEnv  = "OPENAI_API_KEY"
+	baseURLEnv     = "OPENAI_BASE_URL"
+	benchRampFlag  = "1,2,4,8,16,32"    // bench's default --ramp
+	screenRampFlag = "1,2,4,8,16,32,64" // the live screen's default auto-ramp
+)
+
+// app is one invocation: its streams and environment.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+
+	// planned, when set (tests), sees every resolved plan before the network is
+	// touched; an error it returns ends the run.
+	planned func(*plan) error
+}
+
+// exitError ends the program with code after printing msg (when not empty) as
+// "tpsmon: msg" on stderr.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// usageErrorf is a usage or config error (exit 2).
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+// flagError is a flag cobra or pflag refused, with the command it belongs to.
+type flagError struct {
+	path string
+	err  error
+}
+
+func (e *flagError) Error() string { return e.err.Error() }
+
+// runContext runs the command line args until it ends or ctx is canceled.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	return a.execute(ctx, args)
+}
+
+// execute runs the command line args and returns the exit code.
+func (a *app) execute(ctx context.Context, args []string) int {
+	stderr := a.stderr
+	root := a.newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			for _, line := range strings.Split(ee.msg, "\n") {
+				fmt.Fprintf(stderr, "tpsmon: %s\n", line)
+			}
+		}
+		return ee.code
+	}
+	path := "tpsmon"
+	var fe *flagError
+	if errors.As(err, &fe) {
+		path = fe.path
+	}
+	// Unknown flags, commands and arguments: one line of error, one line of help.
+	fmt.Fprintf(stderr, "tpsmon: %s\nRun '%s --help' for usage.\n", strings.TrimSpace(err.Error()), path)
+	return exitUsage
+}
+
+func (a *app) newRootCmd() *cobra.Command {
+	f := &runFlags{}
+	root := &cobra.Command{
+		Use:   "tpsmon",
+		Short: "Watch tokens/s and time to first token of an LLM endpoint as users are added",
+		Long: `tpsmon load-tests OpenAI-compatible streaming endpoints and shows, live, how per-user
+tokens/s, aggregate tokens/s and time to first token (TTFT) change as concurrency rises.
+
+Plain tpsmon opens the live screen. With no endpoint configured (no --url,
+no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
+		Example: `  tpsmon                                        # live screen on the built-in simulator
+  tpsmon --url http://127.0.0.1:8000/v1 --model my-model
+  tpsmon bench --ramp 1,2,4,8 --hold 15s --out results.json
+  tpsmon sim --profile ` + "<name>",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       toolVersion(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runScreen(cmd, f)
+		},
+	}
+	root.SetVersionTemplate("tpsmon {{.Version}}\n")
+	root.CompletionOptions.DisableDefaultCmd = true
+	f.register(root, screenRampFlag, "10s")
+	root.Flags().StringVar(&f.theme, "theme", "", "colour theme of the live screen (default adapts to the terminal; NO_COLOR gives mono)")
+	root.Flags().IntVar(&f.users, "users", 1, "concurrency to start the live screen at")
+
+	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newVersionCmd())
+	setFlagErrors(root)
+	return root
+}
+
+// setFlagErrors makes every command's flag errors a flagError naming the command.
+func setFlagErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &flagError{path: c.CommandPath(), err: err}
+	})
+	for _, sub := range c.Commands() {
+		setFlagErrors(sub)
+	}
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/ui"
+)
+
+// noTerminal is what plain tpsmon says when it has no terminal to draw on.
+const noTerminal = "the live screen needs a terminal; for scripts and CI use `tpsmon bench`"
+
+// runScreen is plain tpsmon: the live screen until the user quits, then the level table.
+func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
+	p, err := a.resolve(cmd, f)
+	if err != nil {
+		return err
+	}
+	if f.users < 0 {
+		return usageErrorf("--users %d: want 0 or more", f.users)
+	}
+	if a.planned != nil {
+		if err := a.planned(p); err != nil {
+			return err
+		}
+	}
+	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
+		return usageErrorf("%s", noTerminal)
+	}
+	ctx := cmd.Context()
+	s, err := a.start(ctx, p, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	conns := max(64, f.users)
+	for _, l := range p.ramp.Levels {
+		conns = max(conns, l)
+	}
+	fleet, err := probe.NewFleet(ctx, p.endpoints, probe.FleetOptions{Conns: conns})
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	defer fleet.Close()
+	summary, err := ui.Run(ctx, ui.Options{
+		Endpoints: p.endpoints,
+		Pools:     fleet.Pools,
+		Events:    fleet.Events(),
+		Ramp:      p.ramp,
+		SLO:       p.slo,
+		Settings:  probe.BenchSettings(p.endpoints, p.ramp, p.slo),
+		Theme:     f.theme,
+		Version:   toolVersion(),
+		Start:     f.users,
+	})
+	fleet.Close()
+	if summary != "" {
+		fmt.Fprint(a.stdout, summary)
+	}
+	if err != nil {
+		return &exitError{code: exitCapacity, msg: fmt.Sprintf("the live screen failed: %v", err)}
+	}
+	return nil
+}
+
+// isTerminal reports whether v is an *os.File on a terminal (not merely a character
+// device: /dev/null is one).
+func isTerminal(v any) bool {
+	fd, ok := fileDescriptor(v)
+	return ok && term.IsTerminal(fd)
+}

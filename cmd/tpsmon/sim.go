@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tpsmon/tpsmon/probe/sim"
+)
+
+type simFlags struct {
+	addr, profile, model                    string
+	slots, tokensPerChunk                   int
+	stepMs, stepMsPerSeq, prefillMsPerToken float64
+	jitter, errorRate                       float64
+	seed                                    int64
+}
+
+func (a *app) newSimCmd() *cobra.Command {
+	f := &simFlags{}
+	c := &cobra.Command{
+		Use:   "sim",
+		Short: "Serve the built-in simulated OpenAI-compatible endpoint",
+		Long: `sim serves an OpenAI-compatible endpoint (/v1/models, /v1/chat/completions,
+/v1/completions, streaming) that behaves like a continuous-batching GPU server:
+slots sequences decode together, each decode step takes
+step-ms + step-ms-per-seq x active sequences, and more requests wait in a queue.
+Flags you give override the profile's values. Profiles: ` + strings.Join(sim.ProfileNames(), ", ") + `.`,
+		Example: `  tpsmon sim
+  tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runSim(cmd, f)
+		},
+	}
+	fs := c.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "address to listen on")
+	fs.StringVar(&f.profile, "profile", sim.DefaultProfile, "profile: "+strings.Join(sim.ProfileNames(), ", "))
+	fs.StringVar(&f.model, "model", "", "model name to serve (default: the profile's)")
+	fs.IntVar(&f.slots, "slots", 0, "sequences decoded together; more requests queue (default: the profile's)")
+	fs.Float64Var(&f.stepMs, "step-ms", 0, "fixed time of one decode step, ms (default: the profile's)")
+	fs.Float64Var(&f.stepMsPerSeq, "step-ms-per-seq", 0, "time added to a decode step per active sequence, ms (default: the profile's)")
+	fs.Float64Var(&f.prefillMsPerToken, "prefill-ms-per-token", 0, "prefill time per prompt token of a newly admitted request, ms (default: the profile's)")
+	fs.IntVar(&f.tokensPerChunk, "tokens-per-chunk", 0, "tokens per streamed event (default: the profile's)")
+	fs.Float64Var(&f.jitter, "jitter", 0, "relative jitter of step times, e.g. 0.05 for ±5% (default: the profile's)")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the jitter and of the faults (default: the profile's)")
+	fs.Float64Var(&f.errorRate, "error-rate", 0, "fraction of requests answered HTTP 500, e.g. 0.01 (default: the profile's)")
+	return c
+}
+
+// simConfig is the profile with the flags the user gave applied over it.
+func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
+	cfg, err := sim.Profile(f.profile)
+	if err != nil {
+		return cfg, usageErrorf("--profile %q: %v (choose one of: %s)", f.profile, err, strings.Join(sim.ProfileNames(), ", "))
+	}
+	set := cmd.Flags().Changed
+	if set("model") {
+		if strings.TrimSpace(f.model) == "" {
+			return cfg, usageErrorf("--model: want a model name")
+		}
+		cfg.Model = f.model
+	}
+	checks := []struct {
+		flag string
+		bad  bool
+		want string
+		set  func()
+	}{
+		{"slots", f.slots < 1, "at least 1", func() { cfg.Slots = f.slots }},
+		{"step-ms", f.stepMs < 0, "0 or more", func() { cfg.StepMs = f.stepMs }},
+		{"step-ms-per-seq", f.stepMsPerSeq < 0, "0 or more", func() { cfg.StepMsPerSeq = f.stepMsPerSeq }},
+		{"prefill-ms-per-token", f.prefillMsPerToken < 0, "0 or more", func() { cfg.PrefillMsPerToken = f.prefillMsPerToken }},
+		{"tokens-per-chunk", f.tokensPerChunk < 1, "at least 1", func() { cfg.TokensPerChunk = f.tokensPerChunk }},
+		{"jitter", f.jitter < 0 || f.jitter >= 1, "from 0 to below 1", func() { cfg.Jitter = f.jitter }},
+		{"seed", false, "", func() { cfg.Seed = f.seed }},
+		{"error-rate", f.errorRate < 0 || f.errorRate > 1, "from 0 to 1", func() { cfg.ErrorRate = f.errorRate }},
+	}
+	for _, c := range checks {
+		if !set(c.flag) {
+			continue
+		}
+		if c.bad {
+			v := cmd.Flags().Lookup(c.flag).Value.String()
+			return cfg, usageErrorf("--%s %s: want %s", c.flag, v, c.want)
+		}
+		c.set()
+	}
+	if cfg.StepMs+cfg.StepMsPerSeq <= 0 {
+		return cfg, usageErrorf("--step-ms and --step-ms-per-seq are both 0: a decode step must take some time")
+	}
+	return cfg, nil
+}
+
+func (a *app) runSim(cmd *cobra.Command, f *simFlags) error {
+	cfg, err := simConfig(cmd, f)
+	if err != nil {
+		return err
+	}
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return usageErrorf("--addr %q: want host:port, e.g. 127.0.0.1:8000", f.addr)
+	}
+	ctx := cmd.Context()
+	inst, err := sim.Start(ctx, f.addr, cfg)
+	if err != nil {
+		return usageErrorf("--addr %s: cannot listen: %v (is another server using the port? try --addr 127.0.0.1:0)", f.addr, err)
+	}
+	defer inst.Close()
+	fmt.Fprintf(a.stdout, "tpsmon sim: profile %q, model %q, %d slots, decode step %gms + %gms per sequence\n",
+		cfg.Name, cfg.Model, cfg.Slots, cfg.StepMs, cfg.StepMsPerSeq)
+	fmt.Fprintf(a.stdout, "serving %s (Ctrl-C to stop)\n\n", inst.URL)
+	fmt.Fprintf(a.stdout, "  tpsmon --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
+	fmt.Fprintf(a.stdout, "  tpsmon bench --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
+	<-ctx.Done()
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
