@@ -53,6 +53,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -564,7 +565,7 @@ func Start(ctx context.Context, addr string, cfg Config) (*Instance, error) {
 	}
 	s := New(cfg)
 	i := &Instance{
-		URL:    "http://" + ln.Addr().String() + "/v1",
+		URL:    baseURL(ln.Addr()),
 		Server: s,
 		hs: &http.Server{
 			Handler:           s,
@@ -586,6 +587,16 @@ func Start(ctx context.Context, addr string, cfg Config) (*Instance, error) {
 		}
 	})
 	return i, nil
+}
+
+// baseURL is the /v1 URL a local client uses to reach a listener: an unspecified host
+// (":8000", "0.0.0.0:8000") is reached through 127.0.0.1.
+func baseURL(a net.Addr) string {
+	host := a.String()
+	if tcp, ok := a.(*net.TCPAddr); ok && (tcp.IP == nil || tcp.IP.IsUnspecified()) {
+		host = net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+	}
+	return "http://" + host + "/v1"
 }
 
 // shutdown ends the streams, then stops the HTTP server, waiting briefly for handlers.

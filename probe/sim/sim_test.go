@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -425,6 +426,25 @@ func TestStartStopsWithContext(t *testing.T) {
 	}
 	if _, err := http.Get(inst.URL + "/models"); err == nil {
 		t.Errorf("the simulator still answers after its context ended")
+	}
+}
+
+// TestBaseURL: an unspecified listen address (tpsmon sim --addr :8000) is reached through
+// 127.0.0.1. The test builds addresses; it never listens beyond loopback.
+func TestBaseURL(t *testing.T) {
+	for _, tc := range []struct {
+		addr *net.TCPAddr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8000}, "http://127.0.0.1:8000/v1"},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8000}, "http://127.0.0.1:8000/v1"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 9}, "http://127.0.0.1:9/v1"},
+		{&net.TCPAddr{Port: 9}, "http://127.0.0.1:9/v1"},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 9}, "http://[::1]:9/v1"},
+	} {
+		if got := baseURL(tc.addr); got != tc.want {
+			t.Errorf("baseURL(%v) = %q, want %q", tc.addr, got, tc.want)
+		}
 	}
 }
 
