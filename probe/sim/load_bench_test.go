@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,8 @@ import (
 // BenchmarkStreams1000 is a small load run: 1,000 concurrent streams of 100 tokens through
 // real HTTP on 127.0.0.1, read by minimal line readers in the same process. It reports
 // the tokens/s delivered against the model's 1000/(20+0.01*1000) * 1000 = 33,333 tok/s
-// and the process CPU (simulator plus readers) per 1,000 tokens. Run it alone:
+// and the process CPU and heap allocations (simulator plus readers, HTTP included) per
+// token. Run it alone:
 //
 //	go test -run XXX -bench Streams1000 -benchtime 1x ./probe/sim/
 func BenchmarkStreams1000(b *testing.B) {
@@ -34,6 +36,8 @@ func BenchmarkStreams1000(b *testing.B) {
 	body := chatBody(`"max_tokens":100,"ignore_eos":true,"stream_options":{"include_usage":true}`)
 
 	var got atomic.Int64
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	var cpu time.Duration
 	var wall time.Duration
 	for b.Loop() {
@@ -71,10 +75,12 @@ func BenchmarkStreams1000(b *testing.B) {
 	if want := int64(b.N * users * tokens); got.Load() != want {
 		b.Fatalf("read %d tokens, want %d", got.Load(), want)
 	}
+	runtime.ReadMemStats(&ms1)
 	st := inst.Server.Stats()
 	b.ReportMetric(float64(got.Load())/wall.Seconds(), "tok/s")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(got.Load()), "cpu-ms/1k-tok")
 	b.ReportMetric(st.TTFT.P50, "server-ttft-p50-ms")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(got.Load()), "allocs/tok")
 }
 
 func cpuTime() time.Duration {

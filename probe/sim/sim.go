@@ -365,8 +365,8 @@ func (s *Server) completion(w http.ResponseWriter, r *http.Request, chat bool) {
 
 // stream writes an accepted request's SSE events as the scheduler publishes tokens.
 func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *plan, chat bool, prompt int, usage bool, arrival time.Time) {
-	defer q.gone.Store(true) // whatever happens, the scheduler may drop the sequence
-	flusher, _ := w.(http.Flusher)
+	defer q.gone.Store(true)            // whatever happens, the scheduler may drop the sequence
+	rc := http.NewResponseController(w) // flushes through wrapping middleware too
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -379,9 +379,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 	if _, err := w.Write(buf); err != nil {
 		return
 	}
-	if flusher != nil {
-		flusher.Flush()
-	}
+	_ = rc.Flush()
 	k := s.cfg.TokensPerChunk
 	reasoning := 0
 	if chat {
@@ -427,12 +425,13 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 			buf = append(buf, doneEvent...)
 		}
 		if len(buf) > 0 {
-			if _, err := w.Write(buf); err != nil {
+			_, err := w.Write(buf)
+			if err == nil {
+				err = rc.Flush()
+			}
+			if err != nil {
 				s.stats.errs[errCanceled].Add(1)
 				return
-			}
-			if flusher != nil {
-				flusher.Flush()
 			}
 		}
 		if sent > from {
