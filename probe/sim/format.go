@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+)
+
+// words is the text the simulator streams, one word per token, read in a loop from a
+// random starting word. Every word is JSON-safe as is (no quotes, backslashes or control
+// characters), so formatting an event is plain appends with no escaping.
+var words = strings.Fields(`Continuous batching keeps the accelerator busy by letting new
+requests join the running batch at every decode step instead of waiting for the whole
+batch to finish. Each step reads every weight of the model once, so its cost grows only a
+little with each sequence added, and the server produces one token for every active
+sequence. A single user therefore sees the fastest stream, while the total number of
+tokens per second rises with the number of users until the memory for the key and value
+cache or the compute budget runs out. Past that point new requests wait in a queue, the
+time to the first token climbs, and every reader of a stream notices that the text arrives
+more slowly than before. Measuring this curve tells an operator how many people the
+endpoint can serve before streaming stops feeling fluid.`)
+
+const (
+	chatDeltaContent   = `{"index":0,"delta":{"content":"`
+	chatDeltaReasoning = `{"index":0,"delta":{"reasoning":"`
+	chatRole           = `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}` + "\n\n"
+	chatTail           = `"},"logprobs":null,"finish_reason":`
+	textOpen           = `{"index":0,"text":"`
+	textTail           = `","logprobs":null,"finish_reason":`
+	doneEvent          = "data: [DONE]\n\n"
+)
+
+// streamFormat writes the SSE events of one stream, vLLM style, by appending to a
+// caller's buffer: no encoding/json and no allocation per event.
+type streamFormat struct {
+	head []byte // data: {"id":...,"object":...,"created":...,"model":...,"choices":[
+	chat bool
+	base int // index of the stream's first word
+}
+
+// newStreamFormat prepares the per-stream event prefix. modelJSON is the model name as a
+// JSON string (quoted and escaped).
+func newStreamFormat(chat bool, id uint64, created int64, modelJSON []byte, base int) *streamFormat {
+	h := make([]byte, 0, 128+len(modelJSON))
+	h = append(h, `data: {"id":"`...)
+	if chat {
+		h = append(h, "chatcmpl-"...)
+	} else {
+		h = append(h, "cmpl-"...)
+	}
+	h = appendHex16(h, id)
+	if chat {
+		h = append(h, `","object":"chat.completion.chunk","created":`...)
+	} else {
+		h = append(h, `","object":"text_completion","created":`...)
+	}
+	h = strconv.AppendInt(h, created, 10)
+	h = append(h, `,"model":`...)
+	h = append(h, modelJSON...)
+	h = append(h, `,"choices":[`...)
+	return &streamFormat{head: h, chat: chat, base: base}
+}
+
+// appendRole appends the role-only first event of a chat stream.
+func (f *streamFormat) appendRole(b []byte) []byte {
+	b = append(b, f.head...)
+	return append(b, chatRole...)
+}
+
+// appendTokens appends one event carrying tokens [from, to) of the answer. Chat events
+// put them in delta.content (delta.reasoning when reasoning is set), completions events
+// in text. finish is "" for no finish_reason (null), else "stop" or "length".
+func (f *streamFormat) appendTokens(b []byte, from, to int, reasoning bool, finish string) []byte {
+	b = append(b, f.head...)
+	switch {
+	case !f.chat:
+		b = append(b, textOpen...)
+	case reasoning:
+		b = append(b, chatDeltaReasoning...)
+	default:
+		b = append(b, chatDeltaContent...)
+	}
+	b = appendWords(b, f.base, from, to)
+	if f.chat {
+		b = append(b, chatTail...)
+	} else {
+		b = append(b, textTail...)
+	}
+	if finish == "" {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '"')
+		b = append(b, finish...)
+		b = append(b, '"')
+	}
+	if !f.chat {
+		b = append(b, `,"stop_reason":null`...)
+	}
+	return append(b, "}]}\n\n"...)
+}
+
+// appendUsage appends the usage-only event (empty choices) that ends a stream when the
+// client asked for stream_options.include_usage.
+func (f *streamFormat) appendUsage(b []byte, prompt, completion int) []byte {
+	b = append(b, f.head...)
+	b = append(b, `],"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(prompt+completion), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(completion), 10)
+	return append(b, "}}\n\n"...)
+}
+
+// appendWords appends the text of tokens [from, to): one word per token, separated by
+// spaces, starting at word base of the text.
+func appendWords(b []byte, base, from, to int) []byte {
+	for i := from; i < to; i++ {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, words[(base+i)%len(words)]...)
+	}
+	return b
+}
+
+// appendHex16 appends v as 16 lower-case hex digits.
+func appendHex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, digits[(v>>uint(shift))&0xf])
+	}
+	return b
+}
