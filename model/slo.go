@@ -14,7 +14,7 @@ const sloForm = `user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%`
 // ParseSLO parses capacity criteria such as "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%".
 // Any subset of the three terms may be given, in any order; the others keep their
 // DefaultSLO values, and an empty string gives DefaultSLO. ttft_p95 takes a Go
-// duration ("2s", "1500ms") or a number of milliseconds ("2000"); error_rate takes a
+// duration with its unit ("2s", "1500ms"; a bare number is refused); error_rate takes a
 // percentage ("1%") or a fraction ("0.01"). Errors name the bad term and show the
 // accepted form.
 func ParseSLO(s string) (SLO, error) { return ParseSLOFrom(DefaultSLO, s) }
@@ -53,7 +53,7 @@ func ParseSLOFrom(base SLO, s string) (SLO, error) {
 			}
 			d, err := parseMs(val)
 			if err != nil {
-				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a duration: use ttft_p95<=2s or ttft_p95<=2000 (ms)", val))
+				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a duration with a unit: use ttft_p95<=2s or ttft_p95<=1500ms", val))
 			}
 			if d <= 0 {
 				return SLO{}, sloErr(term, "the TTFT limit must be above 0: use ttft_p95<=2s")
@@ -63,7 +63,7 @@ func ParseSLOFrom(base SLO, s string) (SLO, error) {
 			if op != "<=" {
 				return SLO{}, sloErr(term, "the error rate is a maximum: use error_rate<=1%")
 			}
-			r, err := parseRate(val)
+			r, err := ParseRate(val)
 			if err != nil {
 				return SLO{}, sloErr(term, fmt.Sprintf("%q is not an error rate: use error_rate<=1%% or error_rate<=0.01", val))
 			}
@@ -97,19 +97,17 @@ func splitTerm(term string) (name, op, val string, ok bool) {
 	return name, op, val, true
 }
 
-// parseMs reads a Go duration, or a bare number of milliseconds.
+// parseMs reads a Go duration. A bare number is refused: "2" is as likely meant as
+// seconds as milliseconds, and a wrong guess silently changes the capacity.
 func parseMs(s string) (time.Duration, error) {
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > float64(math.MaxInt64/int64(time.Millisecond)) {
-			return 0, fmt.Errorf("out of range")
-		}
-		return time.Duration(v * float64(time.Millisecond)), nil
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return 0, fmt.Errorf("no unit")
 	}
 	return time.ParseDuration(s)
 }
 
-// parseRate reads "1%" or "0.01" into a fraction in [0, 1].
-func parseRate(s string) (float64, error) {
+// ParseRate reads a rate written "1%" or "0.01" into a fraction in [0, 1].
+func ParseRate(s string) (float64, error) {
 	div := 1.0
 	if t, ok := strings.CutSuffix(s, "%"); ok {
 		s, div = strings.TrimSpace(t), 100

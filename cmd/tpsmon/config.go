@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tpsmon/tpsmon/model"
 	"io"
 	"os"
 	"regexp"
@@ -107,7 +108,7 @@ func (p *posDur) UnmarshalYAML(n *yaml.Node) error {
 type rate float64
 
 func (r *rate) UnmarshalYAML(n *yaml.Node) error {
-	v, err := parseRate(n.Value)
+	v, err := model.ParseRate(n.Value)
 	if n.Kind != yaml.ScalarNode || err != nil {
 		return lineError(n, "want a fraction such as 0.01 or a percentage such as 1%%, got %q", n.Value)
 	}

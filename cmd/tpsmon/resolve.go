@@ -133,8 +133,8 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		p.slo.ErrorRateMax = float64(*v)
 	}
 	if f.slo != "" {
-		if p.slo, err = parseSLO(f.slo, p.slo); err != nil {
-			return nil, usageErrorf("%v", err)
+		if p.slo, err = model.ParseSLOFrom(p.slo, f.slo); err != nil {
+			return nil, usageErrorf("--slo: %v", err)
 		}
 	}
 
