@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -29,10 +28,8 @@ func DefaultNewStreamer(ep Endpoint, conns int) (Streamer, error) {
 // The bench loop and the TUI both consume a Fleet.
 type Fleet struct {
 	Pools  []*Pool
-	events chan Event
-	done   chan struct{}
+	events <-chan Event
 	cancel context.CancelFunc
-	once   sync.Once
 }
 
 // FleetOptions configures NewFleet.
@@ -63,33 +60,11 @@ func NewFleet(ctx context.Context, eps []Endpoint, opt FleetOptions) (*Fleet, er
 		streamers[i] = s
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	f := &Fleet{
-		events: make(chan Event, 64*len(eps)),
-		done:   make(chan struct{}),
-		cancel: cancel,
-	}
-	var wg sync.WaitGroup
+	f := &Fleet{cancel: cancel}
 	for i, s := range streamers {
-		p := NewPool(i, s, opt.PoolOptions...)
-		f.Pools = append(f.Pools, p)
-		ch := p.Run(runCtx)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Forward until the pool's channel closes; once nobody listens any more
-			// (Close), keep draining so the pool never blocks on its own channel.
-			for ev := range ch {
-				select {
-				case f.events <- ev:
-				case <-f.done:
-				}
-			}
-		}()
+		f.Pools = append(f.Pools, NewPool(i, s, opt.PoolOptions...))
 	}
-	go func() {
-		wg.Wait()
-		close(f.events)
-	}()
+	f.events = RunAll(runCtx, f.Pools)
 	return f, nil
 }
 
@@ -104,11 +79,7 @@ func (f *Fleet) SetConcurrency(n int) {
 }
 
 // Stop asks every pool to end: no new requests; in-flight ones finish. It does not block.
-func (f *Fleet) Stop() {
-	for _, p := range f.Pools {
-		p.Stop()
-	}
-}
+func (f *Fleet) Stop() { StopAll(f.Pools) }
 
 // Cut cancels the requests in flight (they end as model.ErrCanceled) and stops the pools.
 func (f *Fleet) Cut() {
@@ -119,10 +90,7 @@ func (f *Fleet) Cut() {
 // Close cuts every request, stops reading events and waits until every pool has ended.
 // It is idempotent; call it when done with the Fleet, also after the event channel closed.
 func (f *Fleet) Close() {
-	f.once.Do(func() {
-		f.Cut()
-		close(f.done)
-	})
+	f.Cut()
 	for range f.events {
 	}
 }
