@@ -1,8 +1,17 @@
-// Package ui is tpsmon's live terminal screen (Bubble Tea v2). Implemented in the ui worktree.
+// Package ui is tpsmon's live terminal screen (Bubble Tea v2): the live series, the
+// degradation curve, the level table, and single keys to change the load.
 package ui
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
@@ -21,8 +30,160 @@ type Options struct {
 	SnapshotDir string               // where `s` writes snapshots ("" = current directory)
 	Version     string
 	Start       int // initial concurrency of every pool
+
+	// Cancel, when set, is called on quit after the pools are stopped, to cut the
+	// requests still in flight (the context the pools and clients run under).
+	Cancel context.CancelFunc
+	// ProgramOptions are added to the Bubble Tea program (tests: tea.WithInput(nil),
+	// tea.WithWindowSize, tea.WithOutput).
+	ProgramOptions []tea.ProgramOption
 }
 
 // Run shows the live screen until the user quits or ctx ends, then returns the final
 // level table (Markdown) for the caller to print.
-func Run(ctx context.Context, opt Options) (summary string, err error) { panic("not implemented") }
+func Run(ctx context.Context, opt Options) (summary string, err error) {
+	uictx, stop := context.WithCancel(ctx)
+	defer stop()
+	m, err := newScreen(uictx, opt, os.Getenv("NO_COLOR") != "")
+	if err != nil {
+		return "", err
+	}
+	p := tea.NewProgram(m, opt.ProgramOptions...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Quit()
+		case <-done:
+		}
+	}()
+	_, runErr := p.Run()
+	close(done)
+	stop()
+	summary = m.finish(opt.Cancel, time.Now())
+	if runErr != nil && !errors.Is(runErr, tea.ErrInterrupted) {
+		return summary, fmt.Errorf("live screen: %w", runErr)
+	}
+	return summary, nil
+}
+
+// newScreen builds the root model over the pools (one Tracker per endpoint) and sets
+// every pool to the start concurrency.
+func newScreen(ctx context.Context, opt Options, noColor bool) (*root, error) {
+	if len(opt.Endpoints) == 0 || len(opt.Pools) != len(opt.Endpoints) {
+		return nil, fmt.Errorf("live screen: %d endpoints but %d pools: give one pool per endpoint",
+			len(opt.Endpoints), len(opt.Pools))
+	}
+	eps := make([]*endpointState, len(opt.Endpoints))
+	for i, ep := range opt.Endpoints {
+		eps[i] = newEndpointState(i, ep, opt.Pools[i], opt.SLO)
+	}
+	theme := opt.Theme
+	if theme == "" && noColor {
+		theme = "mono"
+	}
+	m, err := newRoot(ctx, opt.Events, eps, config{
+		Ramp: opt.Ramp, SLO: opt.SLO, Settings: opt.Settings, Theme: theme,
+		SnapshotDir: opt.SnapshotDir, Version: opt.Version, Now: time.Now(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opt.Start > 0 {
+		for _, e := range eps {
+			e.ctl.SetConcurrency(opt.Start)
+		}
+	}
+	return m, nil
+}
+
+// finish stops the pools, cuts what is still in flight (cancel), and returns the level
+// tables as Markdown. It runs after the program ended, when nothing else uses the trackers.
+func (m *root) finish(cancel context.CancelFunc, now time.Time) string {
+	for _, e := range m.eps {
+		e.ctl.Stop()
+	}
+	if cancel != nil {
+		cancel()
+	}
+	m.now = now
+	return model.Markdown(m.report(m.ramp.on))
+}
+
+func newEndpointState(i int, ep probe.Endpoint, ctl Controller, slo model.SLO) *endpointState {
+	name := ep.Name
+	if name == "" {
+		name = hostOf(ep.BaseURL)
+	}
+	return &endpointState{
+		info: model.EndpointInfo{Name: name, URL: ep.BaseURL, Model: ep.Model, Simulated: ep.Simulated},
+		host: hostOf(ep.BaseURL),
+		ctl:  ctl,
+		tr:   model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: slo}),
+	}
+}
+
+// report is the bench JSON schema for every endpoint, as of now.
+func (m *root) report(interrupted bool) *model.Report {
+	s := m.settings
+	if len(s.Ramp) == 0 {
+		s.Ramp = append([]int(nil), m.rampPlan.Levels...)
+		s.HoldS = m.rampPlan.Hold.Seconds()
+	}
+	if s.SLO == (model.ReportSLO{}) {
+		s.SLO = model.ReportSLO{
+			UserTPSMin:   m.slo.UserTPSMin,
+			TTFTP95MaxMs: float64(m.slo.TTFTP95Max) / float64(time.Millisecond),
+			ErrorRateMax: m.slo.ErrorRateMax,
+		}
+	}
+	r := &model.Report{
+		Schema:      model.Schema,
+		ToolVersion: m.version,
+		StartedAt:   m.started.UTC().Format(time.RFC3339),
+		FinishedAt:  m.now.UTC().Format(time.RFC3339),
+		Interrupted: interrupted,
+		Settings:    s,
+	}
+	for _, e := range m.eps {
+		r.Endpoints = append(r.Endpoints, e.tr.ReportEndpoint(e.info))
+	}
+	return r
+}
+
+// snapshotMsg reports where a snapshot was written, or why it was not.
+type snapshotMsg struct {
+	path string
+	err  error
+}
+
+// snapshotCmd writes the report as JSON and its Markdown summary to timestamped files in
+// dir (off the Update goroutine: the report is a copy that nothing else touches).
+func snapshotCmd(dir string, r *model.Report, now time.Time) tea.Cmd {
+	return func() tea.Msg {
+		path, err := writeSnapshot(dir, r, now)
+		return snapshotMsg{path: path, err: err}
+	}
+}
+
+// writeSnapshot writes tpsmon-YYYYMMDD-HHMMSS.json and .md into dir and returns the JSON path.
+func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create snapshot directory %s: %w", dir, err)
+	}
+	base := filepath.Join(dir, "tpsmon-"+now.Format("20060102-150405"))
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(base+".json", append(js, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("cannot write snapshot: %w", err)
+	}
+	if err := os.WriteFile(base+".md", []byte(model.Markdown(r)), 0o644); err != nil {
+		return "", fmt.Errorf("cannot write snapshot summary: %w", err)
+	}
+	return base + ".json", nil
+}
