@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
 	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -168,25 +170,33 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 		linechart.WithYLabelFormatter(func(_ int, v float64) string { return fmt.Sprintf("%*s", lw, fmtRate(v)) }),
 	)
 	lc.DrawXYAxisAndLabel()
+	// braille lines: one grid per series (ntcharts' DrawBrailleLine makes a grid per segment)
+	braille := func(pts []canvas.Float64Point, style lipgloss.Style) {
+		if len(pts) < 2 {
+			return
+		}
+		g := graph.NewBrailleGrid(lc.GraphWidth(), lc.GraphHeight(), minX, maxX, 0, maxY)
+		for i := 1; i < len(pts); i++ {
+			for _, p := range graph.GetLinePointsWithLimit(g.GridPoint(pts[i-1]), g.GridPoint(pts[i]), 0) {
+				g.Set(p)
+			}
+		}
+		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: lc.Origin().X + 1}, g.BraillePatterns(), style)
+	}
 	if target > 0 && target <= maxY {
-		lc.DrawBrailleLineWithStyle(canvas.Float64Point{X: minX, Y: target}, canvas.Float64Point{X: maxX, Y: target}, st.Target)
+		braille([]canvas.Float64Point{{X: minX, Y: target}, {X: maxX, Y: target}}, st.Target)
 	}
 	origin := lc.Origin()
 	labelEnd := -1
 	for si, s := range p.series {
 		style := st.SeriesStyle(si)
-		var prev *canvas.Float64Point
+		pts := make([]canvas.Float64Point, 0, len(s.Levels))
 		for _, l := range s.Levels {
-			v, ok := metric(l)
-			if !ok {
-				continue
+			if v, ok := metric(l); ok {
+				pts = append(pts, canvas.Float64Point{X: log2x(l.Concurrency), Y: v})
 			}
-			pt := canvas.Float64Point{X: log2x(l.Concurrency), Y: v}
-			if prev != nil {
-				lc.DrawBrailleLineWithStyle(*prev, pt, style)
-			}
-			prev = &pt
 		}
+		braille(pts, style)
 		for _, l := range s.Levels {
 			// x labels at the measured concurrencies (drawn for every level, even one
 			// with no value yet, so the axis reads the same on both charts).
@@ -214,7 +224,7 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 			lc.DrawRuneWithStyle(pt, r, rs)
 		}
 	}
-	return st.Faint.Render(title) + "\n" + lc.View()
+	return st.Faint.Render(title) + "\n" + renderCanvas(&lc.Canvas)
 }
 
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten (axis maxima read well).

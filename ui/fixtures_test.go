@@ -17,14 +17,25 @@ import (
 	"github.com/tpsmon/tpsmon/themes"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+// -update rewrites the golden files in testdata/. charmbracelet/x/exp/golden (a
+// teatest dependency) registers the same flag; ours is registered only without it.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files in testdata/")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // golden compares s, ANSI stripped, with testdata/<test name>.golden.
 func golden(t *testing.T, s string) {
 	t.Helper()
 	got := ansi.Strip(s)
 	path := filepath.Join("testdata", t.Name()+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

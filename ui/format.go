@@ -99,16 +99,42 @@ func joinSpread(left, right string, w int) string {
 	return left + strings.Repeat(" ", w-lw-rw) + right
 }
 
-// sideBySide joins blocks horizontally, each padded to its width, with gap spaces between.
+// sideBySide joins blocks horizontally: each block's lines are cut or padded to its
+// width (the last block is only cut), with gap spaces between.
 func sideBySide(gap int, widths []int, blocks ...string) string {
-	parts := make([]string, 0, 2*len(blocks))
+	split := make([][]string, len(blocks))
+	rows := 0
 	for i, b := range blocks {
-		if i > 0 && gap > 0 {
-			parts = append(parts, strings.Repeat(" ", gap))
-		}
-		parts = append(parts, lipgloss.NewStyle().Width(widths[i]).MaxWidth(widths[i]).Render(b))
+		split[i] = strings.Split(b, "\n")
+		rows = max(rows, len(split[i]))
 	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, parts...)
+	spaces := strings.Repeat(" ", gap)
+	var sb strings.Builder
+	for r := range rows {
+		if r > 0 {
+			sb.WriteByte('\n')
+		}
+		for i := range blocks {
+			if i > 0 {
+				sb.WriteString(spaces)
+			}
+			line := ""
+			if r < len(split[i]) {
+				line = split[i][r]
+			}
+			n := ansi.StringWidth(line)
+			switch {
+			case n > widths[i]:
+				sb.WriteString(ansi.Truncate(line, widths[i], "…"))
+			case i < len(blocks)-1:
+				sb.WriteString(line)
+				sb.WriteString(strings.Repeat(" ", widths[i]-n))
+			default:
+				sb.WriteString(line)
+			}
+		}
+	}
+	return sb.String()
 }
 
 // sloStyle picks Good at or above the target, Warn within 20% below it, Bad further below.

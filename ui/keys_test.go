@@ -201,4 +201,3 @@ func TestHelpMatchesKeys(t *testing.T) {
 		}
 	}
 }
-

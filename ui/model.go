@@ -307,7 +307,7 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
-		m.quitting = true
+		m.quitting, m.frameDirty = true, true
 		m.ramp.on = false
 		for _, e := range m.eps {
 			e.ctl.Stop()
@@ -535,7 +535,10 @@ func (m *root) refresh(force bool) {
 		return
 	}
 	e := m.eps[m.focus]
-	m.keys.setPaused(e.ctl.Paused())
+	if paused := e.ctl.Paused(); paused != m.keys.Resume.Enabled() {
+		m.keys.setPaused(paused)
+		m.frameDirty = true
+	}
 	m.header.SetData(headerData{
 		Name: e.info.Name, Model: e.info.Model, Host: e.host, Simulated: e.info.Simulated,
 		Index: m.focus, Count: len(m.eps), TokenSource: e.tr.TokenSource(),
@@ -569,7 +572,9 @@ func (m *root) refresh(force bool) {
 		})
 		m.dataDirty = false
 	}
-	m.frameDirty = true
+	if m.header.dirty || m.series.dirty || m.curve.dirty || m.table.dirty || m.status.dirty {
+		m.frameDirty = true
+	}
 }
 
 // View returns the cached frame; panels redraw only when their data changed.

@@ -186,5 +186,5 @@ func drawSpark(w, h int, values, over []float64, target float64, style, overStyl
 			}
 		}
 	}
-	return sl.View()
+	return renderCanvas(&sl.Canvas)
 }
