@@ -162,12 +162,12 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 	ystep := max(h/3, 1)
 	// Every y label has the width of the widest, so that ntcharts reserves room for all
 	// of them (it measures only some).
-	lw := len(fmtRate(maxY))
+	lw := len(fmtAxis(maxY, maxY))
 	lc := linechart.New(w, h, minX, maxX, 0, maxY,
 		linechart.WithXYSteps(1, ystep),
 		linechart.WithStyles(st.Axis, st.Label, st.Text),
 		linechart.WithXLabelFormatter(func(int, float64) string { return "" }),
-		linechart.WithYLabelFormatter(func(_ int, v float64) string { return fmt.Sprintf("%*s", lw, fmtRate(v)) }),
+		linechart.WithYLabelFormatter(func(_ int, v float64) string { return fmt.Sprintf("%*s", lw, fmtAxis(v, maxY)) }),
 	)
 	lc.DrawXYAxisAndLabel()
 	// braille lines: one grid per series (ntcharts' DrawBrailleLine makes a grid per segment)
@@ -227,13 +227,27 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 	return st.Faint.Render(title) + "\n" + renderCanvas(&lc.Canvas)
 }
 
-// niceCeil rounds v up to 1, 2 or 5 times a power of ten (axis maxima read well).
+// fmtAxis formats an axis label: whole numbers when the axis reaches 20 or more.
+func fmtAxis(v, top float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case top >= 10000:
+		return fmt.Sprintf("%.0fk", v/1000)
+	case top >= 20:
+		return fmt.Sprintf("%.0f", v)
+	default:
+		return fmt.Sprintf("%.1f", v)
+	}
+}
+
+// niceCeil rounds v up to a round number (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
 func niceCeil(v float64) float64 {
 	if v <= 0 {
 		return 1
 	}
 	e := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if m*e >= v {
 			return m * e
 		}

@@ -244,3 +244,19 @@ func TestPanelsCacheUntilDataChanges(t *testing.T) {
 		t.Fatal("new data did not redraw the header")
 	}
 }
+
+func TestNiceCeilAndAxis(t *testing.T) {
+	for _, c := range []struct{ in, want float64 }{{0, 1}, {0.7, 0.8}, {62.6, 80}, {100, 100}, {101, 150}, {1234, 1500}, {29, 30}} {
+		if got := niceCeil(c.in); got != c.want {
+			t.Errorf("niceCeil(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		v, top float64
+		want   string
+	}{{0, 80, "0"}, {26.67, 80, "27"}, {0.5, 1.5, "0.5"}, {15000, 30000, "15k"}} {
+		if got := fmtAxis(c.v, c.top); got != c.want {
+			t.Errorf("fmtAxis(%v, %v) = %q, want %q", c.v, c.top, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -121,6 +122,9 @@ func (p *seriesPanel) render() string {
 	}
 
 	if cols {
+		if p.target > 0 {
+			values[0] += st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64))
+		}
 		blocks := make([]string, 3)
 		for i := range blocks {
 			head := fitWidth(labels[i]+values[i], cw)

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,86 @@ func TestRunHeadlessInput(t *testing.T) {
 	}
 	if summary == "" {
 		t.Error("empty summary")
+	}
+}
+
+// fakeStreamer is the network edge: every request streams 20 chunks 2 ms apart and
+// reports usage, or ends at once when ctx is canceled.
+type fakeStreamer struct{}
+
+func (fakeStreamer) Stream(ctx context.Context, p *probe.Progress) model.Sample {
+	s := model.Sample{Send: time.Now()}
+	p.Send.Store(probe.Mono())
+	tk := time.NewTicker(2 * time.Millisecond)
+	defer tk.Stop()
+	for i := range 20 {
+		select {
+		case <-ctx.Done():
+			s.End, s.Err, s.ErrMsg = time.Now(), model.ErrCanceled, "canceled"
+			return s
+		case <-tk.C:
+		}
+		now := time.Now()
+		if i == 0 {
+			s.First, s.FirstAnswer = now, now
+			p.First.Store(probe.Mono())
+		}
+		s.Last = now
+		p.Chunks.Add(1)
+	}
+	s.End, s.Tokens, s.Chunks, s.Usage, s.Finish, s.Status = s.Last, 20, 20, true, "stop", 200
+	return s
+}
+
+// TestScreenWithPools drives the root model with real pools and trackers (the
+// streamer is the faked edge): keys change the pool, the ramp steps, s writes a
+// snapshot, q returns the level table.
+func TestScreenWithPools(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		pool *probe.Pool
+		m    *root
+	)
+	dir := t.TempDir()
+	needs(t, "model/probe", func() {
+		ch := make(chan probe.Event, 4096)
+		pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
+		pool.Run(ctx)
+		var err error
+		m, err = newScreen(ctx, Options{
+			Endpoints: []probe.Endpoint{{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}},
+			Pools:     []*probe.Pool{pool}, Events: ch,
+			Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
+			Start: 1, SnapshotDir: dir,
+		}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm.Type("+++")
+	waitUntil(t, "4 users after +++", func() bool { return pool.Concurrency() == 4 })
+	tm.Type("]")
+	waitUntil(t, "8 users after ]", func() bool { return pool.Concurrency() == 8 })
+	tm.Type("p")
+	waitUntil(t, "pause", pool.Paused)
+	tm.Type("r")
+	waitUntil(t, "the ramp resumes at 1 user", func() bool { return !pool.Paused() && pool.Concurrency() == 1 })
+	waitUntil(t, "the ramp's second level", func() bool { return pool.Concurrency() == 2 })
+	tm.Type("s")
+	waitUntil(t, "a snapshot file", func() bool {
+		files, _ := filepath.Glob(filepath.Join(dir, "tpsmon-*.md"))
+		return len(files) == 1
+	})
+	tm.Type("q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*root)
+	summary := final.finish(cancel, time.Now())
+	t.Log("\n" + summary)
+	if !strings.Contains(summary, "|") {
+		t.Errorf("the summary has no level table:\n%s", summary)
+	}
+	if levels := final.eps[0].tr.Levels(); len(levels) < 3 {
+		t.Errorf("%d levels measured, want at least 3 (4, 8, 1, 2 users)", len(levels))
 	}
 }
