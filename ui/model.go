@@ -230,6 +230,7 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.feed(msg.events)
 		if msg.closed {
 			m.eventsClosed = true
+			m.say(true, "the load generators have stopped: press q to quit")
 			return m, nil
 		}
 		return m, waitEvents(m.ctx, m.events)

@@ -100,13 +100,12 @@ func TestSmoke(t *testing.T) {
 func TestRunHeadlessInput(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var (
-		ep   probe.Endpoint
-		pool *probe.Pool
-		ch   chan probe.Event
-	)
-	needs(t, "model/probe/sim", func() {
-		ep, pool, ch = startSim(t, ctx)
+	ep := probe.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}
+	ch := make(chan probe.Event, 4096)
+	var pool *probe.Pool
+	needs(t, "model/probe", func() {
+		pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
+		pool.Run(ctx)
 		model.NewTracker(model.TrackerOptions{})
 	})
 	runCtx, stop := context.WithCancel(ctx)
@@ -130,8 +129,8 @@ func TestRunHeadlessInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if summary == "" {
-		t.Error("empty summary")
+	if !strings.Contains(summary, "| 2 |") {
+		t.Errorf("the summary has no row for 2 users:\n%s", summary)
 	}
 }
 
