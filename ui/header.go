@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // headerData is what the header shows about the focused endpoint and the load.
@@ -87,11 +89,12 @@ func (p *headerPanel) render() string {
 	}
 	parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
 	switch d.TokenSource {
-	case "usage":
+	case model.SourceUsage:
 		parts = append(parts, st.Faint.Render("tokens ")+st.Text.Render("usage"))
-	case "":
-	default:
+	case model.SourceChunks:
 		parts = append(parts, st.Faint.Render("tokens ")+st.Warn.Render("estimated (chunks)"))
+	case model.SourceMixed:
+		parts = append(parts, st.Faint.Render("tokens ")+st.Warn.Render("mixed (some estimated)"))
 	}
 	line2 := joinSpread(strings.Join(parts, sep), st.Faint.Render("elapsed ")+st.Value.Render(fmtClock(d.Elapsed)), p.w)
 	if p.h < 2 {

@@ -52,13 +52,6 @@ var _ tracker = (*model.Tracker)(nil)
 // maxUsers bounds what the load keys ask for.
 const maxUsers = 10000
 
-// rampErrorRate stops the auto-ramp when more than this fraction of the requests that
-// ended during the current ramp step failed (counted once minRampRequests ended).
-const (
-	rampErrorRate   = 0.05
-	minRampRequests = 10
-)
-
 // messageTTL is how long an action's status message stays before the last error shows again
 // (on screens too small to show both).
 const messageTTL = 15 * time.Second
@@ -68,15 +61,6 @@ type endpointState struct {
 	host string
 	ctl  Controller
 	tr   tracker
-}
-
-// rampState is the auto-ramp in progress.
-type rampState struct {
-	on        bool
-	start     time.Time // the ramp's t=0
-	index     int       // current step in Ramp.Levels
-	stepStart time.Time
-	targets   []int // endpoints the ramp drives
 }
 
 // root is the screen's model: it owns the trackers, the panels and the key map.
@@ -170,57 +154,6 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eps []*endpointStat
 // Init starts the render tick, the event reader, and asks for the background colour.
 func (m *root) Init() tea.Cmd {
 	return tea.Batch(tickCmd(), waitEvents(m.ctx, m.events), tea.RequestBackgroundColor)
-}
-
-// tickMsg is the render tick.
-type tickMsg time.Time
-
-// tickEvery is the render tick (8 Hz).
-const tickEvery = time.Second / 8
-
-func tickCmd() tea.Cmd {
-	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
-// eventsMsg carries the pool events that were waiting, at most drainMax of them.
-type eventsMsg struct {
-	events []probe.Event
-	closed bool
-}
-
-// drainMax bounds the events handled by one Update.
-const drainMax = 1024
-
-// waitEvents waits (in its own goroutine) for the next event, then takes whatever else
-// is already waiting without blocking, up to drainMax. It is re-armed after each batch.
-func waitEvents(ctx context.Context, ch <-chan probe.Event) tea.Cmd {
-	if ch == nil {
-		return nil
-	}
-	return func() tea.Msg {
-		var evs []probe.Event
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-ch:
-			if !ok {
-				return eventsMsg{closed: true}
-			}
-			evs = append(evs, ev)
-		}
-		for len(evs) < drainMax {
-			select {
-			case ev, ok := <-ch:
-				if !ok {
-					return eventsMsg{events: evs, closed: true}
-				}
-				evs = append(evs, ev)
-			default:
-				return eventsMsg{events: evs}
-			}
-		}
-		return eventsMsg{events: evs}
-	}
 }
 
 // Update handles one message. It never blocks and does no I/O (snapshots are written by a Cmd).
@@ -405,82 +338,6 @@ func (m *root) onFocus() {
 	if !m.all {
 		m.say(false, "load keys act on %s", m.eps[m.focus].info.Name)
 	}
-}
-
-func (m *root) startRamp() {
-	m.ramp = rampState{on: true, start: m.now, stepStart: m.now, index: -1, targets: m.loadTargets()}
-	for _, i := range m.ramp.targets {
-		if m.eps[i].ctl.Paused() {
-			m.eps[i].ctl.Resume()
-		}
-	}
-	levels := make([]string, len(m.rampPlan.Levels))
-	for i, l := range m.rampPlan.Levels {
-		levels[i] = fmt.Sprint(l)
-	}
-	m.say(false, "auto-ramp started: %s users, %s each", strings.Join(levels, ","), m.rampPlan.Hold)
-	m.stepRamp()
-}
-
-// stepRamp moves the auto-ramp to the level due now, and stops it at the end or when
-// too many requests fail.
-func (m *root) stepRamp() {
-	r := &m.ramp
-	if !r.on {
-		return
-	}
-	c, idx, done := m.rampPlan.At(m.now.Sub(r.start))
-	if done {
-		r.on = false
-		m.say(false, "auto-ramp finished: all %d levels held; holding %d users", len(m.rampPlan.Levels),
-			m.eps[r.targets[0]].ctl.Concurrency())
-		return
-	}
-	if m.bucketDirty && r.index >= 0 {
-		for _, i := range r.targets {
-			rate, n := m.stepErrorRate(i)
-			if n >= minRampRequests && rate > rampErrorRate {
-				r.on = false
-				m.say(true, "auto-ramp stopped at %d users: %.1f%% of requests failed on %s (over %.0f%%)",
-					m.eps[i].ctl.Concurrency(), 100*rate, m.eps[i].info.Name, 100*rampErrorRate)
-				return
-			}
-		}
-	}
-	if idx != r.index {
-		r.index, r.stepStart = idx, m.now
-		for _, i := range r.targets {
-			m.eps[i].ctl.SetConcurrency(c)
-		}
-	}
-}
-
-// stepErrorRate is the failed fraction of the requests of endpoint i that ended since the
-// current ramp step began, and how many ended.
-func (m *root) stepErrorRate(i int) (float64, int) {
-	n := int(m.now.Sub(m.ramp.stepStart)/time.Second) + 1
-	var finished, failed int
-	for _, b := range m.eps[i].tr.Buckets(n) {
-		if !b.Start.Before(m.ramp.stepStart) {
-			finished += b.Finished
-			failed += b.Errors
-		}
-	}
-	if finished == 0 {
-		return 0, 0
-	}
-	return float64(failed) / float64(finished), finished
-}
-
-// rampText is the ramp state for the header ("" when off).
-func (m *root) rampText() string {
-	r := m.ramp
-	if !r.on || r.index < 0 || r.index >= len(m.rampPlan.Levels) {
-		return ""
-	}
-	left := m.rampPlan.Hold*time.Duration(r.index+1) - m.now.Sub(r.start)
-	return fmt.Sprintf("%d/%d at %d users, %ds left", r.index+1, len(m.rampPlan.Levels),
-		m.rampPlan.Levels[r.index], int(max(left, 0).Round(time.Second)/time.Second))
 }
 
 func (m *root) applyTheme() {
