@@ -120,4 +120,3 @@ func newEndpointState(i int, ep probe.Endpoint, ctl Controller, slo model.SLO) *
 		tr:   model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: slo}),
 	}
 }
-
