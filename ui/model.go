@@ -94,9 +94,10 @@ type root struct {
 	table  tablePanel
 	status statusPanel
 
-	msg    string
-	msgBad bool
-	msgAt  time.Time
+	msg      string
+	msgBad   bool
+	msgAt    time.Time
+	shownMsg string // the message the status panel shows now
 
 	bucketDirty  bool // a new bucket arrived: charts
 	dataDirty    bool // samples or segments arrived: table, status
@@ -417,13 +418,14 @@ func (m *root) refresh(force bool) {
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(e.info.Name, e.tr.Levels(), e.tr.Capacity(), m.slo.UserTPSMin)
 	}
-	if m.dataDirty || force || m.msgAt.Equal(m.now) {
+	msg := m.msg
+	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
+		msg = "" // let the last error show again
+	}
+	if m.dataDirty || force || msg != m.shownMsg {
+		m.shownMsg = msg
 		req, ok, errs := e.tr.Totals()
 		last, _ := e.tr.LastError()
-		msg := m.msg
-		if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
-			msg = ""
-		}
 		m.status.SetData(statusData{
 			Active: e.ctl.Active(), Requests: req, Succeeded: ok, Errors: errs,
 			LastError: last, Message: msg, Bad: m.msgBad,

@@ -242,3 +242,13 @@ func TestViewIsCached(t *testing.T) {
 		t.Error("an event batch marked the frame dirty: it must wait for the render tick")
 	}
 }
+
+func TestEventsClosedSaid(t *testing.T) {
+	m, _, _ := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(eventsMsg{closed: true})
+	tick(m, time.Second)
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "the load generators have stopped") {
+		t.Errorf("closed event channel not reported:\n%s", out)
+	}
+}
