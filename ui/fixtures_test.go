@@ -210,7 +210,7 @@ func newTestRoot(t testing.TB, n int) (*root, []*fakeCtl, []*fakeTracker) {
 	}
 	m, err := newRoot(context.Background(), nil, eps, config{
 		Ramp: probe.Ramp{Levels: []int{1, 2, 4, 8}, Hold: 10 * time.Second},
-		SLO:  model.DefaultSLO, SnapshotDir: t.(interface{ TempDir() string }).TempDir(), Version: "test", Now: t0,
+		SLO:  model.DefaultSLO, SnapshotDir: t.TempDir(), Version: "test", Now: t0,
 	})
 	if err != nil {
 		t.Fatal(err)

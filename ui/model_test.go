@@ -165,7 +165,6 @@ func TestStatusShowsLastErrorAndMessages(t *testing.T) {
 	if !strings.Contains(out, "last error: http_429: Too Many Requests") {
 		t.Fatalf("last error not shown:\n%s", out)
 	}
-	m.Update(press("a")) // a message (single endpoint: the key is disabled, nothing)
 	m.Update(press("p"))
 	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "paused: in-flight requests finish") {
 		t.Errorf("pause message not shown:\n%s", out)
