@@ -63,6 +63,9 @@ func TestScreenFits(t *testing.T) {
 		{80, 24, true, []string{"degradation curve", "halve users", "next theme"}, []string{"levels ·"}},
 		{60, 14, false, []string{"per-user p50", "degradation curve"}, []string{"levels ·"}},
 		{50, 8, false, []string{"tpsmon", "per-user p50", "16→33.4"}, []string{"per-user tok/s p50", "levels ·"}},
+		{20, 5, false, []string{"tpsmon"}, nil},
+		{1, 1, false, nil, nil},
+		{300, 100, true, []string{"degradation curve", "levels ·", "halve users"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(size{c.w, c.h}.String(), func(t *testing.T) {
