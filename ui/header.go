@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// headerData is what the header shows about the focused endpoint and the load.
+type headerData struct {
+	Name, Model, Host string
+	Simulated         bool
+	Index, Count      int    // focused endpoint (0-based) of Count
+	TokenSource       string // model.SourceUsage/Chunks/Mixed, "" before the first request
+	Target, Active    int
+	Paused            bool
+	AllEndpoints      bool   // load keys act on every endpoint
+	Ramp              string // ramp state in words, "" when off
+	Elapsed           time.Duration
+}
+
+// headerPanel is the top two lines: who is measured, and the load on it.
+type headerPanel struct {
+	st    Styles
+	w, h  int
+	data  headerData
+	cache string
+	dirty bool
+}
+
+func (p *headerPanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
+func (p *headerPanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
+func (p *headerPanel) SetData(d headerData) {
+	if d != p.data {
+		p.data, p.dirty = d, true
+	}
+}
+
+func (p *headerPanel) View() string {
+	if p.dirty {
+		p.cache = p.render()
+		p.dirty = false
+	}
+	return p.cache
+}
+
+func (p *headerPanel) render() string {
+	d, st := p.data, p.st
+	sep := st.Faint.Render(" · ")
+
+	// Line 1: the endpoint.
+	left := st.Title.Render("tpsmon") + "  " + st.Focus.Render(d.Name)
+	if d.Simulated {
+		left += " " + st.Badge.Render(" SIMULATED ")
+	}
+	var id []string
+	if d.Model != "" {
+		id = append(id, st.Faint.Render("model ")+st.Text.Render(d.Model))
+	}
+	if d.Host != "" {
+		id = append(id, st.Faint.Render("host ")+st.Text.Render(d.Host))
+	}
+	if len(id) > 0 {
+		left += sep + strings.Join(id, sep)
+	}
+	right := ""
+	if d.Count > 1 {
+		right = st.Faint.Render(fmt.Sprintf("endpoint %d/%d", d.Index+1, d.Count))
+	}
+	line1 := joinSpread(left, right, p.w)
+
+	// Line 2: the load.
+	users := st.Faint.Render("users ") + st.Value.Render(fmt.Sprint(d.Target))
+	if d.Active != d.Target {
+		users += st.Faint.Render(fmt.Sprintf(" (%d active)", d.Active))
+	}
+	parts := []string{users}
+	if d.Paused {
+		parts = append(parts, st.Badge.Render(" PAUSED "))
+	}
+	if d.AllEndpoints && d.Count > 1 {
+		parts = append(parts, st.Badge.Render(" ALL "))
+	}
+	ramp := "off"
+	if d.Ramp != "" {
+		ramp = d.Ramp
+	}
+	parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
+	switch d.TokenSource {
+	case model.SourceUsage:
+		parts = append(parts, st.Faint.Render("tokens ")+st.Text.Render("usage"))
+	case model.SourceChunks:
+		parts = append(parts, st.Faint.Render("tokens ")+st.Warn.Render("estimated (chunks)"))
+	case model.SourceMixed:
+		parts = append(parts, st.Faint.Render("tokens ")+st.Warn.Render("mixed (some estimated)"))
+	}
+	line2 := joinSpread(strings.Join(parts, sep), st.Faint.Render("elapsed ")+st.Value.Render(fmtClock(d.Elapsed)), p.w)
+	if p.h < 2 {
+		return fitBlock(line1, p.w, 1)
+	}
+	return fitBlock(line1+"\n"+line2, p.w, p.h)
+}

@@ -1,0 +1,253 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+)
+
+// needs runs f and skips the test when f hits a placeholder of another package
+// (panic "not implemented"): those tests can only pass after the merge.
+func needs(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			if fmt.Sprint(r) == "not implemented" {
+				t.Skipf("needs %s (merge)", what)
+			}
+			panic(r)
+		}
+	}()
+	f()
+}
+
+// tick advances the screen's clock to t0+d.
+func tick(m *root, d time.Duration) { m.Update(tickMsg(t0.Add(d))) }
+
+func TestAutoRamp(t *testing.T) {
+	m, ctls, _ := newTestRoot(t, 1) // ramp 1,2,4,8 held 10 s
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+	if !m.ramp.on || ctls[0].conc != 1 {
+		t.Fatalf("r: ramp on %v, concurrency %d, want on at 1", m.ramp.on, ctls[0].conc)
+	}
+	tick(m, 5*time.Second)
+	if ctls[0].conc != 1 {
+		t.Errorf("5 s: concurrency %d, want 1", ctls[0].conc)
+	}
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 users, 5s left") {
+		t.Errorf("header does not show the ramp:\n%s", h)
+	}
+	for _, step := range []struct {
+		at   time.Duration
+		want int
+	}{{10 * time.Second, 2}, {25 * time.Second, 4}, {39 * time.Second, 8}} {
+		tick(m, step.at)
+		if ctls[0].conc != step.want {
+			t.Errorf("%v: concurrency %d, want %d", step.at, ctls[0].conc, step.want)
+		}
+	}
+	tick(m, 40*time.Second)
+	if m.ramp.on {
+		t.Fatal("the ramp did not stop at the end")
+	}
+	if !strings.Contains(m.msg, "auto-ramp finished") || ctls[0].conc != 8 {
+		t.Errorf("end: %q at %d users", m.msg, ctls[0].conc)
+	}
+	if want := []int{1, 2, 4, 8}; fmt.Sprint(ctls[0].sets) != fmt.Sprint(want) {
+		t.Errorf("concurrencies set %v, want %v (each once)", ctls[0].sets, want)
+	}
+}
+
+func TestAutoRampStops(t *testing.T) {
+	t.Run("r again", func(t *testing.T) {
+		m, ctls, _ := newTestRoot(t, 1)
+		needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+		m.Update(press("r"))
+		tick(m, 15*time.Second)
+		if m.ramp.on || ctls[0].conc != 1 || !strings.Contains(m.msg, "auto-ramp stopped (r)") {
+			t.Errorf("on %v conc %d msg %q", m.ramp.on, ctls[0].conc, m.msg)
+		}
+	})
+	t.Run("manual key", func(t *testing.T) {
+		m, ctls, _ := newTestRoot(t, 1)
+		needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+		m.Update(press("+"))
+		tick(m, 15*time.Second)
+		if m.ramp.on || ctls[0].conc != 2 || !strings.Contains(m.msg, "manual change (+)") {
+			t.Errorf("on %v conc %d msg %q", m.ramp.on, ctls[0].conc, m.msg)
+		}
+	})
+	t.Run("errors over 5%", func(t *testing.T) {
+		m, ctls, trs := newTestRoot(t, 1)
+		needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+		trs[0].buckets = nil
+		tick(m, 10*time.Second) // step 2 begins
+		// the endpoint starts failing: 3 of 20 requests in the step's first seconds
+		for i := range 3 {
+			trs[0].buckets = append(trs[0].buckets, model.Bucket{
+				Start: t0.Add(time.Duration(10+i) * time.Second), Width: time.Second, Finished: 7, Errors: 1,
+			})
+			m.Update(eventsMsg{events: []probe.Event{{Tick: &model.Tick{}}}})
+			tick(m, time.Duration(11+i)*time.Second)
+		}
+		if m.ramp.on {
+			t.Fatal("the ramp went on past 5% errors")
+		}
+		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 2 users: 14.3% of requests failed on sim") {
+			t.Errorf("status: %q", m.msg)
+		}
+		if ctls[0].conc != 2 {
+			t.Errorf("concurrency %d, want 2 (held)", ctls[0].conc)
+		}
+	})
+}
+
+func TestEventsFeedTrackers(t *testing.T) {
+	m, _, trs := newTestRoot(t, 2)
+	m.events = make(chan probe.Event)
+	evs := []probe.Event{
+		{Endpoint: 0, Sample: &model.Sample{}},
+		{Endpoint: 1, Sample: &model.Sample{}},
+		{Endpoint: 1, Tick: &model.Tick{}},
+		{Endpoint: 0, Segment: &model.Segment{}},
+		{Endpoint: 7, Sample: &model.Sample{}}, // unknown endpoint: ignored
+	}
+	_, cmd := m.Update(eventsMsg{events: evs})
+	if cmd == nil {
+		t.Fatal("the event reader was not re-armed")
+	}
+	if trs[0].samples != 1 || trs[1].samples != 1 || trs[1].ticks != 1 || trs[0].segments != 1 {
+		t.Errorf("trackers fed wrong: %+v %+v", trs[0], trs[1])
+	}
+	if _, cmd := m.Update(eventsMsg{closed: true}); cmd != nil {
+		t.Error("re-armed after the channel closed")
+	}
+}
+
+func TestWaitEventsDrainsBounded(t *testing.T) {
+	ch := make(chan probe.Event, drainMax+10)
+	for range drainMax + 10 {
+		ch <- probe.Event{Sample: &model.Sample{}}
+	}
+	ctx := context.Background()
+	msg := waitEvents(ctx, ch)().(eventsMsg)
+	if len(msg.events) != drainMax || msg.closed {
+		t.Fatalf("first batch %d events (closed %v), want %d", len(msg.events), msg.closed, drainMax)
+	}
+	close(ch)
+	msg = waitEvents(ctx, ch)().(eventsMsg)
+	if len(msg.events) != 10 || !msg.closed {
+		t.Fatalf("second batch %d events (closed %v), want the 10 left and closed", len(msg.events), msg.closed)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if msg := waitEvents(cctx, make(chan probe.Event))(); msg != nil {
+		t.Errorf("canceled reader returned %v", msg)
+	}
+}
+
+func TestStatusShowsLastErrorAndMessages(t *testing.T) {
+	m, _, trs := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24}) // 2-line status
+	out := ansi.Strip(m.View().Content)
+	if !strings.Contains(out, "last error: http_429: Too Many Requests") {
+		t.Fatalf("last error not shown:\n%s", out)
+	}
+	m.Update(press("p"))
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "paused: in-flight requests finish") {
+		t.Errorf("pause message not shown:\n%s", out)
+	}
+	// the message gives way to the last error after a while; success clears the error
+	tick(m, messageTTL+time.Second)
+	trs[0].lastErr = ""
+	m.Update(eventsMsg{events: []probe.Event{{Sample: &model.Sample{}}}})
+	tick(m, messageTTL+2*time.Second)
+	out = ansi.Strip(m.View().Content)
+	if strings.Contains(out, "last error") || strings.Contains(out, "paused: in-flight") {
+		t.Errorf("old message or cleared error still shown:\n%s", out)
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	m, _, _ := newTestRoot(t, 2)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	_, cmd := m.Update(press("s"))
+	if cmd == nil {
+		t.Fatal("s returned no command")
+	}
+	var msg tea.Msg
+	needs(t, "model.Markdown", func() { msg = cmd() })
+	m.Update(msg)
+	snap := msg.(snapshotMsg)
+	if snap.err != nil {
+		t.Fatal(snap.err)
+	}
+	if !strings.Contains(ansi.Strip(m.View().Content), "snapshot saved: "+snap.path) {
+		t.Errorf("status line does not show the path %s", snap.path)
+	}
+	js, err := os.ReadFile(snap.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r model.Report
+	if err := json.Unmarshal(js, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != model.Schema || len(r.Endpoints) != 2 || r.Endpoints[1].Name != "vllm-b" || r.Settings.SLO.UserTPSMin != 30 {
+		t.Errorf("snapshot report: %+v", r)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(snap.path, ".json") + ".md"); err != nil {
+		t.Error(err)
+	}
+	if filepath.Base(snap.path) != "tpsmon-20261122-120000.json" {
+		t.Errorf("snapshot name %s", filepath.Base(snap.path))
+	}
+}
+
+func TestSnapshotErrorShown(t *testing.T) {
+	m, _, _ := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(snapshotMsg{err: fmt.Errorf("cannot create snapshot directory /nope: permission denied")})
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "snapshot failed: cannot create snapshot directory /nope") {
+		t.Errorf("error not shown:\n%s", out)
+	}
+}
+
+func TestUnknownTheme(t *testing.T) {
+	_, err := newRoot(context.Background(), nil, []*endpointState{{}}, config{Theme: "neon"})
+	if err == nil || !strings.Contains(err.Error(), "default, high-contrast, colorblind, mono") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestViewIsCached(t *testing.T) {
+	m, _, _ := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	m.View()
+	m.Update(eventsMsg{events: []probe.Event{{Sample: &model.Sample{}}}})
+	if m.frameDirty {
+		t.Error("an event batch marked the frame dirty: it must wait for the render tick")
+	}
+}
+
+func TestEventsClosedSaid(t *testing.T) {
+	m, _, _ := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(eventsMsg{closed: true})
+	tick(m, time.Second)
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "the load generators have stopped") {
+		t.Errorf("closed event channel not reported:\n%s", out)
+	}
+}

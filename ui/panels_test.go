@@ -1,0 +1,262 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+type size struct{ w, h int }
+
+func (s size) String() string { return fmt.Sprintf("%dx%d", s.w, s.h) }
+
+func TestHeaderPanel(t *testing.T) {
+	base := headerData{
+		Name: "sim", Model: "sim-llama-8b", Host: "127.0.0.1:8000", Simulated: true, Count: 1,
+		TokenSource: model.SourceUsage, Target: 16, Active: 16, Elapsed: 83 * time.Second,
+	}
+	cases := []struct {
+		name string
+		size size
+		edit func(*headerData)
+	}{
+		{"steady_80x2", size{80, 2}, func(*headerData) {}},
+		{"ramp_120x2", size{120, 2}, func(d *headerData) {
+			d.Ramp, d.Active = "4/7 at 8 users, 6s left", 7
+		}},
+		{"paused_all_chunks_120x2", size{120, 2}, func(d *headerData) {
+			d.Paused, d.AllEndpoints, d.Count, d.Index = true, true, 3, 1
+			d.Simulated, d.TokenSource, d.Name = false, model.SourceChunks, "vllm-b"
+		}},
+		{"narrow_40x2", size{40, 2}, func(*headerData) {}},
+		{"one_line_80x1", size{80, 1}, func(*headerData) {}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := base
+			c.edit(&d)
+			var p headerPanel
+			p.SetStyles(testStyles())
+			p.SetSize(c.size.w, c.size.h)
+			p.SetData(d)
+			out := p.View()
+			checkBox(t, out, c.size.w, c.size.h)
+			golden(t, out)
+		})
+	}
+}
+
+func TestSeriesPanel(t *testing.T) {
+	full := rampBuckets(600)
+	last := full[len(full)-1]
+	live := model.Live{At: last.Start, AggregateTPS: last.AggregateTPS, UserTPS: last.UserTPS, HasUser: true,
+		TTFTP50: last.TTFTP50, TTFTP95: last.TTFTP95, HasTTFT: true}
+	cases := []struct {
+		name    string
+		size    size
+		buckets []model.Bucket
+		live    model.Live
+	}{
+		{"stacked_80x3", size{80, 3}, full, live},
+		{"stacked_80x6", size{80, 6}, full, live},
+		{"cols_120x7", size{120, 7}, full, live},
+		{"cols_200x11", size{200, 11}, full, live},
+		{"few_buckets_120x7", size{120, 7}, full[:12], live},
+		{"empty_80x3", size{80, 3}, nil, model.Live{}},
+		{"below_slo_80x3", size{80, 3}, full, model.Live{At: t0, UserTPS: 12.5, HasUser: true, AggregateTPS: 800}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p seriesPanel
+			p.SetStyles(testStyles())
+			p.SetSize(c.size.w, c.size.h)
+			bs := c.buckets
+			if n := p.History(); len(bs) > n {
+				bs = bs[len(bs)-n:]
+			}
+			p.SetData(bs, c.live, 30)
+			out := p.View()
+			checkBox(t, out, c.size.w, c.size.h)
+			golden(t, out)
+		})
+	}
+}
+
+func TestCurvePanel(t *testing.T) {
+	levels := rampLevels()
+	second := rampLevels()
+	for i := range second {
+		second[i].UserTPS.P50 *= 1.4
+		second[i].AggregateTPS *= 1.4
+		second[i].Open = false
+	}
+	one := []curveSeries{{Name: "sim", Levels: levels, Capacity: 16}}
+	two := []curveSeries{{Name: "sim", Levels: levels, Capacity: 16}, {Name: "vllm-b", Levels: second[:5], Capacity: 32}}
+	cases := []struct {
+		name   string
+		size   size
+		series []curveSeries
+	}{
+		{"split_80x10", size{80, 10}, one},
+		{"stacked_66x27", size{66, 27}, one},
+		{"split_134x27", size{134, 27}, one},
+		{"two_endpoints_120x14", size{120, 14}, two},
+		{"compact_80x4", size{80, 4}, one},
+		{"one_level_80x10", size{80, 10}, []curveSeries{{Name: "sim", Levels: levels[:1]}}},
+		{"empty_80x10", size{80, 10}, []curveSeries{{Name: "sim"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p curvePanel
+			p.SetStyles(testStyles())
+			p.SetSize(c.size.w, c.size.h)
+			p.SetData(c.series, 30)
+			out := p.View()
+			checkBox(t, out, c.size.w, c.size.h)
+			golden(t, out)
+		})
+	}
+}
+
+func TestCurveMarksOpenAndCapacity(t *testing.T) {
+	var p curvePanel
+	p.SetStyles(testStyles())
+	p.SetSize(80, 12)
+	p.SetData([]curveSeries{{Name: "sim", Levels: rampLevels(), Capacity: 16}}, 30)
+	out := p.View()
+	// one open point and one capacity point per chart
+	if n := strings.Count(out, "●"); n != 2+1 { // + the legend
+		t.Errorf("%d open markers, want 2 and the legend's:\n%s", n, out)
+	}
+	if n := strings.Count(out, "◆"); n != 2+1 {
+		t.Errorf("%d capacity markers, want 2 and the legend's:\n%s", n, out)
+	}
+	levels := rampLevels()
+	levels[len(levels)-1].Open = false
+	p.SetData([]curveSeries{{Name: "sim", Levels: levels}}, 30)
+	out = p.View()
+	if strings.Count(out, "●") != 1 || strings.Count(out, "◆") != 1 {
+		t.Errorf("no open level and no capacity must leave only the legend's markers:\n%s", out)
+	}
+}
+
+func TestTablePanel(t *testing.T) {
+	levels := rampLevels()
+	openFirst := rampLevels()
+	openFirst[len(openFirst)-1].Open = false
+	openFirst[1].Open = true
+	cases := []struct {
+		name   string
+		size   size
+		levels []model.LevelStats
+	}{
+		{"all_rows_80x8", size{80, 8}, levels},
+		{"newest_rows_80x5", size{80, 5}, levels},
+		{"keeps_open_row_80x5", size{80, 5}, openFirst},
+		{"narrow_50x8", size{50, 8}, levels},
+		{"empty_80x5", size{80, 5}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p tablePanel
+			p.SetStyles(testStyles())
+			p.SetSize(c.size.w, c.size.h)
+			p.SetData("sim", c.levels, 16, 30)
+			out := p.View()
+			checkBox(t, out, c.size.w, c.size.h)
+			golden(t, out)
+		})
+	}
+}
+
+func TestVisibleRows(t *testing.T) {
+	cases := []struct {
+		n, room, keep int
+		from, to      int
+	}{
+		{5, 10, -1, 0, 5},
+		{10, 3, -1, 7, 10},
+		{10, 3, 9, 7, 10},
+		{10, 3, 2, 0, 3},
+		{10, 3, 0, 0, 3},
+		{10, 3, 5, 3, 6},
+		{10, 0, 4, 0, 0},
+	}
+	for _, c := range cases {
+		from, to := visibleRows(c.n, c.room, c.keep)
+		if from != c.from || to != c.to {
+			t.Errorf("visibleRows(%d,%d,%d) = %d,%d; want %d,%d", c.n, c.room, c.keep, from, to, c.from, c.to)
+		}
+	}
+}
+
+func TestStatusPanel(t *testing.T) {
+	errs := map[model.ErrorKind]int{model.HTTPError(429): 3, model.ErrTimeout: 1, model.ErrConnect: 3, model.ErrCanceled: 9}
+	cases := []struct {
+		name string
+		size size
+		d    statusData
+	}{
+		{"errors_and_message_120x3", size{120, 3}, statusData{Active: 32, Requests: 431, Succeeded: 424, Errors: errs,
+			LastError: "connect: connection refused 127.0.0.1:8000", Message: "snapshot saved: ./tpsmon-20261122-120000.json (+ .md)"}},
+		{"message_wins_80x2", size{80, 2}, statusData{Active: 8, Requests: 40, Succeeded: 40,
+			LastError: "timeout: no event for 60s", Message: "auto-ramp stopped at 16 users: 7.5% of requests failed on sim (over 5%)", Bad: true}},
+		{"last_error_80x2", size{80, 2}, statusData{Active: 8, Requests: 41, Succeeded: 40, Errors: map[model.ErrorKind]int{model.ErrTruncated: 1},
+			LastError: "truncated: the stream ended with no finish_reason and no [DONE]"}},
+		{"healthy_80x1", size{80, 1}, statusData{Active: 1, Requests: 3, Succeeded: 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p statusPanel
+			p.SetStyles(testStyles())
+			p.SetSize(c.size.w, c.size.h)
+			p.SetData(c.d)
+			out := p.View()
+			checkBox(t, out, c.size.w, c.size.h)
+			golden(t, out)
+		})
+	}
+}
+
+func TestErrorKindsOrderAndCanceled(t *testing.T) {
+	got := errorKinds(map[model.ErrorKind]int{"timeout": 1, "http_500": 4, "connect": 4, "canceled": 7, "truncated": 0})
+	want := []string{"connect 4", "http_500 4", "timeout 1"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("errorKinds = %v, want %v (most first, canceled and zero left out)", got, want)
+	}
+}
+
+func TestPanelsCacheUntilDataChanges(t *testing.T) {
+	var p headerPanel
+	p.SetStyles(testStyles())
+	p.SetSize(80, 2)
+	p.SetData(headerData{Name: "a", Target: 1})
+	first := p.View()
+	p.SetData(headerData{Name: "a", Target: 1})
+	if p.dirty {
+		t.Fatal("same data marked the header dirty")
+	}
+	p.SetData(headerData{Name: "a", Target: 2})
+	if p.View() == first {
+		t.Fatal("new data did not redraw the header")
+	}
+}
+
+func TestNiceCeilAndAxis(t *testing.T) {
+	for _, c := range []struct{ in, want float64 }{{0, 1}, {0.7, 0.8}, {62.6, 80}, {100, 100}, {101, 150}, {1234, 1500}, {29, 30}} {
+		if got := niceCeil(c.in); got != c.want {
+			t.Errorf("niceCeil(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		v, top float64
+		want   string
+	}{{0, 80, "0"}, {26.67, 80, "27"}, {0.5, 1.5, "0.5"}, {15000, 30000, "15k"}} {
+		if got := fmtAxis(c.v, c.top); got != c.want {
+			t.Errorf("fmtAxis(%v, %v) = %q, want %q", c.v, c.top, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package ui
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
+	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// seriesCols is the narrowest panel width at which the three series sit side by side.
+const seriesCols = 96
+
+// seriesLabelW is the label column of a series when they are stacked.
+const seriesLabelW = 36
+
+// seriesPanel shows the three live series: per-user TPS p50 (coloured against the
+// SLO), aggregate TPS, and TTFT p50/p95, each a sparkline of the newest per-second
+// buckets with its current value and unit beside it.
+type seriesPanel struct {
+	st      Styles
+	w, h    int
+	buckets []model.Bucket
+	live    model.Live
+	target  float64 // per-user TPS target (SLO)
+	cache   string
+	dirty   bool
+}
+
+func (p *seriesPanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
+func (p *seriesPanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
+
+// SetData takes the newest buckets (oldest first) and live values. Call it when a
+// new bucket arrived; the sparklines are drawn again only then (or on resize).
+func (p *seriesPanel) SetData(b []model.Bucket, live model.Live, target float64) {
+	p.buckets, p.live, p.target, p.dirty = b, live, target, true
+}
+
+// History is how many buckets the panel can show at its size (what to ask the Tracker for).
+func (p *seriesPanel) History() int {
+	_, cw, _ := seriesArrangement(p.w, p.h)
+	return max(cw, 1)
+}
+
+func (p *seriesPanel) View() string {
+	if p.dirty {
+		p.cache = p.render()
+		p.dirty = false
+	}
+	return p.cache
+}
+
+// seriesArrangement says whether the series sit side by side, and each sparkline's size.
+func seriesArrangement(w, h int) (cols bool, chartW, chartH int) {
+	if w >= seriesCols && h >= 3 {
+		cw := (w - 4) / 3
+		return true, cw, h - 1
+	}
+	rh := max(h/3, 1)
+	return false, max(w-seriesLabelW-1, 0), rh
+}
+
+func (p *seriesPanel) render() string {
+	if p.w <= 0 || p.h <= 0 {
+		return ""
+	}
+	st, live := p.st, p.live
+	none := st.Faint.Render("—")
+	unit := func(s string) string { return st.Faint.Render(" " + s) }
+
+	user := none
+	if live.HasUser {
+		user = sloStyle(st, live.UserTPS, p.target).Render(fmtRate(live.UserTPS)) + unit("tok/s")
+	}
+	agg := st.Value.Render(fmtRate(live.AggregateTPS)) + unit("tok/s")
+	if live.At.IsZero() {
+		agg = none
+	}
+	ttft := none
+	if live.HasTTFT {
+		ttft = st.Faint.Render("p50 ") + st.Value.Render(fmtDur(live.TTFTP50)) +
+			st.Faint.Render("  p95 ") + st.Value.Render(fmtDur(live.TTFTP95))
+	}
+	labels := [3]string{
+		st.Title.Render("per-user p50 "),
+		st.Title.Render("aggregate "),
+		st.Title.Render("TTFT "),
+	}
+	values := [3]string{user, agg, ttft}
+
+	cols, cw, ch := seriesArrangement(p.w, p.h)
+	n := len(p.buckets)
+	if n > cw {
+		n = cw
+	}
+	bs := p.buckets[len(p.buckets)-n:]
+	userV := make([]float64, n)
+	aggV := make([]float64, n)
+	p50V := make([]float64, n)
+	p95V := make([]float64, n)
+	for i, b := range bs {
+		if b.HasUser {
+			userV[i] = b.UserTPS
+		}
+		aggV[i] = b.AggregateTPS
+		if b.HasTTFT {
+			p50V[i] = float64(b.TTFTP50) / float64(time.Millisecond)
+			p95V[i] = float64(b.TTFTP95) / float64(time.Millisecond)
+		}
+	}
+	charts := [3]string{}
+	if cw > 0 && ch > 0 {
+		charts[0] = drawSpark(cw, ch, userV, nil, p.target, st.SeriesStyle(0), st.Target)
+		charts[1] = drawSpark(cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target)
+		charts[2] = drawSpark(cw, ch, p95V, p50V, 0, st.Faint, st.SeriesStyle(2))
+	}
+
+	if cols {
+		if p.target > 0 {
+			values[0] += st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64))
+		}
+		blocks := make([]string, 3)
+		for i := range blocks {
+			head := fitWidth(labels[i]+values[i], cw)
+			blocks[i] = head
+			if charts[i] != "" {
+				blocks[i] += "\n" + charts[i]
+			}
+		}
+		return fitBlock(sideBySide(2, []int{cw, cw, cw}, blocks...), p.w, p.h)
+	}
+	rows := make([]string, 0, 3)
+	for i := range 3 {
+		if len(rows)*ch >= p.h {
+			break
+		}
+		label := padRight(fitWidth(padRight(labels[i], 14)+values[i], seriesLabelW), seriesLabelW)
+		if charts[i] == "" {
+			rows = append(rows, label)
+			continue
+		}
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, label+" ", charts[i]))
+	}
+	return fitBlock(strings.Join(rows, "\n"), p.w, p.h)
+}
+
+// drawSpark draws values as columns scaled to the window's own maximum (so the chart
+// rescales down as well as up). over, when given, is drawn on top in overStyle (TTFT
+// p50 over p95). A positive target is drawn as a faint rule when it falls inside the range.
+func drawSpark(w, h int, values, over []float64, target float64, style, overStyle lipgloss.Style) string {
+	hi := 0.0
+	for _, v := range values {
+		hi = max(hi, v)
+	}
+	for _, v := range over {
+		hi = max(hi, v)
+	}
+	if target > 0 && target < 2*hi {
+		hi = max(hi, target)
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	hi *= 1.05
+	sl := sparkline.New(w, h, sparkline.WithNoAutoMaxValue(), sparkline.WithMaxValue(hi), sparkline.WithStyle(style))
+	sl.PushAll(values)
+	sl.DrawColumnsOnly()
+	if len(over) > 0 {
+		// whole cells only: a partial block on top of the taller column would cut a hole in it
+		scaled := make([]float64, len(over))
+		for i, v := range over {
+			scaled[i] = math.Floor(v / hi * float64(h))
+		}
+		graph.DrawColumns(&sl.Canvas, canvas.Point{X: w - len(over), Y: h - 1}, scaled, overStyle)
+	}
+	if target > 0 && target < hi && h > 1 {
+		row := h - 1 - int(target/hi*float64(h))
+		if row >= 0 && row < h {
+			for x := range w {
+				pt := canvas.Point{X: x, Y: row}
+				if sl.Canvas.Cell(pt).Rune == 0 {
+					sl.Canvas.SetCell(pt, canvas.NewCellWithStyle('┈', overStyle))
+				}
+			}
+		}
+	}
+	return renderCanvas(&sl.Canvas)
+}
