@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/themes"
 	"github.com/tpsmon/tpsmon/ui"
 )
 
@@ -20,6 +21,11 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	if f.users < 0 {
 		return usageErrorf("--users %d: want 0 or more", f.users)
+	}
+	if f.theme != "" {
+		if _, err := themes.Get(f.theme, true); err != nil {
+			return usageErrorf("--theme: %v", err)
+		}
 	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
@@ -55,6 +61,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 		Theme:     f.theme,
 		Version:   toolVersion(),
 		Start:     f.users,
+		Cancel:    fleet.Cut,
 	})
 	fleet.Close()
 	if summary != "" {
