@@ -145,12 +145,12 @@ func TestClientStreamQuirks(t *testing.T) {
 			chunks: 2, tokens: 2, finish: "stop",
 		},
 		{
-			name: "CRLF line endings",
+			name:   "CRLF line endings",
 			events: []string{strings.ReplaceAll(content("a")+content("b")+finishChunk("stop")+usageChunk(3, 2)+done, "\n", "\r\n")},
 			chunks: 2, tokens: 2, usage: true, finish: "stop",
 		},
 		{
-			name: "data: without a space",
+			name:   "data: without a space",
 			events: []string{strings.ReplaceAll(content("a")+content("b")+content("c")+finishChunk("stop")+done, "data: ", "data:")},
 			chunks: 3, tokens: 3, finish: "stop",
 		},

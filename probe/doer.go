@@ -102,11 +102,20 @@ func (s *sniffBody) drain(limit int64) {
 	_, _ = io.CopyN(io.Discard, s.rc, limit)
 }
 
+// The markers, each with how many of its leading bytes findLine skips in its search:
+// the search starts at a byte that is rare in JSON chunks ('"', '{', '[' and 'e' are
+// everywhere, 'D' and 'v' are not), which keeps bytes.Index on its fast path.
 var (
 	markDone  = []byte("[DONE]")
 	markEvent = []byte("event:")
 	markError = []byte(`{"error"`)
 	markData  = []byte("data:")
+)
+
+const (
+	anchorDone  = 1 // "DONE]"
+	anchorEvent = 1 // "vent:"
+	anchorError = 4 // `rror"`
 )
 
 func (s *sniffBody) scan(p []byte) {
@@ -134,35 +143,38 @@ func (s *sniffBody) scan(p []byte) {
 // (so at the start of a line).
 func (s *sniffBody) scanBuf(b []byte, atStart bool) {
 	if !s.done {
-		s.done = findLine(b, markDone, atStart, isDataPrefix)
+		s.done = findLine(b, markDone, anchorDone, atStart, isDataPrefix)
 	}
 	if !s.errEvent {
-		s.errEvent = findLine(b, markEvent, atStart, func(head, rest []byte) bool {
+		s.errEvent = findLine(b, markEvent, anchorEvent, atStart, func(head, rest []byte) bool {
 			return len(head) == 0 && bytes.HasPrefix(bytes.TrimLeft(rest, " \t"), []byte("error"))
 		})
 	}
 	if !s.errData {
-		s.errData = findLine(b, markError, atStart, isDataPrefix)
+		s.errData = findLine(b, markError, anchorError, atStart, isDataPrefix)
 	}
 }
 
 // findLine reports whether mark occurs in b on a line whose part before the mark
 // (head) and after it (rest, up to the end of b) satisfy ok. The start of the line must
-// lie in b, or b must begin a line (atStart).
-func findLine(b, mark []byte, atStart bool, ok func(head, rest []byte) bool) bool {
+// lie in b, or b must begin a line (atStart). The search looks for mark[anchor:] and
+// then checks the bytes before it.
+func findLine(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byte) bool) bool {
+	tail := mark[anchor:]
 	for from := 0; ; {
-		j := bytes.Index(b[from:], mark)
+		j := bytes.Index(b[from:], tail)
 		if j < 0 {
 			return false
 		}
-		i := from + j
-		ls := bytes.LastIndexByte(b[:i], '\n')
-		if ls >= 0 || atStart {
-			if ok(b[ls+1:i], b[i+len(mark):]) {
-				return true
-			}
+		i := from + j - anchor
+		from += j + 1
+		if i < 0 || !bytes.Equal(b[i:i+anchor], mark[:anchor]) {
+			continue
 		}
-		from = i + 1
+		ls := bytes.LastIndexByte(b[:i], '\n')
+		if (ls >= 0 || atStart) && ok(b[ls+1:i], b[i+len(mark):]) {
+			return true
+		}
 	}
 }
 

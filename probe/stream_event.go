@@ -140,100 +140,114 @@ func errorText(r json.RawMessage) string {
 //
 //	{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" the"},"finish_reason":null}]}
 //
-// fastEvent recognises it with a few byte searches and no allocation. It answers only
-// when it is sure: finish_reason, usage and error must be absent or null, and the value
-// must be a non-empty JSON string of a real key (preceded by '{' or ','). In a valid JSON
-// text an unescaped `"key":` can only be a key, because quotes inside strings are escaped.
-// Anything else (role-only events, usage, finish, tool calls, errors) takes the slow path.
+// fastEvent recognises the compact shapes servers send (vLLM, SGLang, llama.cpp, TGI,
+// OpenAI) with a few byte comparisons and no allocation. It answers only when it is
+// sure, and leaves everything else (role-only events, finish, usage, tool calls,
+// errors, pretty-printed JSON) to the slow path:
+//   - the delta starts `"delta":{`, optionally `"role":"assistant",`, then either a
+//     non-empty "content" string (an answer token), or an optional null/empty content
+//     followed by a non-empty "reasoning_content" or "reasoning" string that closes the
+//     delta (a reasoning token);
+//   - "finish_reason" and "usage", wherever they are, are absent or null.
+//
+// Key matches are exact: in valid JSON an unescaped `"key":` preceded by '{' or ',' can
+// only be a key, because quotes inside strings are escaped. Error payloads never reach
+// it with a content delta: go-openai diverts `data: {"error":` lines, and the other
+// error shapes carry no delta.
 func fastEvent(b []byte, completions bool) (eventInfo, bool) {
-	if !keyNullOrAbsent(b, keyFinish) || !keyNullOrAbsent(b, keyUsage) || !keyNullOrAbsent(b, keyError) {
-		return eventInfo{}, false
-	}
+	var info eventInfo
 	if completions {
-		if stringValue(b, keyText, 0) == valNonEmpty {
-			return eventInfo{token: true, answer: true}, true
+		i := indexKey(b, keyText, 1, 0)
+		v := i + len(keyText)
+		if i < 0 || !bytes.HasPrefix(b[v:], []byte(`:"`)) || v+2 >= len(b) || b[v+2] == '"' {
+			return info, false
 		}
+		info = eventInfo{token: true, answer: true}
+	} else {
+		d := bytes.Index(b, fastDelta)
+		if d < 0 {
+			return info, false
+		}
+		p := d + len(fastDelta)
+		if bytes.HasPrefix(b[p:], fastRole) {
+			p += len(fastRole)
+		}
+		switch {
+		case bytes.HasPrefix(b[p:], fastContent):
+			v := p + len(fastContent)
+			if v >= len(b) || b[v] == '"' {
+				return info, false
+			}
+			info = eventInfo{token: true, answer: true}
+		default:
+			if bytes.HasPrefix(b[p:], fastContentNull) {
+				p += len(fastContentNull)
+			} else if bytes.HasPrefix(b[p:], fastContentEmpty) {
+				p += len(fastContentEmpty)
+			}
+			var v int
+			switch {
+			case bytes.HasPrefix(b[p:], fastReasoningContent):
+				v = p + len(fastReasoningContent)
+			case bytes.HasPrefix(b[p:], fastReasoning):
+				v = p + len(fastReasoning)
+			default:
+				return info, false
+			}
+			end := stringEnd(b, v)
+			if end <= v || end+1 >= len(b) || b[end+1] != '}' {
+				return info, false // empty, unterminated, or more keys in the delta
+			}
+			info = eventInfo{token: true}
+		}
+	}
+	if !keyNullOrAbsent(b, keyFinish, len(`"finish`)) || !keyNullOrAbsent(b, keyUsage, 1) {
 		return eventInfo{}, false
 	}
-	delta := bytes.Index(b, keyDelta)
-	if delta < 0 {
-		return eventInfo{}, false
-	}
-	from := delta + len(keyDelta)
-	switch stringValue(b, keyContent, from) {
-	case valNonEmpty:
-		return eventInfo{token: true, answer: true}, true
-	case valEmpty, valAbsent:
-		// Not an answer token; a reasoning token if one of the reasoning keys holds text,
-		// unless tool_calls is there too (slow path decides).
-		if bytes.Contains(b, keyToolCalls) {
-			return eventInfo{}, false
-		}
-		if stringValue(b, keyReasoningContent, from) == valNonEmpty || stringValue(b, keyReasoning, from) == valNonEmpty {
-			return eventInfo{token: true}, true
-		}
-	}
-	return eventInfo{}, false
+	return info, true
 }
 
 var (
-	keyFinish           = []byte(`"finish_reason"`)
-	keyUsage            = []byte(`"usage"`)
-	keyError            = []byte(`"error"`)
-	keyText             = []byte(`"text"`)
-	keyDelta            = []byte(`"delta"`)
-	keyContent          = []byte(`"content"`)
-	keyReasoningContent = []byte(`"reasoning_content"`)
-	keyReasoning        = []byte(`"reasoning"`)
-	keyToolCalls        = []byte(`"tool_calls"`)
+	keyFinish = []byte(`"finish_reason"`)
+	keyUsage  = []byte(`"usage"`)
+	keyText   = []byte(`"text"`)
+
+	fastDelta            = []byte(`"delta":{`)
+	fastRole             = []byte(`"role":"assistant",`)
+	fastContent          = []byte(`"content":"`)
+	fastContentNull      = []byte(`"content":null,`)
+	fastContentEmpty     = []byte(`"content":"",`)
+	fastReasoningContent = []byte(`"reasoning_content":"`)
+	fastReasoning        = []byte(`"reasoning":"`)
 )
 
-// Results of stringValue.
-const (
-	valAbsent   = iota // the key does not occur
-	valEmpty           // null or ""
-	valNonEmpty        // a string with at least one character
-	valOther           // anything else (not sure, or another type): take the slow path
-)
-
-// stringValue finds the first occurrence of key (a quoted key) at or after from and
-// classifies its value. A second occurrence of the key makes the answer valOther.
-func stringValue(b, key []byte, from int) int {
-	i := indexKey(b, key, from)
-	if i < 0 {
-		return valAbsent
-	}
-	v := i + len(key)
-	v = skipSpace(b, v)
-	if v >= len(b) || b[v] != ':' {
-		return valOther
-	}
-	v = skipSpace(b, v+1)
-	if v >= len(b) {
-		return valOther
-	}
-	if indexKey(b, key, v) >= 0 {
-		return valOther
-	}
-	switch {
-	case bytes.HasPrefix(b[v:], []byte("null")):
-		return valEmpty
-	case b[v] == '"':
-		if v+1 < len(b) && b[v+1] == '"' {
-			return valEmpty
+// stringEnd returns the index of the quote that closes the JSON string whose first
+// content byte is at v, or -1.
+func stringEnd(b []byte, v int) int {
+	for i := v; i < len(b); {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
 		}
-		if v+1 < len(b) {
-			return valNonEmpty
+		q := i + j
+		bs := 0
+		for k := q - 1; k >= v && b[k] == '\\'; k-- {
+			bs++
 		}
+		if bs%2 == 0 {
+			return q
+		}
+		i = q + 1
 	}
-	return valOther
+	return -1
 }
 
 // keyNullOrAbsent reports whether every occurrence of key as a key has the value null.
-func keyNullOrAbsent(b, key []byte) bool {
+// anchor is how many leading bytes of key to skip in the search (see indexKey).
+func keyNullOrAbsent(b, key []byte, anchor int) bool {
 	from := 0
 	for {
-		i := indexKey(b, key, from)
+		i := indexKey(b, key, anchor, from)
 		if i < 0 {
 			return true
 		}
@@ -249,23 +263,29 @@ func keyNullOrAbsent(b, key []byte) bool {
 	}
 }
 
-// indexKey returns the index of the first occurrence of key at or after from that is an
-// object key: preceded (after optional spaces) by '{' or ','. It returns -1 if none.
-func indexKey(b, key []byte, from int) int {
+// indexKey returns the index of the first occurrence of key (quoted) at or after from
+// that is an object key: preceded, after optional spaces, by '{' or ','. It returns -1
+// if there is none. It searches for key[anchor:] and then checks the bytes before:
+// '"' is the most common byte in JSON and a poor first byte for bytes.Index, so the
+// anchor should start with a rarer one.
+func indexKey(b, key []byte, anchor, from int) int {
+	tail := key[anchor:]
 	for from < len(b) {
-		j := bytes.Index(b[from:], key)
+		j := bytes.Index(b[from:], tail)
 		if j < 0 {
 			return -1
 		}
-		i := from + j
-		k := i - 1
-		for k >= 0 && isSpace(b[k]) {
-			k--
+		i := from + j - anchor // where key would start
+		if i >= 0 && bytes.Equal(b[i:i+anchor], key[:anchor]) {
+			k := i - 1
+			for k >= 0 && isSpace(b[k]) {
+				k--
+			}
+			if k >= 0 && (b[k] == '{' || b[k] == ',') {
+				return i
+			}
 		}
-		if k >= 0 && (b[k] == '{' || b[k] == ',') {
-			return i
-		}
-		from = i + 1
+		from += j + 1
 	}
 	return -1
 }
