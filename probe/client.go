@@ -60,6 +60,9 @@ const placeholderModel = "tpsmon-placeholder"
 // between two data lines. Long prefills send many pings; stalls are the watchdog's job.
 const emptyLinesLimit = 1 << 24
 
+// drainWait bounds reading the end of a response after [DONE] (normally immediate).
+const drainWait = 250 * time.Millisecond
+
 // Client streams completions from one Endpoint. It is safe for concurrent use: one
 // Client serves all the streams of an endpoint, over its own connection pool.
 type Client struct {
@@ -345,8 +348,8 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 	c.read(ctx, st, rs, &r)
 	if r.kind == model.ErrNone {
 		// Read the end of the body (after [DONE]) so the connection can be reused; a
-		// server that keeps the response open after [DONE] gets a second at most.
-		stop := time.AfterFunc(time.Second, func() { cancel(errIdle) })
+		// server that keeps the response open after [DONE] gets drainWait at most.
+		stop := time.AfterFunc(drainWait, func() { cancel(errIdle) })
 		rs.body.drain(64 << 10)
 		stop.Stop()
 	}
@@ -425,7 +428,7 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 		if info.isErr || (!info.token && body.errEvent) {
 			msg := info.errMsg
 			if msg == "" {
-				msg = "the server sent an error event"
+				msg = "the server sent an error event: " + string(raw)
 			}
 			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.clean(oneLine([]byte(msg), 300))
 			return

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -221,5 +222,27 @@ func BenchmarkDecodeContent(b *testing.B) {
 		if info, _ := d.decode(ev); !info.answer {
 			b.Fatal("not an answer")
 		}
+	}
+}
+
+// BenchmarkWatchdogTimerReset is the per-event cost of the simple idle timeout: one
+// timer.Reset per event.
+func BenchmarkWatchdogTimerReset(b *testing.B) {
+	tm := time.AfterFunc(time.Hour, func() {})
+	defer tm.Stop()
+	for b.Loop() {
+		tm.Reset(time.Minute)
+	}
+}
+
+// BenchmarkWatchdogStore is the per-read cost of the watchdog Client uses: an atomic
+// store of a clock reading (the reader takes that reading anyway, for timestamps); the
+// timer only wakes once per timeout period.
+func BenchmarkWatchdogStore(b *testing.B) {
+	var rs reqState
+	now := Mono()
+	for b.Loop() {
+		now++
+		rs.alive.Store(now)
 	}
 }

@@ -248,7 +248,7 @@ func TestClientStreamErrors(t *testing.T) {
 		{name: "event: error with plain text data", events: []string{content("a"), "event: error\ndata: overloaded, try later\n\n"},
 			kind: model.ErrStream, msg: "overloaded", chunks: 1},
 		{name: "event: error then [DONE]", events: []string{content("a"), "event: error\ndata: {\"detail\":\"boom\"}\n\n", done},
-			kind: model.ErrStream, chunks: 1},
+			kind: model.ErrStream, msg: `{"detail":"boom"}`, chunks: 1},
 		{name: "unparseable event", events: []string{content("a"), "data: {not json\n\n"},
 			kind: model.ErrProtocol, msg: "{not json", chunks: 1},
 		{name: "HTML body with status 200", events: []string{"<html>\n<body>Welcome to nginx!</body>\n</html>\n"},
@@ -268,6 +268,7 @@ func TestClientStreamErrors(t *testing.T) {
 				ep.APIKey = testKey
 			}
 			s, _ := stream(t, ep)
+			t.Logf("ErrMsg: %s", s.ErrMsg)
 			if s.Err != tt.kind || !strings.Contains(s.ErrMsg, tt.msg) {
 				t.Fatalf("Err = %q, msg %q; want %q containing %q", s.Err, s.ErrMsg, tt.kind, tt.msg)
 			}
@@ -318,6 +319,7 @@ func TestClientHTTPErrors(t *testing.T) {
 			})
 			ep.APIKey = tt.key
 			s, p := stream(t, ep)
+			t.Logf("ErrMsg: %s", s.ErrMsg)
 			if s.Err != model.HTTPError(tt.status) || s.Status != tt.status {
 				t.Fatalf("Err = %q status %d, want %q", s.Err, s.Status, model.HTTPError(tt.status))
 			}
