@@ -425,6 +425,8 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 		if info.usage {
 			r.usage, r.tokens, r.promptTokens = true, info.compTok, info.promTok
 		}
+		// The sniffer may have seen an `event: error` line a few events ahead of this one
+		// (it reads in blocks); the outcome is the same: the stream carried an error.
 		if info.isErr || (!info.token && body.errEvent) {
 			msg := info.errMsg
 			if msg == "" {
