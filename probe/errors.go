@@ -1,0 +1,243 @@
+package probe
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// keyEnvHint tells a user where tpsmon reads the API key from.
+const keyEnvHint = "set it in $OPENAI_API_KEY (or name another variable with --api-key-env)"
+
+// errIdle is the cancel cause set by the watchdog when the server went quiet.
+var errIdle = errors.New("tpsmon: no data from the server within the timeout")
+
+// redactor removes secrets (the API key, header values) from text that came from
+// elsewhere (a server's error message) before a person sees it.
+type redactor []string
+
+func newRedactor(ep Endpoint) redactor {
+	var r redactor
+	if len(ep.APIKey) >= 4 {
+		r = append(r, ep.APIKey)
+	}
+	for _, vs := range ep.Headers {
+		for _, v := range vs {
+			if len(v) >= 4 {
+				r = append(r, v)
+			}
+		}
+	}
+	return r
+}
+
+func (r redactor) clean(s string) string {
+	for _, secret := range r {
+		s = strings.ReplaceAll(s, secret, "[redacted]")
+	}
+	return s
+}
+
+// oneLine turns arbitrary bytes into one printable line of at most max bytes: control
+// characters become spaces, runs of spaces collapse, invalid UTF-8 is dropped.
+func oneLine(b []byte, max int) string {
+	var sb strings.Builder
+	space := false
+	for len(b) > 0 && sb.Len() < max {
+		r, n := utf8.DecodeRune(b)
+		b = b[n:]
+		if r == utf8.RuneError && n <= 1 {
+			continue
+		}
+		if r < 0x20 || r == 0x7f || r == ' ' {
+			if !space && sb.Len() > 0 {
+				sb.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		sb.WriteRune(r)
+	}
+	s := strings.TrimSpace(sb.String())
+	if len(b) > 0 {
+		s += "..."
+	}
+	return s
+}
+
+// safeURL renders a URL for messages: scheme, host and path only (no userinfo, no query).
+func safeURL(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// safeRawURL renders a URL string that may not parse, without its userinfo or query.
+func safeRawURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		return safeURL(u)
+	}
+	rest := s
+	scheme := ""
+	if i := strings.Index(rest, "://"); i >= 0 {
+		scheme, rest = rest[:i+3], rest[i+3:]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return scheme + rest
+}
+
+// hostPort returns u's host with its port (the scheme's default when absent).
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// connectMessage says in plain words why a connection failed. It never includes the URL
+// (which may hold userinfo), only host:port.
+func connectMessage(err error, hp string) string {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var uaErr x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var recErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &dnsErr):
+		return fmt.Sprintf("connect: cannot resolve host %s (%s): check --url", dnsErr.Name, dnsErr.Err)
+	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
+		return fmt.Sprintf("connect: TLS certificate of %s not trusted (%s): fix the certificate, or pass --insecure for a server you trust", hp, innermost(err))
+	case errors.As(err, &recErr):
+		return fmt.Sprintf("connect: TLS handshake with %s failed: the server does not speak TLS (use http:// in --url?)", hp)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connect: connection refused " + hp + ": is the server running on that port?"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connect: connection reset by " + hp
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connect: " + hp + " closed the connection before sending a response"
+	}
+	return "connect: " + innermost(err) + " " + hp
+}
+
+// innermost is the message of the deepest wrapped error (without url.Error's URL).
+func innermost(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err
+	}
+	return err.Error()
+}
+
+// httpMessage explains a non-2xx answer: status, the server's message when it has one
+// (or the first bytes of a non-JSON body), and what to do.
+func httpMessage(status int, serverMsg string, hasKey bool) string {
+	prefix := fmt.Sprintf("http %d %s", status, http.StatusText(status))
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		// The server's own words are left out: some echo the key they refused.
+		if !hasKey {
+			return prefix + ": the server wants an API key and none was sent: " + keyEnvHint
+		}
+		return prefix + ": the server refused the API key (or its permissions): " + keyEnvHint
+	case http.StatusNotFound:
+		if serverMsg == "" {
+			return prefix + ": nothing at this path: check that --url is the API base (e.g. http://host:8000/v1) and --model"
+		}
+		return prefix + ": " + serverMsg + " (check --model and --url)"
+	case http.StatusTooManyRequests:
+		if serverMsg == "" {
+			return prefix + ": the server is rate limiting or overloaded"
+		}
+		return prefix + ": " + serverMsg
+	}
+	if serverMsg == "" {
+		return prefix
+	}
+	return prefix + ": " + serverMsg
+}
+
+// bodyMessage extracts the server's message from an error body that go-openai could
+// not parse as {"error":{...}}: old vLLM {"object":"error","message":...}, FastAPI
+// {"detail":...}, {"error":"text"}, or else the first bytes of the body.
+func bodyMessage(body []byte) string {
+	var o struct {
+		Message json.RawMessage `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &o) == nil {
+		for _, r := range []json.RawMessage{o.Message, o.Error, o.Detail} {
+			if len(r) == 0 || string(r) == "null" {
+				continue
+			}
+			var s string
+			if json.Unmarshal(r, &s) == nil {
+				if s != "" {
+					return oneLine([]byte(s), 300)
+				}
+				continue
+			}
+			if t := errorText(r); t != "" {
+				return oneLine([]byte(t), 300)
+			}
+			return oneLine(r, 300)
+		}
+	}
+	return oneLine(body, 120)
+}
+
+// classifyRequestErr maps an error returned while sending the request (before any event
+// was read) to an error kind, HTTP status and message.
+func (c *Client) classifyRequestErr(err error) (model.ErrorKind, int, string) {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
+		msg := oneLine([]byte(apiErr.Message), 300)
+		return model.HTTPError(apiErr.HTTPStatusCode), apiErr.HTTPStatusCode,
+			c.redact.clean(httpMessage(apiErr.HTTPStatusCode, msg, c.ep.APIKey != ""))
+	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
+		msg := bodyMessage(reqErr.Body)
+		return model.HTTPError(reqErr.HTTPStatusCode), reqErr.HTTPStatusCode,
+			c.redact.clean(httpMessage(reqErr.HTTPStatusCode, msg, c.ep.APIKey != ""))
+	}
+	return model.ErrConnect, 0, c.redact.clean(connectMessage(err, c.hostPort))
+}
+
+// timeoutMessage says what the server did not do in time.
+func timeoutMessage(d time.Duration, gotHeaders bool, chunks int) string {
+	if !gotHeaders {
+		return fmt.Sprintf("timeout: no response headers within %s (raise --timeout for slow servers)", d)
+	}
+	return fmt.Sprintf("timeout: the stream went quiet for %s after %d chunks (raise --timeout if the server is just slow)", d, chunks)
+}
+
+// isCanceled reports whether ctx (the caller's) was canceled or ran out.
+func isCanceled(ctx context.Context) bool { return ctx.Err() != nil }

@@ -1,0 +1,80 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// PreflightTimeout bounds Preflight.
+const PreflightTimeout = 5 * time.Second
+
+// Preflight checks that the endpoint answers within a few seconds: GET {BaseURL}/models.
+// It returns the model names served. A connection failure, a TLS failure or a 401/403 is an
+// error naming the URL and the cause (never the key); a 404 or a non-JSON answer is not
+// (some servers have no /models) and returns no names.
+func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
+	ep.Model = "-" // Preflight does not need a model; normalize insists on one.
+	ep, u, err := normalize(ep)
+	if err != nil {
+		return nil, err
+	}
+	where := safeURL(u.JoinPath("models"))
+	tr := newTransport(ep, 1)
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+
+	ctx, cancel := context.WithTimeout(ctx, PreflightTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(ep.BaseURL, "/")+"/models", nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %v", where, err)
+	}
+	for k, vs := range ep.Headers {
+		req.Header[k] = vs
+	}
+	if ep.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+ep.APIKey)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return nil, fmt.Errorf("GET %s: no answer within %s: is the server up and is --url right?", where, PreflightTimeout)
+		}
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("GET %s: %s", where, newRedactor(ep).clean(connectMessage(err, hostPort(u))))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("GET %s: no complete answer within %s", where, PreflightTimeout)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil, fmt.Errorf("GET %s: %s", where, httpMessage(resp.StatusCode, "", ep.APIKey != ""))
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return nil, nil // no /models here (404) or it fails: the real requests will tell
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &list) != nil {
+		return nil, nil
+	}
+	for _, m := range list.Data {
+		if m.ID != "" {
+			models = append(models, m.ID)
+		}
+	}
+	return models, nil
+}

@@ -1,0 +1,300 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// eventInfo is what the stream loop needs from one SSE data payload.
+type eventInfo struct {
+	token   bool   // carries output: non-empty content, reasoning, tool_calls or text
+	answer  bool   // carries non-empty content (or completions text)
+	finish  string // finish_reason of the last choice that had one
+	usage   bool   // a usage object with completion_tokens arrived
+	compTok int    // usage.completion_tokens
+	promTok int    // usage.prompt_tokens
+	errMsg  string // in-band error message; isErr says whether there was one
+	isErr   bool
+}
+
+// wireEvent is the subset of a chat or completions chunk that tpsmon reads. It is
+// decoded with encoding/json only when the fast path (fastEvent) cannot decide.
+type wireEvent struct {
+	Choices []wireChoice    `json:"choices"`
+	Usage   *wireUsage      `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Object  string          `json:"object"`
+	Type    string          `json:"type"`
+	Message string          `json:"message"`
+}
+
+type wireChoice struct {
+	Delta struct {
+		Content          *string         `json:"content"`
+		ReasoningContent *string         `json:"reasoning_content"`
+		Reasoning        *string         `json:"reasoning"`
+		ToolCalls        json.RawMessage `json:"tool_calls"`
+	} `json:"delta"`
+	Text         *string `json:"text"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type wireUsage struct {
+	PromptTokens     int  `json:"prompt_tokens"`
+	CompletionTokens *int `json:"completion_tokens"`
+}
+
+// decoder turns data payloads into eventInfo. It keeps its decode struct between
+// events so the slow path reuses its slices; it is owned by one stream.
+type decoder struct {
+	completions bool
+	ev          wireEvent
+}
+
+// decode classifies one data payload. It returns an error only for a payload that is
+// not JSON (a protocol error).
+func (d *decoder) decode(b []byte) (eventInfo, error) {
+	if info, ok := fastEvent(b, d.completions); ok {
+		return info, nil
+	}
+	return d.slow(b)
+}
+
+func (d *decoder) slow(b []byte) (eventInfo, error) {
+	clear(d.ev.Choices[:cap(d.ev.Choices)])
+	d.ev = wireEvent{Choices: d.ev.Choices[:0]}
+	if err := json.Unmarshal(b, &d.ev); err != nil {
+		return eventInfo{}, err
+	}
+	var info eventInfo
+	ev := &d.ev
+	for i := range ev.Choices {
+		c := &ev.Choices[i]
+		if d.completions || c.Text != nil {
+			if c.Text != nil && *c.Text != "" {
+				info.token, info.answer = true, true
+			}
+		}
+		if c.Delta.Content != nil && *c.Delta.Content != "" {
+			info.token, info.answer = true, true
+		}
+		if (c.Delta.ReasoningContent != nil && *c.Delta.ReasoningContent != "") ||
+			(c.Delta.Reasoning != nil && *c.Delta.Reasoning != "") ||
+			nonEmptyJSON(c.Delta.ToolCalls) {
+			info.token = true
+		}
+		if c.FinishReason != nil && *c.FinishReason != "" {
+			info.finish = *c.FinishReason
+		}
+	}
+	if ev.Usage != nil && ev.Usage.CompletionTokens != nil {
+		info.usage = true
+		info.compTok = *ev.Usage.CompletionTokens
+		info.promTok = ev.Usage.PromptTokens
+	}
+	if nonEmptyJSON(ev.Error) {
+		info.isErr = true
+		info.errMsg = errorText(ev.Error)
+	} else if len(ev.Choices) == 0 && (ev.Object == "error" || ev.Type == "error") {
+		info.isErr = true
+		info.errMsg = ev.Message
+	}
+	return info, nil
+}
+
+// nonEmptyJSON reports whether a raw JSON value is present and not null, "", [] or {}.
+func nonEmptyJSON(r json.RawMessage) bool {
+	r = bytes.TrimSpace(r)
+	switch string(r) {
+	case "", "null", `""`, "[]", "{}":
+		return false
+	}
+	return len(r) > 0 && !(r[0] == '[' && len(bytes.TrimSpace(r[1:len(r)-1])) == 0)
+}
+
+// errorText extracts a message from an "error" value: a string, or an object with a
+// message.
+func errorText(r json.RawMessage) string {
+	var s string
+	if json.Unmarshal(r, &s) == nil {
+		return s
+	}
+	var o struct {
+		Message json.RawMessage `json:"message"`
+		Type    string          `json:"type"`
+	}
+	if json.Unmarshal(r, &o) == nil {
+		if json.Unmarshal(o.Message, &s) == nil && s != "" {
+			return s
+		}
+		if len(o.Message) > 0 {
+			return string(o.Message)
+		}
+		return o.Type
+	}
+	return ""
+}
+
+// Fast path. The common event is a compact chunk whose delta (or completions choice)
+// carries a non-empty string and nothing else of interest:
+//
+//	{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" the"},"finish_reason":null}]}
+//
+// fastEvent recognises the compact shapes servers send (vLLM, SGLang, llama.cpp, TGI,
+// OpenAI) with a few byte comparisons and no allocation. It answers only when it is
+// sure, and leaves everything else (role-only events, finish, usage, tool calls,
+// errors, pretty-printed JSON) to the slow path:
+//   - the delta starts `"delta":{`, optionally `"role":"assistant",`, then either a
+//     non-empty "content" string (an answer token), or an optional null/empty content
+//     followed by a non-empty "reasoning_content" or "reasoning" string that closes the
+//     delta (a reasoning token);
+//   - "finish_reason" and "usage", wherever they are, are absent or null.
+//
+// Key matches are exact: in valid JSON an unescaped `"key":` preceded by '{' or ',' can
+// only be a key, because quotes inside strings are escaped. Error payloads never reach
+// it with a content delta: go-openai diverts `data: {"error":` lines, and the other
+// error shapes carry no delta.
+func fastEvent(b []byte, completions bool) (eventInfo, bool) {
+	var info eventInfo
+	if completions {
+		i := indexKey(b, keyText, 1, 0)
+		v := i + len(keyText)
+		if i < 0 || !bytes.HasPrefix(b[v:], []byte(`:"`)) || v+2 >= len(b) || b[v+2] == '"' {
+			return info, false
+		}
+		info = eventInfo{token: true, answer: true}
+	} else {
+		d := bytes.Index(b, fastDelta)
+		if d < 0 {
+			return info, false
+		}
+		p := d + len(fastDelta)
+		if bytes.HasPrefix(b[p:], fastRole) {
+			p += len(fastRole)
+		}
+		switch {
+		case bytes.HasPrefix(b[p:], fastContent):
+			v := p + len(fastContent)
+			if v >= len(b) || b[v] == '"' {
+				return info, false
+			}
+			info = eventInfo{token: true, answer: true}
+		default:
+			if bytes.HasPrefix(b[p:], fastContentNull) {
+				p += len(fastContentNull)
+			} else if bytes.HasPrefix(b[p:], fastContentEmpty) {
+				p += len(fastContentEmpty)
+			}
+			var v int
+			switch {
+			case bytes.HasPrefix(b[p:], fastReasoningContent):
+				v = p + len(fastReasoningContent)
+			case bytes.HasPrefix(b[p:], fastReasoning):
+				v = p + len(fastReasoning)
+			default:
+				return info, false
+			}
+			end := stringEnd(b, v)
+			if end <= v || end+1 >= len(b) || b[end+1] != '}' {
+				return info, false // empty, unterminated, or more keys in the delta
+			}
+			info = eventInfo{token: true}
+		}
+	}
+	if !keyNullOrAbsent(b, keyFinish, len(`"finish`)) || !keyNullOrAbsent(b, keyUsage, 1) {
+		return eventInfo{}, false
+	}
+	return info, true
+}
+
+var (
+	keyFinish = []byte(`"finish_reason"`)
+	keyUsage  = []byte(`"usage"`)
+	keyText   = []byte(`"text"`)
+
+	fastDelta            = []byte(`"delta":{`)
+	fastRole             = []byte(`"role":"assistant",`)
+	fastContent          = []byte(`"content":"`)
+	fastContentNull      = []byte(`"content":null,`)
+	fastContentEmpty     = []byte(`"content":"",`)
+	fastReasoningContent = []byte(`"reasoning_content":"`)
+	fastReasoning        = []byte(`"reasoning":"`)
+)
+
+// stringEnd returns the index of the quote that closes the JSON string whose first
+// content byte is at v, or -1.
+func stringEnd(b []byte, v int) int {
+	for i := v; i < len(b); {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		q := i + j
+		bs := 0
+		for k := q - 1; k >= v && b[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+	return -1
+}
+
+// keyNullOrAbsent reports whether every occurrence of key as a key has the value null.
+// anchor is how many leading bytes of key to skip in the search (see indexKey).
+func keyNullOrAbsent(b, key []byte, anchor int) bool {
+	from := 0
+	for {
+		i := indexKey(b, key, anchor, from)
+		if i < 0 {
+			return true
+		}
+		v := skipSpace(b, i+len(key))
+		if v >= len(b) || b[v] != ':' {
+			return false
+		}
+		v = skipSpace(b, v+1)
+		if !bytes.HasPrefix(b[v:], []byte("null")) {
+			return false
+		}
+		from = v + 4
+	}
+}
+
+// indexKey returns the index of the first occurrence of key (quoted) at or after from
+// that is an object key: preceded, after optional spaces, by '{' or ','. It returns -1
+// if there is none. It searches for key[anchor:] and then checks the bytes before:
+// '"' is the most common byte in JSON and a poor first byte for bytes.Index, so the
+// anchor should start with a rarer one.
+func indexKey(b, key []byte, anchor, from int) int {
+	tail := key[anchor:]
+	for from < len(b) {
+		j := bytes.Index(b[from:], tail)
+		if j < 0 {
+			return -1
+		}
+		i := from + j - anchor // where key would start
+		if i >= 0 && bytes.Equal(b[i:i+anchor], key[:anchor]) {
+			k := i - 1
+			for k >= 0 && isSpace(b[k]) {
+				k--
+			}
+			if k >= 0 && (b[k] == '{' || b[k] == ',') {
+				return i
+			}
+		}
+		from += j + 1
+	}
+	return -1
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
