@@ -165,8 +165,10 @@ type BenchProgress struct {
 	Level       int // 1-based index of the level being held; 0 while draining
 	Levels      int
 	Concurrency int
-	Elapsed     time.Duration // time into the current level (or the drain)
+	Elapsed     time.Duration // time into the drain
 	Hold        time.Duration
+	Warming     bool          // the level is warming up: its hold starts once it is steady
+	Left        time.Duration // hold time left once it has started
 	Live        model.Live
 	Active      int  // requests in flight now
 	Errors      int  // failed requests so far
@@ -185,12 +187,17 @@ func (p BenchProgress) String() string {
 	case p.Draining:
 		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
 	case p.LevelChange:
-		fmt.Fprintf(&b, "level %d/%d: %d %s for %s, %d %s so far", p.Level, p.Levels, p.Concurrency, plural(p.Concurrency, "user"),
+		fmt.Fprintf(&b, "level %d/%d: %d %s, held %s once warm-up is over, %d %s so far", p.Level, p.Levels, p.Concurrency, plural(p.Concurrency, "user"),
 			roundDur(p.Hold), p.Errors, plural(p.Errors, "error"))
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "level %d/%d, %d %s, %s/%s, %.0f tok/s", p.Level, p.Levels, p.Concurrency, plural(p.Concurrency, "user"),
-			roundDur(p.Elapsed), roundDur(p.Hold), p.Live.AggregateTPS)
+		fmt.Fprintf(&b, "level %d/%d, %d %s, ", p.Level, p.Levels, p.Concurrency, plural(p.Concurrency, "user"))
+		if p.Warming {
+			b.WriteString("warming up")
+		} else {
+			fmt.Fprintf(&b, "%s left", roundDur(p.Left))
+		}
+		fmt.Fprintf(&b, ", %.0f tok/s", p.Live.AggregateTPS)
 		if p.Live.HasUser {
 			fmt.Fprintf(&b, ", %.1f tok/s/user", p.Live.UserTPS)
 		} else {
@@ -305,28 +312,45 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	done := ctx.Done()
 	interrupted := false
 
-ramp:
-	for i, c := range cfg.Ramp.Levels {
-		fleet.SetConcurrency(c)
-		b.level, b.concurrency, b.since = i+1, c, time.Now()
-		b.announce()
-		hold := time.NewTimer(cfg.Ramp.Hold)
-	holding:
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					hold.Stop()
-					break ramp // every pool ended early (should not happen)
-				}
-				b.handle(ev)
-			case <-hold.C:
-				break holding
-			case <-done:
-				hold.Stop()
-				interrupted = true
-				break ramp
+	// Every endpoint walks the ramp on its own: each level is held for Hold from the
+	// moment it is steady (Walk), and a slow endpoint's warm-up never cuts another's hold.
+	t0 := time.Now()
+	for i, p := range fleet.Pools {
+		w := cfg.Ramp.Walk(t0)
+		_, c := w.Level()
+		p.SetConcurrency(c)
+		b.walks = append(b.walks, w)
+		b.progress(i, true)
+	}
+	step := time.NewTicker(rampStep)
+	defer step.Stop()
+	for b.walking() > 0 {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				break // every pool ended early (should not happen)
 			}
+			b.handle(ev)
+		case now := <-step.C:
+			for i, w := range b.walks {
+				if w.Done() {
+					continue
+				}
+				c, changed, over := w.Next(now)
+				switch {
+				case over:
+					fleet.Pools[i].SetConcurrency(0) // its last level ends; the others go on
+				case changed:
+					fleet.Pools[i].SetConcurrency(c)
+					b.progress(i, true)
+				}
+			}
+		case <-done:
+			interrupted = true
+		}
+		if interrupted || events == nil {
+			break
 		}
 	}
 
@@ -336,7 +360,9 @@ ramp:
 	} else {
 		fleet.Stop()
 		b.draining, b.since = true, time.Now()
-		b.announce()
+		for i := range b.trackers {
+			b.progress(i, true)
+		}
 	}
 	bound := time.NewTimer(drain)
 	defer bound.Stop()
@@ -384,14 +410,27 @@ ramp:
 
 // benchRun is the state of Bench's event loop (one goroutine).
 type benchRun struct {
-	cfg         BenchConfig
-	trackers    []*model.Tracker
-	pools       []*Pool
-	hold        time.Duration
-	level       int
-	concurrency int
-	since       time.Time
-	draining    bool
+	cfg      BenchConfig
+	trackers []*model.Tracker
+	pools    []*Pool
+	walks    []*Walk // one per endpoint
+	hold     time.Duration
+	since    time.Time // when the drain began
+	draining bool
+}
+
+// rampStep is how often the bench loop moves the endpoints' walks on.
+const rampStep = 100 * time.Millisecond
+
+// walking is the number of endpoints still walking the ramp.
+func (b *benchRun) walking() int {
+	n := 0
+	for _, w := range b.walks {
+		if !w.Done() {
+			n++
+		}
+	}
+	return n
 }
 
 func (b *benchRun) handle(ev Event) {
@@ -404,15 +443,12 @@ func (b *benchRun) handle(ev Event) {
 		tr.AddSample(ev.Sample)
 	case ev.Segment != nil:
 		tr.UpdateSegment(*ev.Segment)
+		if ev.Endpoint < len(b.walks) {
+			b.walks[ev.Endpoint].Observe(ev.Segment)
+		}
 	case ev.Tick != nil:
 		tr.AddTick(ev.Tick)
 		b.progress(ev.Endpoint, false)
-	}
-}
-
-func (b *benchRun) announce() {
-	for i := range b.trackers {
-		b.progress(i, true)
 	}
 }
 
@@ -427,15 +463,19 @@ func (b *benchRun) progress(i int, change bool) {
 		Name:        EndpointLabel(b.cfg.Endpoints[i]),
 		Levels:      len(b.cfg.Ramp.Levels),
 		Hold:        b.hold,
-		Elapsed:     time.Since(b.since),
 		Live:        tr.Live(),
 		Active:      b.pools[i].Active(),
 		Errors:      countErrors(errs),
 		LevelChange: change,
 		Draining:    b.draining,
 	}
-	if !b.draining {
-		p.Level, p.Concurrency = b.level, b.concurrency
+	if b.draining {
+		p.Elapsed = time.Since(b.since)
+	} else if i < len(b.walks) {
+		w := b.walks[i]
+		idx, c := w.Level()
+		p.Level, p.Concurrency = idx+1, c
+		p.Warming, p.Left = w.Left(time.Now())
 	}
 	b.cfg.Progress(p)
 }

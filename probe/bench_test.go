@@ -48,30 +48,6 @@ func (f *fakeStreamer) Stream(ctx context.Context, p *Progress) model.Sample {
 	return s
 }
 
-// needsMerge skips the test while a piece Bench runs is still a placeholder of the skeleton.
-func needsMerge(t *testing.T) {
-	t.Helper()
-	checks := []struct {
-		name string
-		f    func()
-	}{
-		{"model.Tracker", func() { model.NewTracker(model.TrackerOptions{}).Levels() }},
-		{"model.LevelRule", func() { model.NewLevelRule(0) }},
-		{"model.Report", func() { model.NewTracker(model.TrackerOptions{}).ReportEndpoint(model.EndpointInfo{}) }},
-		{"probe.Pool", func() { NewPool(0, &fakeStreamer{}).Stop() }},
-	}
-	for _, c := range checks {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Skipf("needs %s (merge): %v", c.name, r)
-				}
-			}()
-			c.f()
-		}()
-	}
-}
-
 func fakes(byName map[string]*fakeStreamer) NewStreamerFunc {
 	return func(ep Endpoint, conns int) (Streamer, error) {
 		s, ok := byName[ep.Name]
@@ -112,12 +88,12 @@ func TestBenchProgressString(t *testing.T) {
 		p    BenchProgress
 		want string
 	}{
-		{BenchProgress{Name: "sim", Level: 2, Levels: 4, Concurrency: 4, Elapsed: 3210 * time.Millisecond, Hold: 15 * time.Second, Live: live},
-			"sim: level 2/4, 4 users, 3.2s/15s, 812 tok/s, 203.2 tok/s/user, TTFT p95 123ms, 0 errors"},
-		{BenchProgress{Name: "a", Level: 1, Levels: 1, Concurrency: 1, Hold: time.Second, Errors: 2},
-			"a: level 1/1, 1 user, 0s/1s, 0 tok/s, - tok/s/user, TTFT p95 -, 2 errors"},
+		{BenchProgress{Name: "sim", Level: 2, Levels: 4, Concurrency: 4, Left: 11790 * time.Millisecond, Hold: 15 * time.Second, Live: live},
+			"sim: level 2/4, 4 users, 12s left, 812 tok/s, 203.2 tok/s/user, TTFT p95 123ms, 0 errors"},
+		{BenchProgress{Name: "a", Level: 1, Levels: 1, Concurrency: 1, Hold: time.Second, Warming: true, Errors: 2},
+			"a: level 1/1, 1 user, warming up, 0 tok/s, - tok/s/user, TTFT p95 -, 2 errors"},
 		{BenchProgress{Name: "a", Level: 3, Levels: 6, Concurrency: 8, Hold: 15 * time.Second, LevelChange: true, Errors: 1},
-			"a: level 3/6: 8 users for 15s, 1 error so far"},
+			"a: level 3/6: 8 users, held 15s once warm-up is over, 1 error so far"},
 		{BenchProgress{Name: "a", Draining: true, Elapsed: 1500 * time.Millisecond, Active: 1, Errors: 1},
 			"a: ramp done, waiting for 1 in-flight request to finish (1.5s), 1 error"},
 	}
@@ -152,7 +128,6 @@ func (l *progressLog) add(p BenchProgress) {
 }
 
 func TestBenchWalksTheRamp(t *testing.T) {
-	needsMerge(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	eps := []Endpoint{{Name: "fast", MaxTokens: 10}, {Name: "slow", MaxTokens: 10}}
 	var log progressLog
@@ -215,7 +190,6 @@ func TestBenchWalksTheRamp(t *testing.T) {
 }
 
 func TestBenchUnusableEndpoint(t *testing.T) {
-	needsMerge(t)
 	res, err := Bench(context.Background(), BenchConfig{
 		Endpoints:   []Endpoint{{Name: "down"}},
 		Ramp:        Ramp{Levels: []int{2}, Hold: 300 * time.Millisecond},
@@ -232,7 +206,6 @@ func TestBenchUnusableEndpoint(t *testing.T) {
 }
 
 func TestBenchInterrupted(t *testing.T) {
-	needsMerge(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -268,7 +241,6 @@ func TestBenchInterrupted(t *testing.T) {
 }
 
 func TestFleetCloseWithoutReader(t *testing.T) {
-	needsMerge(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	f, err := NewFleet(context.Background(), []Endpoint{{Name: "a"}, {Name: "b"}}, FleetOptions{
 		Conns: 2,
@@ -285,4 +257,31 @@ func TestFleetCloseWithoutReader(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	f.Close() // must not block on the pools' unread events, and ends every goroutine
 	f.Close() // idempotent
+}
+
+// Requests that last longer than the hold would leave a level with no steady window if
+// the hold counted from the concurrency change; Bench counts it from the steady moment.
+func TestBenchHoldsEachLevelOnceSteady(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	hold := 300 * time.Millisecond
+	res, err := Bench(context.Background(), BenchConfig{
+		Endpoints:   []Endpoint{{Name: "long", MaxTokens: 40}},
+		Ramp:        Ramp{Levels: []int{1, 2, 4}, Hold: hold},
+		NewStreamer: fakes(map[string]*fakeStreamer{"long": {tokens: 40, gap: 10 * time.Millisecond}}), // ~400 ms a request
+		PoolOptions: []Option{WithTickEvery(50 * time.Millisecond)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := res.Report.Endpoints[0].Levels
+	if len(levels) != 3 {
+		t.Fatalf("levels %+v, want 3", levels)
+	}
+	for _, l := range levels {
+		// Each level is held for `hold` from its steady moment (give the 100 ms ramp step some slack).
+		if l.DurationS < hold.Seconds()*0.9 || l.Requests == 0 {
+			t.Errorf("level %d: steady window %.2fs with %d requests, want >= %.2fs and some requests",
+				l.Concurrency, l.DurationS, l.Requests, hold.Seconds())
+		}
+	}
 }

@@ -1,65 +1,103 @@
 package probe
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestRampAt(t *testing.T) {
-	r := Ramp{Levels: []int{1, 4, 2}, Hold: 10 * time.Second}
-	cases := []struct {
-		elapsed time.Duration
-		conc    int
-		index   int
-		done    bool
+// walkStep is one thing that happens to a Walk at second sec: a steady mark (steady true)
+// or a call to Next, with what Next must return.
+type walkStep struct {
+	sec     float64
+	steady  bool
+	conc    int
+	changed bool
+	done    bool
+}
+
+func TestWalk(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+	r := Ramp{Levels: []int{1, 4, 8}, Hold: 10 * time.Second}
+	tests := []struct {
+		name  string
+		steps []walkStep
 	}{
-		{-time.Second, 1, 0, false},
-		{0, 1, 0, false},
-		{9999 * time.Millisecond, 1, 0, false},
-		{10 * time.Second, 4, 1, false},
-		{19 * time.Second, 4, 1, false},
-		{20 * time.Second, 2, 2, false},
-		{29999 * time.Millisecond, 2, 2, false},
-		{30 * time.Second, 2, 2, true},
-		{time.Hour, 2, 2, true},
+		{"the hold counts from the steady moment, not from the change", []walkStep{
+			{sec: 0, steady: true},
+			{sec: 9.9, conc: 1},
+			{sec: 10, conc: 4, changed: true},
+			{sec: 25, conc: 4}, // still warming up: level 1's requests are in flight
+			{sec: 26, steady: true},
+			{sec: 35.9, conc: 4},
+			{sec: 36, conc: 8, changed: true},
+			{sec: 36.5, steady: true},
+			{sec: 46.5, conc: 8, done: true},
+			{sec: 60, conc: 8, done: true},
+		}},
+		{"a warm-up longer than MaxWarmup starts the hold anyway", []walkStep{
+			{sec: 29.9, conc: 1},
+			{sec: 39.9, conc: 1},
+			{sec: 40, conc: 4, changed: true},
+		}},
+		{"only the first steady mark of a level counts", []walkStep{
+			{sec: 2, steady: true},
+			{sec: 5, steady: true},
+			{sec: 12, conc: 4, changed: true},
+		}},
+		{"a mark from before the level began counts from its beginning", []walkStep{
+			{sec: 0, steady: true},
+			{sec: 10, conc: 4, changed: true},
+			{sec: 3, steady: true}, // a stale state of the previous segment
+			{sec: 20, conc: 8, changed: true},
+		}},
 	}
-	for _, c := range cases {
-		conc, index, done := r.At(c.elapsed)
-		if conc != c.conc || index != c.index || done != c.done {
-			t.Errorf("At(%v) = %d, %d, %v; want %d, %d, %v", c.elapsed, conc, index, done, c.conc, c.index, c.done)
+	for _, tc := range tests {
+		w := r.Walk(t0)
+		for i, st := range tc.steps {
+			if st.steady {
+				w.MarkSteady(at(st.sec))
+				continue
+			}
+			conc, changed, done := w.Next(at(st.sec))
+			if conc != st.conc || changed != st.changed || done != st.done {
+				t.Errorf("%s: step %d: Next(%vs) = %d, %v, %v; want %d, %v, %v",
+					tc.name, i, st.sec, conc, changed, done, st.conc, st.changed, st.done)
+			}
 		}
-	}
-	if d := r.Duration(); d != 30*time.Second {
-		t.Errorf("Duration = %v, want 30s", d)
 	}
 }
 
-func TestRampAtDegenerate(t *testing.T) {
-	cases := []struct {
-		name  string
-		r     Ramp
-		conc  int
-		index int
-	}{
-		{"no levels", Ramp{Hold: time.Second}, 0, -1},
-		{"zero hold", Ramp{Levels: []int{3, 5}}, 5, 1},
-		{"negative hold", Ramp{Levels: []int{3}, Hold: -time.Second}, 3, 0},
+func TestWalkLeft(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	w := Ramp{Levels: []int{2, 4}, Hold: 10 * time.Second}.Walk(t0)
+	if idx, c := w.Level(); idx != 0 || c != 2 {
+		t.Errorf("Level() = %d, %d; want 0, 2", idx, c)
 	}
-	for _, c := range cases {
-		conc, index, done := c.r.At(time.Second)
-		if conc != c.conc || index != c.index || !done {
-			t.Errorf("%s: At = %d, %d, %v; want %d, %d, true", c.name, conc, index, done, c.conc, c.index)
-		}
+	if warming, _ := w.Left(t0.Add(time.Second)); !warming {
+		t.Error("Left before the steady mark: want warming")
+	}
+	w.MarkSteady(t0.Add(2 * time.Second))
+	if warming, left := w.Left(t0.Add(5 * time.Second)); warming || left != 7*time.Second {
+		t.Errorf("Left(5s) = %v, %v; want false, 7s", warming, left)
+	}
+}
+
+func TestWalkEmpty(t *testing.T) {
+	w := Ramp{}.Walk(time.Unix(0, 0))
+	if c, changed, done := w.Next(time.Unix(5, 0)); c != 0 || changed || !done {
+		t.Errorf("empty plan: Next = %d, %v, %v; want 0, false, true", c, changed, done)
+	}
+	if idx, c := w.Level(); idx != -1 || c != 0 {
+		t.Errorf("empty plan: Level = %d, %d; want -1, 0", idx, c)
 	}
 }
 
 func TestDefaultRamp(t *testing.T) {
-	if err := DefaultRamp.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if c, i, done := DefaultRamp.At(35 * time.Second); c != 8 || i != 3 || done {
-		t.Errorf("DefaultRamp.At(35s) = %d, %d, %v; want 8, 3, false", c, i, done)
+	if want := []int{1, 2, 4, 8, 16, 32, 64}; !slices.Equal(DefaultRamp.Levels, want) || DefaultRamp.Hold != 10*time.Second {
+		t.Errorf("DefaultRamp = %+v, want %v held 10s", DefaultRamp, want)
 	}
 }
 

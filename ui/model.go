@@ -216,6 +216,7 @@ func (m *root) feed(evs []probe.Event) {
 			m.bucketDirty, m.dataDirty = true, true
 		case ev.Segment != nil:
 			tr.UpdateSegment(*ev.Segment)
+			m.observeRamp(ev.Endpoint, ev)
 			m.dataDirty = true
 		}
 	}

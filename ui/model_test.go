@@ -17,31 +17,23 @@ import (
 	"github.com/tpsmon/tpsmon/probe"
 )
 
-// needs runs f and skips the test when f hits a placeholder of another package
-// (panic "not implemented"): those tests can only pass after the merge.
-func needs(t *testing.T, what string, f func()) {
-	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			if fmt.Sprint(r) == "not implemented" {
-				t.Skipf("needs %s (merge)", what)
-			}
-			panic(r)
-		}
-	}()
-	f()
-}
-
 // tick advances the screen's clock to t0+d.
 func tick(m *root, d time.Duration) { m.Update(tickMsg(t0.Add(d))) }
+
+// steady sends endpoint 0's open segment at concurrency c, steady since t0+at, as a pool does.
+func steady(m *root, c int, at time.Duration) {
+	seg := &model.Segment{Open: true, Concurrency: c, SteadyAt: t0.Add(at)}
+	m.Update(eventsMsg{events: []probe.Event{{Segment: seg}}})
+}
 
 func TestAutoRamp(t *testing.T) {
 	m, ctls, _ := newTestRoot(t, 1) // ramp 1,2,4,8 held 10 s
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+	m.Update(press("r"))
 	if !m.ramp.on || ctls[0].conc != 1 {
 		t.Fatalf("r: ramp on %v, concurrency %d, want on at 1", m.ramp.on, ctls[0].conc)
 	}
+	steady(m, 1, 0)
 	tick(m, 5*time.Second)
 	if ctls[0].conc != 1 {
 		t.Errorf("5 s: concurrency %d, want 1", ctls[0].conc)
@@ -49,16 +41,35 @@ func TestAutoRamp(t *testing.T) {
 	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 users, 5s left") {
 		t.Errorf("header does not show the ramp:\n%s", h)
 	}
+	tick(m, 10*time.Second)
+	if ctls[0].conc != 2 {
+		t.Fatalf("10 s: concurrency %d, want 2", ctls[0].conc)
+	}
+	// Level 2 is not steady until level 1's requests are over: its hold has not started.
+	tick(m, 14*time.Second)
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 2/4 at 2 users, warming up") {
+		t.Errorf("header does not show the warm-up:\n%s", h)
+	}
+	steady(m, 1, 14*time.Second) // a stale state of the old level changes nothing
+	steady(m, 2, 15*time.Second)
 	for _, step := range []struct {
-		at   time.Duration
-		want int
-	}{{10 * time.Second, 2}, {25 * time.Second, 4}, {39 * time.Second, 8}} {
+		at     time.Duration
+		want   int
+		steady bool
+	}{{24 * time.Second, 2, false}, {25 * time.Second, 4, true}, {35 * time.Second, 8, true}} {
 		tick(m, step.at)
 		if ctls[0].conc != step.want {
 			t.Errorf("%v: concurrency %d, want %d", step.at, ctls[0].conc, step.want)
 		}
+		if step.steady {
+			steady(m, step.want, step.at)
+		}
 	}
-	tick(m, 40*time.Second)
+	tick(m, 44*time.Second)
+	if !m.ramp.on {
+		t.Fatal("the ramp stopped before the last level was held")
+	}
+	tick(m, 45*time.Second)
 	if m.ramp.on {
 		t.Fatal("the ramp did not stop at the end")
 	}
@@ -73,7 +84,7 @@ func TestAutoRamp(t *testing.T) {
 func TestAutoRampStops(t *testing.T) {
 	t.Run("r again", func(t *testing.T) {
 		m, ctls, _ := newTestRoot(t, 1)
-		needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+		m.Update(press("r"))
 		m.Update(press("r"))
 		tick(m, 15*time.Second)
 		if m.ramp.on || ctls[0].conc != 1 || !strings.Contains(m.msg, "auto-ramp stopped (r)") {
@@ -82,7 +93,7 @@ func TestAutoRampStops(t *testing.T) {
 	})
 	t.Run("manual key", func(t *testing.T) {
 		m, ctls, _ := newTestRoot(t, 1)
-		needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+		m.Update(press("r"))
 		m.Update(press("+"))
 		tick(m, 15*time.Second)
 		if m.ramp.on || ctls[0].conc != 2 || !strings.Contains(m.msg, "manual change (+)") {
@@ -91,7 +102,8 @@ func TestAutoRampStops(t *testing.T) {
 	})
 	t.Run("errors over 5%", func(t *testing.T) {
 		m, ctls, trs := newTestRoot(t, 1)
-		needs(t, "probe.Ramp.At", func() { m.Update(press("r")) })
+		m.Update(press("r"))
+		steady(m, 1, 0)
 		trs[0].buckets = nil
 		tick(m, 10*time.Second) // step 2 begins
 		// the endpoint starts failing: 3 of 20 requests in the step's first seconds
@@ -188,7 +200,7 @@ func TestSnapshot(t *testing.T) {
 		t.Fatal("s returned no command")
 	}
 	var msg tea.Msg
-	needs(t, "model.Markdown", func() { msg = cmd() })
+	msg = cmd()
 	m.Update(msg)
 	snap := msg.(snapshotMsg)
 	if snap.err != nil {

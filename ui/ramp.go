@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // rampErrorRate stops the auto-ramp when more than this fraction of the requests that
@@ -13,47 +15,51 @@ const (
 	minRampRequests = 10
 )
 
-// rampState is the auto-ramp in progress.
+// rampState is the auto-ramp in progress: one probe.Walk per endpoint it drives, so that
+// each level is held for the plan's hold from the moment it is steady.
 type rampState struct {
 	on        bool
-	start     time.Time // the ramp's t=0
-	index     int       // current step in Ramp.Levels
-	stepStart time.Time
-	targets   []int // endpoints the ramp drives
+	targets   []int               // endpoints the ramp drives
+	walks     map[int]*probe.Walk // by endpoint
+	stepStart map[int]time.Time   // when each endpoint's current level began
 }
 
 // startRamp starts the auto-ramp on the load targets at its first level (resuming
 // paused pools).
 func (m *root) startRamp() {
-	m.ramp = rampState{on: true, start: m.now, stepStart: m.now, index: -1, targets: m.loadTargets()}
-	for _, i := range m.ramp.targets {
+	r := rampState{on: true, targets: m.loadTargets(), walks: map[int]*probe.Walk{}, stepStart: map[int]time.Time{}}
+	for _, i := range r.targets {
+		w := m.rampPlan.Walk(m.now)
+		r.walks[i], r.stepStart[i] = w, m.now
 		if m.eps[i].ctl.Paused() {
 			m.eps[i].ctl.Resume()
 		}
+		_, c := w.Level()
+		m.eps[i].ctl.SetConcurrency(c)
 	}
+	m.ramp = r
 	levels := make([]string, len(m.rampPlan.Levels))
 	for i, l := range m.rampPlan.Levels {
 		levels[i] = fmt.Sprint(l)
 	}
-	m.say(false, "auto-ramp started: %s users, %s each", strings.Join(levels, ","), m.rampPlan.Hold)
-	m.stepRamp()
+	m.say(false, "auto-ramp started: %s users, each held %s once steady", strings.Join(levels, ","), m.rampPlan.Hold)
 }
 
-// stepRamp moves the auto-ramp to the level due now, and stops it at the end or when
-// too many requests fail.
+// observeRamp hands a segment state of endpoint i to its walk.
+func (m *root) observeRamp(i int, ev *probe.Event) {
+	if w := m.ramp.walks[i]; m.ramp.on && w != nil {
+		w.Observe(ev.Segment)
+	}
+}
+
+// stepRamp moves the auto-ramp's endpoints to the level due now, and stops it at the end
+// or when too many requests fail.
 func (m *root) stepRamp() {
 	r := &m.ramp
 	if !r.on {
 		return
 	}
-	c, idx, done := m.rampPlan.At(m.now.Sub(r.start))
-	if done {
-		r.on = false
-		m.say(false, "auto-ramp finished: all %d levels held; holding %d users", len(m.rampPlan.Levels),
-			m.eps[r.targets[0]].ctl.Concurrency())
-		return
-	}
-	if m.bucketDirty && r.index >= 0 {
+	if m.bucketDirty {
 		for _, i := range r.targets {
 			rate, n := m.stepErrorRate(i)
 			if n >= minRampRequests && rate > rampErrorRate {
@@ -64,21 +70,32 @@ func (m *root) stepRamp() {
 			}
 		}
 	}
-	if idx != r.index {
-		r.index, r.stepStart = idx, m.now
-		for _, i := range r.targets {
+	walking := 0
+	for _, i := range r.targets {
+		c, changed, done := r.walks[i].Next(m.now)
+		if changed {
+			r.stepStart[i] = m.now
 			m.eps[i].ctl.SetConcurrency(c)
 		}
+		if !done {
+			walking++
+		}
+	}
+	if walking == 0 {
+		r.on = false
+		m.say(false, "auto-ramp finished: all %d levels held; holding %d users", len(m.rampPlan.Levels),
+			m.eps[r.targets[0]].ctl.Concurrency())
 	}
 }
 
-// stepErrorRate is the failed fraction of the requests of endpoint i that ended since the
-// current ramp step began, and how many ended.
+// stepErrorRate is the failed fraction of the requests of endpoint i that ended since its
+// current ramp level began, and how many ended.
 func (m *root) stepErrorRate(i int) (float64, int) {
-	n := int(m.now.Sub(m.ramp.stepStart)/time.Second) + 1
+	since := m.ramp.stepStart[i]
+	n := int(m.now.Sub(since)/time.Second) + 1
 	var finished, failed int
 	for _, b := range m.eps[i].tr.Buckets(n) {
-		if !b.Start.Before(m.ramp.stepStart) {
+		if !b.Start.Before(since) {
 			finished += b.Finished
 			failed += b.Errors
 		}
@@ -89,13 +106,18 @@ func (m *root) stepErrorRate(i int) (float64, int) {
 	return float64(failed) / float64(finished), finished
 }
 
-// rampText is the ramp state for the header ("" when off).
+// rampText is the ramp state of the focused endpoint for the header ("" when off or
+// when the ramp does not drive it).
 func (m *root) rampText() string {
-	r := m.ramp
-	if !r.on || r.index < 0 || r.index >= len(m.rampPlan.Levels) {
+	w := m.ramp.walks[m.focus]
+	if !m.ramp.on || w == nil || w.Done() {
 		return ""
 	}
-	left := m.rampPlan.Hold*time.Duration(r.index+1) - m.now.Sub(r.start)
-	return fmt.Sprintf("%d/%d at %d users, %ds left", r.index+1, len(m.rampPlan.Levels),
-		m.rampPlan.Levels[r.index], int(max(left, 0).Round(time.Second)/time.Second))
+	idx, c := w.Level()
+	warming, left := w.Left(m.now)
+	if warming {
+		return fmt.Sprintf("%d/%d at %d users, warming up", idx+1, len(m.rampPlan.Levels), c)
+	}
+	return fmt.Sprintf("%d/%d at %d users, %ds left", idx+1, len(m.rampPlan.Levels), c,
+		int(left.Round(time.Second)/time.Second))
 }

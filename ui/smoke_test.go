@@ -61,18 +61,16 @@ func TestSmoke(t *testing.T) {
 		ch   chan probe.Event
 		m    *root
 	)
-	needs(t, "model/probe/sim", func() {
-		ep, pool, ch = startSim(t, ctx)
-		var err error
-		m, err = newScreen(ctx, Options{
-			Endpoints: []probe.Endpoint{ep}, Pools: []*probe.Pool{pool}, Events: ch,
-			Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
-			Start: 1, SnapshotDir: t.TempDir(), Version: "smoke",
-		}, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-	})
+	ep, pool, ch = startSim(t, ctx)
+	var err error
+	m, err = newScreen(ctx, Options{
+		Endpoints: []probe.Endpoint{ep}, Pools: []*probe.Pool{pool}, Events: ch,
+		Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
+		Start: 1, SnapshotDir: t.TempDir(), Version: "smoke",
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	tm.Type("+++")
 	waitUntil(t, "4 users after +++", func() bool { return pool.Concurrency() == 4 })
@@ -103,11 +101,9 @@ func TestRunHeadlessInput(t *testing.T) {
 	ep := probe.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}
 	ch := make(chan probe.Event, 4096)
 	var pool *probe.Pool
-	needs(t, "model/probe", func() {
-		pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
-		pool.Run(ctx)
-		model.NewTracker(model.TrackerOptions{})
-	})
+	pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
+	pool.Run(ctx)
+	model.NewTracker(model.TrackerOptions{})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	var summary string
@@ -173,21 +169,19 @@ func TestScreenWithPools(t *testing.T) {
 		m    *root
 	)
 	dir := t.TempDir()
-	needs(t, "model/probe", func() {
-		ch := make(chan probe.Event, 4096)
-		pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
-		pool.Run(ctx)
-		var err error
-		m, err = newScreen(ctx, Options{
-			Endpoints: []probe.Endpoint{{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}},
-			Pools:     []*probe.Pool{pool}, Events: ch,
-			Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
-			Start: 1, SnapshotDir: dir,
-		}, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-	})
+	ch := make(chan probe.Event, 4096)
+	pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
+	pool.Run(ctx)
+	var err error
+	m, err = newScreen(ctx, Options{
+		Endpoints: []probe.Endpoint{{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}},
+		Pools:     []*probe.Pool{pool}, Events: ch,
+		Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
+		Start: 1, SnapshotDir: dir,
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	tm.Type("+++")
 	waitUntil(t, "4 users after +++", func() bool { return pool.Concurrency() == 4 })

@@ -16,49 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/sim"
 	"go.uber.org/goleak"
 )
-
-// needsMerge skips an end-to-end test while a piece it runs is still a placeholder of
-// the skeleton (the other helpers' work); after the merge these tests run.
-func needsMerge(t *testing.T) {
-	t.Helper()
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	ep := probe.Endpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}
-	checks := []struct {
-		name string
-		f    func()
-	}{
-		{"model.Tracker", func() { model.NewTracker(model.TrackerOptions{}).Levels() }},
-		{"model.LevelRule", func() { model.NewLevelRule(0) }},
-		{"model.Markdown", func() { model.Markdown(&model.Report{Schema: model.Schema}) }},
-		{"model.CSV", func() { model.CSV(&model.Report{Schema: model.Schema}) }},
-		{"probe.Client", func() { _, _ = probe.NewClient(ep, 1) }},
-		{"probe.Preflight", func() { _, _ = probe.Preflight(canceled, ep) }},
-		{"probe.Pool", func() { probe.NewPool(0, nil).Stop() }},
-		{"sim", func() {
-			cfg, err := sim.Profile(sim.DefaultProfile)
-			if err != nil {
-				panic(err)
-			}
-			sim.New(cfg).Close()
-		}},
-	}
-	for _, c := range checks {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Skipf("needs sim/client/pool (merge): %s: %v", c.name, r)
-				}
-			}()
-			c.f()
-		}()
-	}
-}
 
 // readReport decodes results.json into a generic map, to check the exact keys.
 func readReport(t *testing.T, path string) map[string]any {
@@ -104,7 +64,6 @@ func levelsByConcurrency(t *testing.T, e map[string]any) map[int]map[string]any 
 }
 
 func TestBenchOnBuiltInSimulator(t *testing.T) {
-	needsMerge(t)
 	dir := t.TempDir()
 	out, csv := filepath.Join(dir, "results.json"), filepath.Join(dir, "results.csv")
 	r := cli(t, nil, secretEnv, nil, "bench", "--ramp", "1,2", "--hold", "2s", "--max-tokens", "16",
@@ -178,7 +137,6 @@ func arithmeticSim(t *testing.T) (inst *sim.Instance, stop func()) {
 }
 
 func TestBenchSimulatorArithmetic(t *testing.T) {
-	needsMerge(t)
 	inst, _ := arithmeticSim(t)
 	out := filepath.Join(t.TempDir(), "results.json")
 	// c=1 meets 42 tok/s, c=2 does not: capacity 1, below --min-capacity 2: exit 1.
@@ -216,7 +174,6 @@ func TestBenchSimulatorArithmetic(t *testing.T) {
 }
 
 func TestBenchInterruptedWritesResults(t *testing.T) {
-	needsMerge(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	inst, stop := arithmeticSim(t)
 	defer stop() // before the leak check
@@ -243,7 +200,6 @@ func TestBenchInterruptedWritesResults(t *testing.T) {
 }
 
 func TestBenchUnreachable(t *testing.T) {
-	needsMerge(t)
 	// Nothing listens on port 1 of 127.0.0.1.
 	start := time.Now()
 	r := cli(t, nil, secretEnv, nil, "bench", "--url", "http://127.0.0.1:1/v1", "--model", "m", "--ramp", "1", "--hold", "1s")
@@ -281,7 +237,6 @@ func failingServer(t *testing.T) *httptest.Server {
 }
 
 func TestBenchEveryRequestFails(t *testing.T) {
-	needsMerge(t)
 	srv := failingServer(t)
 	out := filepath.Join(t.TempDir(), "results.json")
 	// No --model: the only model served is used.
@@ -306,7 +261,6 @@ func TestBenchEveryRequestFails(t *testing.T) {
 }
 
 func TestBenchModelRequired(t *testing.T) {
-	needsMerge(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"object":"list","data":[{"id":"alpha"},{"id":"beta"}]}`)
 	}))
@@ -337,7 +291,6 @@ func (s *syncBuffer) String() string {
 }
 
 func TestSimCommand(t *testing.T) {
-	needsMerge(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
