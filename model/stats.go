@@ -72,6 +72,7 @@ type Bucket struct {
 	AggregateTPS float64 // tokens/s: Chunks scaled by the learned tokens-per-chunk ratio, over Width
 	UserTPS      float64 // tokens/s: median of UserChunks (scaled) over Width; valid when HasUser
 	HasUser      bool
+	UserCarried  bool          // no stream decoded the whole bucket: UserTPS is the previous bucket's (see UserHold)
 	TTFTP50      time.Duration // trailing window ending at this bucket; valid when HasTTFT
 	TTFTP95      time.Duration
 	HasTTFT      bool

@@ -61,6 +61,8 @@ type Tracker struct {
 	freeTT  [][]time.Duration
 	ttftBuf []time.Duration
 	userBuf []int32
+	// userCarried counts the newest buckets in a row whose per-user value was carried.
+	userCarried int
 	// End times of failed samples newer than every bucket, for the next ticks.
 	pending      []time.Time
 	pendingExtra int
@@ -248,8 +250,17 @@ func (t *Tracker) addError(end time.Time) {
 
 func bucketEnd(b *Bucket) time.Time { return b.Start.Add(b.Width) }
 
+// UserHold is how many buckets in a row keep the previous per-user value when no stream
+// decoded during a whole bucket (answers shorter than a few seconds at low concurrency
+// leave such gaps); the kept value is marked Bucket.UserCarried.
+const UserHold = 3
+
 // AddTick appends one live bucket.
 func (t *Tracker) AddTick(tk *Tick) {
+	var prev Bucket
+	if t.count > 0 {
+		prev = *t.at(t.count - 1)
+	}
 	var b *Bucket
 	if t.count < len(t.ring) {
 		b = t.at(t.count)
@@ -273,7 +284,12 @@ func (t *Tracker) AddTick(tk *Tick) {
 		if len(tk.UserChunks) > 0 {
 			b.UserTPS = t.medianChunks(tk.UserChunks) * ratio / sec
 			b.HasUser = true
+			t.userCarried = 0
 		}
+	}
+	if !b.HasUser && prev.HasUser && t.userCarried < UserHold {
+		b.UserTPS, b.HasUser, b.UserCarried = prev.UserTPS, true, true
+		t.userCarried++
 	}
 	b.TTFTP50, b.TTFTP95, b.HasTTFT = t.addTTFT(tk)
 
@@ -412,7 +428,7 @@ func (t *Tracker) Reset(now time.Time) {
 		t.level(st.seg.Concurrency)
 	}
 	clear(t.ring)
-	t.head, t.count = 0, 0
+	t.head, t.count, t.userCarried = 0, 0, 0
 	for _, w := range t.win {
 		t.freeTT = append(t.freeTT, w.vals[:0])
 	}

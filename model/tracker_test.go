@@ -273,6 +273,33 @@ func TestTrackerLiveUserMedian(t *testing.T) {
 	}
 }
 
+func TestTrackerUserHold(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	// users per second: a whole-bucket stream (nil = none, as between short answers)
+	seconds := [][]int32{{40}, nil, nil, nil, nil, {20}, nil}
+	want := []struct {
+		tps          float64
+		has, carried bool
+	}{
+		{40, true, false}, {40, true, true}, {40, true, true}, {40, true, true},
+		{0, false, false}, // held UserHold buckets, then a gap
+		{20, true, false}, {20, true, true},
+	}
+	for i, uc := range seconds {
+		tr.AddTick(&Tick{Start: at(time.Duration(i) * sec), End: at(time.Duration(i+1) * sec), UserChunks: uc})
+	}
+	bs := tr.Buckets(len(seconds))
+	for i, w := range want {
+		b := bs[i]
+		if b.UserTPS != w.tps || b.HasUser != w.has || b.UserCarried != w.carried {
+			t.Errorf("second %d: user %v has %v carried %v; want %v %v %v", i, b.UserTPS, b.HasUser, b.UserCarried, w.tps, w.has, w.carried)
+		}
+	}
+	if lv := tr.Live(); lv.UserTPS != 20 || !lv.HasUser {
+		t.Errorf("Live = %+v, want the carried 20 tok/s", lv)
+	}
+}
+
 func TestTrackerTTFTTrailingWindow(t *testing.T) {
 	tr := NewTracker(TrackerOptions{TTFTWindow: 3 * sec})
 	firsts := [][]time.Duration{
