@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -38,6 +39,8 @@ func main() {
 		*model, *maxTokens))
 
 	var events, requests, failures atomic.Int64
+	var mu sync.Mutex
+	var ttfts []time.Duration
 	var ru0 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	start := time.Now()
@@ -47,8 +50,13 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				n, err := stream(ctx, client, *url+"/chat/completions", body)
+				n, ttft, err := stream(ctx, client, *url+"/chat/completions", body)
 				events.Add(n)
+				if ttft > 0 {
+					mu.Lock()
+					ttfts = append(ttfts, ttft)
+					mu.Unlock()
+				}
 				if err != nil && ctx.Err() == nil {
 					failures.Add(1)
 				}
@@ -68,6 +76,11 @@ func main() {
 		fmt.Printf("minreader: CPU %.2f s = %.2f us per content event (%.1f ms per 1,000)\n",
 			cpu.Seconds(), float64(cpu.Microseconds())/float64(n), float64(cpu.Microseconds())/float64(n))
 	}
+	if len(ttfts) > 0 {
+		slices.Sort(ttfts)
+		q := func(p float64) float64 { return float64(ttfts[int(p*float64(len(ttfts)-1))]) / 1e6 }
+		fmt.Printf("minreader: TTFT p50 %.1f ms, p95 %.1f ms over %d requests\n", q(0.50), q(0.95), len(ttfts))
+	}
 	if n == 0 {
 		os.Exit(1)
 	}
@@ -75,34 +88,40 @@ func main() {
 
 var contentKey = []byte(`"content":"`)
 
-// stream sends one request and counts the SSE data lines that carry non-empty content.
-func stream(ctx context.Context, c *http.Client, url string, body []byte) (int64, error) {
+// stream sends one request and counts the SSE data lines that carry non-empty content;
+// it also returns the time from just before sending to the first such line.
+func stream(ctx context.Context, c *http.Client, url string, body []byte) (int64, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	sent := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
+		return 0, 0, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	r := bufio.NewReaderSize(resp.Body, 4096)
 	var n int64
+	var ttft time.Duration
 	for {
 		line, err := r.ReadSlice('\n')
 		if i := bytes.Index(line, contentKey); i >= 0 && len(line) > i+len(contentKey) && line[i+len(contentKey)] != '"' {
+			if n == 0 {
+				ttft = time.Since(sent)
+			}
 			n++
 		}
 		if err != nil {
 			if err == io.EOF {
-				return n, nil
+				return n, ttft, nil
 			}
-			return n, err
+			return n, ttft, err
 		}
 	}
 }
