@@ -233,17 +233,25 @@ func Markdown(r *Report) string {
 		}
 		b.WriteString("\n")
 		if e.Capacity.Users > 0 {
-			fmt.Fprintf(&b, "Capacity: %d users (%s)\n", e.Capacity.Users, slo)
+			fmt.Fprintf(&b, "Capacity: %s (%s)\n", users(e.Capacity.Users), slo)
 		} else {
 			fmt.Fprintf(&b, "Capacity: no level meets %s\n", slo)
 		}
 		if e.SaturationUsers != nil {
-			fmt.Fprintf(&b, "Saturation: %d users (doubling users from there raises aggregate tok/s by less than 10%%)\n", *e.SaturationUsers)
+			fmt.Fprintf(&b, "Saturation: %s (doubling users from there raises aggregate tok/s by less than 10%%)\n", users(*e.SaturationUsers))
 		} else {
 			b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
 		}
 	}
 	return b.String()
+}
+
+// users is "1 user" or "N users".
+func users(n int) string {
+	if n == 1 {
+		return "1 user"
+	}
+	return strconv.Itoa(n) + " users"
 }
 
 func cell(ok bool, v float64) string {

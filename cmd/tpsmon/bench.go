@@ -96,8 +96,12 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 			if msg == "" {
 				msg = "no request succeeded"
 			}
-			unusable = append(unusable, fmt.Sprintf("endpoint %s (%s): all %d requests failed; last error: %s",
-				p.endpoints[i].Name, probe.RedactedURL(p.endpoints[i].BaseURL), o.Requests, msg))
+			failed := fmt.Sprintf("all %d requests failed", o.Requests)
+			if o.Requests == 1 {
+				failed = "the only request failed"
+			}
+			unusable = append(unusable, fmt.Sprintf("endpoint %s (%s): %s; last error: %s",
+				p.endpoints[i].Name, probe.RedactedURL(p.endpoints[i].BaseURL), failed, msg))
 		}
 	}
 	if len(unusable) > 0 {
