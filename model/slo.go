@@ -108,7 +108,7 @@ func parseMs(s string) (time.Duration, error) {
 
 // ParseRate reads a rate written "1%" or "0.01" into a fraction in [0, 1].
 func ParseRate(s string) (float64, error) {
-	div := 1.0
+	div := 1
 	if t, ok := strings.CutSuffix(s, "%"); ok {
 		s, div = strings.TrimSpace(t), 100
 	}
@@ -116,11 +116,33 @@ func ParseRate(s string) (float64, error) {
 	if err != nil || math.IsNaN(v) {
 		return 0, fmt.Errorf("not a number")
 	}
-	v /= div
+	if div == 100 {
+		v = percent(v)
+	}
 	if v < 0 || v > 1 {
 		return 0, fmt.Errorf("out of range")
 	}
 	return v, nil
+}
+
+// percent is v/100 as the float nearest to the decimal value: the float division is
+// sometimes one unit off (0.7/100 = 0.006999999999999999), which would fail a level
+// whose error rate is exactly the limit (7 errors in 1000 requests under 0.7%).
+// It shifts the decimal exponent of v's shortest representation instead.
+func percent(v float64) float64 {
+	m, e, ok := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+	if !ok {
+		return v / 100
+	}
+	x, err := strconv.Atoi(e)
+	if err != nil {
+		return v / 100
+	}
+	r, err := strconv.ParseFloat(m+"e"+strconv.Itoa(x-2), 64)
+	if err != nil {
+		return v / 100
+	}
+	return r
 }
 
 // orDefault is s, or DefaultSLO when s is the zero value.
