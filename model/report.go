@@ -184,7 +184,9 @@ func tokenSourceWords(src string) string {
 
 // Markdown renders the report's levels as Markdown tables (one per endpoint), followed by
 // each endpoint's capacity and saturation lines, for stdout and the snapshot summary.
-// A value that was not measured (no successful request, no steady window) shows as "-".
+// A value that was not measured (no successful request, no steady window, or a
+// distribution nothing was recorded into, such as per-user tok/s of one-token answers)
+// shows as "-".
 func Markdown(r *Report) string {
 	var b strings.Builder
 	slo := r.Settings.SLO.SLO()
@@ -222,14 +224,17 @@ func Markdown(r *Report) string {
 				}
 			}
 			ok := l.Succeeded > 0
+			user := ok && l.UserTPS != (RateJSON{})
+			ttft := ok && l.TTFTMs != (LatencyJSON{})
 			agg := "-"
 			if l.DurationS > 0 {
 				agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
 			}
 			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				l.Concurrency, l.Requests, errs,
-				cell(ok, l.UserTPS.P50), cell(ok, l.UserTPS.P10), agg,
-				cell(ok, l.TTFTMs.P50), cell(ok, l.TTFTMs.P95), cell(ok, l.TPOTMs.P50), cell(ok, l.E2EMs.P50))
+				cell(user, l.UserTPS.P50), cell(user, l.UserTPS.P10), agg,
+				cell(ttft, l.TTFTMs.P50), cell(ttft, l.TTFTMs.P95),
+				cell(ok && l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (LatencyJSON{}), l.E2EMs.P50))
 		}
 		b.WriteString("\n")
 		if e.Capacity.Users > 0 {

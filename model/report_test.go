@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,3 +146,38 @@ func golden(t *testing.T, name, got string) {
 func TestMarkdown(t *testing.T) { golden(t, "report.md.golden", Markdown(sampleReport())) }
 
 func TestCSV(t *testing.T) { golden(t, "report.csv.golden", CSV(sampleReport())) }
+
+// mdRow returns the table row of the level at concurrency c, split into cells.
+func mdRow(t *testing.T, md string, c int) []string {
+	t.Helper()
+	for _, line := range strings.Split(md, "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) > 1 && strings.TrimSpace(cells[0]) == strconv.Itoa(c) {
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			return cells
+		}
+	}
+	t.Fatalf("no row for %d users in:\n%s", c, md)
+	return nil
+}
+
+// TestMarkdownUnmeasuredIsADash checks that a distribution nothing was measured into
+// shows "-", not "0.0": with one-token answers (max_tokens 1) every request succeeds
+// and has a TTFT, but per-user tok/s and TPOT are not defined.
+func TestMarkdownUnmeasuredIsADash(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 2, 0, 0, 10*sec, 20, false))
+	for i := range 10 {
+		tr.AddSample(ok(2, time.Duration(i)*sec, 150*msec, 0, 1))
+	}
+	r := &Report{Settings: ReportSettings{SLO: DefaultSLO.Report()},
+		Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "one-token"})}}
+	row := mdRow(t, Markdown(r), 2)
+	// users | requests | errors | user p50 | p10 | aggregate | TTFT p50 | TTFT p95 | TPOT p50 | E2E p50
+	want := []string{"2", "10", "0", "-", "-", "2.0", "150.0", "150.0", "-", "150.0"}
+	if !slices.Equal(row, want) {
+		t.Errorf("row %q, want %q", row, want)
+	}
+}
