@@ -244,11 +244,26 @@ func Markdown(r *Report) string {
 		}
 		if e.SaturationUsers != nil {
 			fmt.Fprintf(&b, "Saturation: %s (doubling users from there raises aggregate tok/s by less than 10%%)\n", users(*e.SaturationUsers))
-		} else {
+		} else if doubled(e.Levels) {
 			b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
+		} else {
+			b.WriteString("Saturation: not measured (no level was followed by one with at least twice its users)\n")
 		}
 	}
 	return b.String()
+}
+
+// doubled reports whether the saturation rule compared anything: some level with a
+// steady window has a later one, also with a steady window, of at least twice its users.
+func doubled(levels []ReportLevel) bool {
+	for _, l := range levels {
+		for _, m := range levels {
+			if l.Concurrency > 0 && l.DurationS > 0 && m.DurationS > 0 && m.Concurrency >= 2*l.Concurrency {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // users is "1 user" or "N users".

@@ -181,3 +181,38 @@ func TestMarkdownUnmeasuredIsADash(t *testing.T) {
 		t.Errorf("row %q, want %q", row, want)
 	}
 }
+
+// TestMarkdownSaturationLine checks that "not reached" is said only when some level
+// was compared with one of at least twice its users; otherwise nothing was tested.
+func TestMarkdownSaturationLine(t *testing.T) {
+	lv := func(c int, dur, agg float64) ReportLevel {
+		return ReportLevel{Concurrency: c, DurationS: dur, AggregateTPS: agg, Errors: map[string]int{}}
+	}
+	sat := 2
+	tests := []struct {
+		name   string
+		levels []ReportLevel
+		sat    *int
+		want   string
+	}{
+		{"reached", []ReportLevel{lv(1, 10, 80), lv(2, 10, 150), lv(4, 10, 160)}, &sat,
+			"Saturation: 2 users (doubling users from there raises aggregate tok/s by less than 10%)"},
+		{"compared, not reached", []ReportLevel{lv(1, 10, 80), lv(2, 10, 150)}, nil,
+			"Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)"},
+		{"one level", []ReportLevel{lv(4, 10, 300)}, nil,
+			"Saturation: not measured (no level was followed by one with at least twice its users)"},
+		{"no steady window at the double", []ReportLevel{lv(1, 10, 80), lv(2, 0, 0)}, nil,
+			"Saturation: not measured (no level was followed by one with at least twice its users)"},
+		{"1, 3: 3 is the comparison level", []ReportLevel{lv(1, 10, 80), lv(3, 10, 200)}, nil,
+			"Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Endpoints: []ReportEndpoint{{Name: "e", Levels: tc.levels, SaturationUsers: tc.sat}}}
+			md := Markdown(r)
+			if !strings.Contains(md, "\n"+tc.want+"\n") {
+				t.Errorf("want line %q in:\n%s", tc.want, md)
+			}
+		})
+	}
+}
