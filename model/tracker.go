@@ -91,6 +91,7 @@ type segState struct {
 
 type ttftBucket struct {
 	start time.Time
+	mid   time.Time // the middle of the bucket: it is in the window while mid is
 	vals  []time.Duration
 }
 
@@ -327,13 +328,16 @@ func (t *Tracker) addTTFT(tk *Tick) (p50, p95 time.Duration, ok bool) {
 			t.freeTT[n-1] = nil
 			t.freeTT = t.freeTT[:n-1]
 		}
-		t.win = append(t.win, ttftBucket{start: tk.Start, vals: append(vals, tk.FirstTokens...)})
+		mid := tk.Start.Add(tk.End.Sub(tk.Start) / 2)
+		t.win = append(t.win, ttftBucket{start: tk.Start, mid: mid, vals: append(vals, tk.FirstTokens...)})
 	}
-	// Drop the buckets that started before the window; this bucket always stays,
-	// even when it is wider than the window.
+	// Drop the buckets whose middle is before the window, so that a 10 s window holds
+	// ten 1 s buckets even when tick boundaries jitter by a few ms (a bucket starting
+	// 2 ms before the window is still in it); this bucket always stays, even when it
+	// is wider than the window.
 	from := tk.End.Add(-t.opt.TTFTWindow)
 	drop := 0
-	for drop < len(t.win) && t.win[drop].start.Before(from) && t.win[drop].start.Before(tk.Start) {
+	for drop < len(t.win) && t.win[drop].mid.Before(from) && t.win[drop].start.Before(tk.Start) {
 		t.freeTT = append(t.freeTT, t.win[drop].vals[:0])
 		drop++
 	}

@@ -607,3 +607,32 @@ func TestTrackerCurve(t *testing.T) {
 		t.Errorf("level 8: user p50 %v TTFT p95 %v", l.UserTPS.P50, l.TTFT.P95)
 	}
 }
+
+// TestTrackerTTFTWindowJitteredTicks checks that the trailing window holds as many
+// one-second buckets as it is seconds long when the ticks arrive a little late (the
+// collector reads the clock after its ticker fires), not one bucket fewer.
+func TestTrackerTTFTWindowJitteredTicks(t *testing.T) {
+	tr := NewTracker(TrackerOptions{}) // 10 s window
+	edge := func(i int) time.Duration { // tick boundaries: the first on time, the rest 2 ms late
+		if i == 0 {
+			return 0
+		}
+		return time.Duration(i)*sec + 2*msec
+	}
+	for i := range 11 {
+		ft := []time.Duration{100 * msec}
+		if i == 0 {
+			ft = []time.Duration{5 * sec} // a slow first token in the oldest bucket
+		}
+		tr.AddTick(&Tick{Start: at(edge(i)), End: at(edge(i + 1)), FirstTokens: ft})
+	}
+	bs := tr.Buckets(2)
+	// Bucket 9 ends at 10.002 s: its window holds buckets 0..9 (10 values, p95 = the 10th).
+	if bs[0].TTFTP95 != 5*sec {
+		t.Errorf("10th bucket: TTFT p95 %v, want 5s (the window lost the oldest second)", bs[0].TTFTP95)
+	}
+	// Bucket 10 ends at 11.002 s: bucket 0 has left the window.
+	if bs[1].TTFTP95 != 100*msec {
+		t.Errorf("11th bucket: TTFT p95 %v, want 100ms", bs[1].TTFTP95)
+	}
+}
