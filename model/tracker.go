@@ -270,7 +270,13 @@ func (t *Tracker) AddTick(tk *Tick) {
 		b = &t.ring[t.head]
 		t.head = (t.head + 1) % len(t.ring)
 	}
-	width := tk.End.Sub(tk.Start)
+	// A tick that ends before it starts (a clock the model cannot trust) is an
+	// empty bucket at Start: never a negative width.
+	end := tk.End
+	if end.Before(tk.Start) {
+		end = tk.Start
+	}
+	width := end.Sub(tk.Start)
 	*b = Bucket{
 		Start:    tk.Start,
 		Width:    width,
@@ -292,12 +298,12 @@ func (t *Tracker) AddTick(tk *Tick) {
 		b.UserTPS, b.HasUser, b.UserCarried = prev.UserTPS, true, true
 		t.userCarried++
 	}
-	b.TTFTP50, b.TTFTP95, b.HasTTFT = t.addTTFT(tk)
+	b.TTFTP50, b.TTFTP95, b.HasTTFT = t.addTTFT(tk, end)
 
 	// Failures that ended before this bucket's end and were waiting for it.
 	kept := t.pending[:0]
 	for _, e := range t.pending {
-		if e.Before(tk.End) {
+		if e.Before(end) {
 			b.Errors++
 		} else {
 			kept = append(kept, e)
@@ -319,8 +325,9 @@ func (t *Tracker) medianChunks(v []int32) float64 {
 	return (float64(t.userBuf[n/2-1]) + float64(t.userBuf[n/2])) / 2
 }
 
-// addTTFT adds the tick's first tokens to the trailing window and returns its p50 and p95.
-func (t *Tracker) addTTFT(tk *Tick) (p50, p95 time.Duration, ok bool) {
+// addTTFT adds the tick's first tokens to the trailing window ending at end (the tick's
+// End, never before its Start) and returns its p50 and p95.
+func (t *Tracker) addTTFT(tk *Tick, end time.Time) (p50, p95 time.Duration, ok bool) {
 	if len(tk.FirstTokens) > 0 {
 		var vals []time.Duration
 		if n := len(t.freeTT); n > 0 {
@@ -328,14 +335,14 @@ func (t *Tracker) addTTFT(tk *Tick) (p50, p95 time.Duration, ok bool) {
 			t.freeTT[n-1] = nil
 			t.freeTT = t.freeTT[:n-1]
 		}
-		mid := tk.Start.Add(tk.End.Sub(tk.Start) / 2)
+		mid := tk.Start.Add(end.Sub(tk.Start) / 2)
 		t.win = append(t.win, ttftBucket{start: tk.Start, mid: mid, vals: append(vals, tk.FirstTokens...)})
 	}
 	// Drop the buckets whose middle is before the window, so that a 10 s window holds
 	// ten 1 s buckets even when tick boundaries jitter by a few ms (a bucket starting
 	// 2 ms before the window is still in it); this bucket always stays, even when it
 	// is wider than the window.
-	from := tk.End.Add(-t.opt.TTFTWindow)
+	from := end.Add(-t.opt.TTFTWindow)
 	drop := 0
 	for drop < len(t.win) && t.win[drop].mid.Before(from) && t.win[drop].start.Before(tk.Start) {
 		t.freeTT = append(t.freeTT, t.win[drop].vals[:0])

@@ -636,3 +636,29 @@ func TestTrackerTTFTWindowJitteredTicks(t *testing.T) {
 		t.Errorf("11th bucket: TTFT p95 %v, want 100ms", bs[1].TTFTP95)
 	}
 }
+
+// TestTrackerTickEndBeforeStart checks that a tick whose End is before its Start (a
+// clock the model cannot trust) becomes an empty-width bucket at Start: no negative
+// width, no rate, and Live().At never before the bucket's start.
+func TestTrackerTickEndBeforeStart(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.AddTick(&Tick{Start: at(0), End: at(sec), Chunks: 30, UserChunks: []int32{30}})
+	tr.AddTick(&Tick{Start: at(2 * sec), End: at(1500 * msec), Chunks: 10, UserChunks: []int32{5},
+		FirstTokens: []time.Duration{200 * msec}, Active: 1, Target: 1})
+	b := tr.Buckets(1)[0]
+	if b.Width != 0 || b.AggregateTPS != 0 || !b.Start.Equal(at(2*sec)) {
+		t.Errorf("bucket %+v, want width 0 and no rate at 2s", b)
+	}
+	if lv := tr.Live(); !lv.At.Equal(at(2*sec)) || math.IsNaN(lv.AggregateTPS) || math.IsInf(lv.UserTPS, 0) {
+		t.Errorf("Live %+v, want At 2s", lv)
+	}
+	if !b.HasTTFT || b.TTFTP50 != 200*msec {
+		t.Errorf("the tick's first tokens were lost: %+v", b)
+	}
+	// A failure that ended between End and Start belongs to that bucket's time, not later.
+	tr.AddSample(failed(1, 1800*msec, ErrTimeout, "late"))
+	tr.AddTick(&Tick{Start: at(2 * sec), End: at(3 * sec)})
+	if bs := tr.Buckets(2); bs[0].Errors+bs[1].Errors != 1 {
+		t.Errorf("the failure was lost or counted twice: %+v", bs)
+	}
+}
