@@ -176,9 +176,11 @@ func (r ReportSLO) SLO() SLO {
 
 // Meets reports whether a level meets the criteria: it has requests, its per-user
 // TPS p50 is at least UserTPSMin, its TTFT p95 at most TTFTP95Max and its error
-// rate at most ErrorRateMax.
+// rate at most ErrorRateMax. A level with no TTFT measured (every request failed,
+// or none sent a token) does not meet it, whatever the criteria: its p95 of 0 was
+// never measured.
 func (s SLO) Meets(l *LevelStats) bool {
-	return l.Requests > 0 &&
+	return l.Requests > 0 && l.TTFT.Count > 0 &&
 		l.UserTPS.P50 >= s.UserTPSMin &&
 		l.TTFT.P95 <= ms(s.TTFTP95Max) &&
 		l.ErrorRate <= s.ErrorRateMax

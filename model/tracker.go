@@ -562,8 +562,8 @@ func (t *Tracker) Totals() (requests, succeeded int, errors map[ErrorKind]int) {
 func (t *Tracker) LastError() (msg string, at time.Time) { return t.lastErr, t.lastErrAt }
 
 // Capacity is the largest measured concurrency whose level meets the SLO, 0 when none:
-// a level with Requests > 0, UserTPS.P50 >= UserTPSMin, TTFT.P95 <= TTFTP95Max and
-// ErrorRate <= ErrorRateMax.
+// a level with Requests > 0, a measured TTFT, UserTPS.P50 >= UserTPSMin,
+// TTFT.P95 <= TTFTP95Max and ErrorRate <= ErrorRateMax (see SLO.Meets).
 func (t *Tracker) Capacity() int { return capacity(t.Levels(), t.slo) }
 
 // capacity is Capacity over the given levels.

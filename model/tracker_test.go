@@ -509,8 +509,12 @@ func mkLevel(c int, d time.Duration, reqs, succ int, userP50, ttftP95Ms, agg flo
 	}
 	l.UserTPS.P50 = userP50
 	l.TTFT.P95 = ttftP95Ms
+	l.UserTPS.Count, l.TTFT.Count = succ, succ // one value per success
 	return l
 }
+
+// noFirstToken is l with no TTFT measured (its successes sent no token).
+func noFirstToken(l LevelStats) LevelStats { l.TTFT = Dist{}; l.UserTPS = Dist{}; return l }
 
 func TestCapacity(t *testing.T) {
 	tests := []struct {
@@ -537,6 +541,12 @@ func TestCapacity(t *testing.T) {
 		{"exactly on every bound", []LevelStats{mkLevel(3, 10*sec, 100, 99, 30, 2000, 90)}, DefaultSLO, 3},
 		{"no requests", []LevelStats{mkLevel(8, 10*sec, 0, 0, 0, 0, 0)}, SLO{UserTPSMin: 0, TTFTP95Max: sec, ErrorRateMax: 1}, 0},
 		{"none", []LevelStats{mkLevel(1, 10*sec, 10, 10, 20, 300, 20)}, DefaultSLO, 0},
+		// With lenient criteria, a level where no TTFT was measured does not meet a TTFT limit.
+		{"every request failed", []LevelStats{mkLevel(4, 10*sec, 10, 0, 0, 0, 0)}, SLO{UserTPSMin: 0, TTFTP95Max: sec, ErrorRateMax: 1}, 0},
+		{"no first token", []LevelStats{
+			mkLevel(1, 10*sec, 10, 10, 20, 300, 20),
+			noFirstToken(mkLevel(2, 10*sec, 10, 10, 0, 0, 0)),
+		}, SLO{UserTPSMin: 0, TTFTP95Max: sec, ErrorRateMax: 0.01}, 1},
 		{"custom SLO", []LevelStats{
 			mkLevel(1, 10*sec, 10, 10, 20, 300, 20),
 			mkLevel(2, 10*sec, 10, 10, 15, 300, 30),
