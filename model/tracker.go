@@ -155,7 +155,9 @@ func (t *Tracker) AddSample(s *Sample) {
 		t.success++
 		if s.Usage {
 			t.srcUsage++
-			if s.Chunks > 0 {
+			// A usage count of 0 or less after token-bearing events contradicts the
+			// stream: it would drag the ratio down (or below 0), so it is left out.
+			if s.Chunks > 0 && s.Tokens > 0 {
 				t.usageTokens += int64(s.Tokens)
 				t.usageChunks += int64(s.Chunks)
 			}
@@ -190,7 +192,7 @@ func (t *Tracker) AddSample(s *Sample) {
 		return
 	}
 	l.success++
-	l.outputTokens += int64(s.Tokens)
+	l.outputTokens += int64(max(s.Tokens, 0))
 	if s.Usage {
 		l.srcUsage++
 	} else {
@@ -539,7 +541,9 @@ func (t *Tracker) Live() Live {
 	}
 }
 
-// TokensPerChunk is the ratio learned from completed requests that reported usage (1 until then).
+// TokensPerChunk is the ratio learned from completed requests that reported usage (1 until
+// then): sum(completion_tokens) / sum(chunks) over the successful ones with at least one
+// chunk and a positive completion_tokens.
 func (t *Tracker) TokensPerChunk() float64 {
 	if t.usageChunks == 0 || t.usageTokens == 0 {
 		return 1

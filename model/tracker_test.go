@@ -672,3 +672,35 @@ func TestTrackerTickEndBeforeStart(t *testing.T) {
 		t.Errorf("the failure was lost or counted twice: %+v", bs)
 	}
 }
+
+// TestTrackerRatioIgnoresBogusUsage checks that a usage object that contradicts the
+// stream (completion_tokens 0 or negative after token-bearing events) neither drags
+// the tokens-per-chunk ratio down nor makes aggregate tok/s or output tokens negative.
+func TestTrackerRatioIgnoresBogusUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		tokens int
+	}{
+		{"zero completion_tokens", 0},
+		{"negative completion_tokens", -1000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(TrackerOptions{})
+			tr.UpdateSegment(seg(1, 1, 0, 0, 10*sec, 100, false))
+			good := ok(1, 0, 100*msec, sec, 40)
+			good.Chunks = 10 // 4 tokens per chunk
+			tr.AddSample(good)
+			bad := ok(1, 2*sec, 100*msec, sec, tc.tokens)
+			bad.Chunks = 10
+			tr.AddSample(bad)
+			if r := tr.TokensPerChunk(); r != 4 {
+				t.Errorf("ratio %v, want 4", r)
+			}
+			l := levelAt(t, tr, 1)
+			if !approx(l.AggregateTPS, 40) || l.OutputTokens != 40 {
+				t.Errorf("aggregate %v output tokens %d, want 40 and 40", l.AggregateTPS, l.OutputTokens)
+			}
+		})
+	}
+}
