@@ -160,9 +160,24 @@ func (s SLO) String() string {
 		fmtNum(s.UserTPSMin, 2), fmtNum(ms(s.TTFTP95Max), 1), FormatPercent(s.ErrorRateMax))
 }
 
-// Report returns the criteria in the report's units.
+// Report returns the criteria in the report's units. Values that JSON cannot carry
+// (criteria set without ParseSLO, e.g. .nan or .inf in a config file) become finite:
+// NaN is 0, an infinity the largest float of its sign.
 func (s SLO) Report() ReportSLO {
-	return ReportSLO{UserTPSMin: s.UserTPSMin, TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: s.ErrorRateMax}
+	return ReportSLO{UserTPSMin: finite(s.UserTPSMin), TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: finite(s.ErrorRateMax)}
+}
+
+// finite is v, with NaN as 0 and an infinity as the largest float of its sign.
+func finite(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return 0
+	case math.IsInf(v, 1):
+		return math.MaxFloat64
+	case math.IsInf(v, -1):
+		return -math.MaxFloat64
+	}
+	return v
 }
 
 // SLO returns the criteria a report was made with; DefaultSLO when r is the zero value.

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +156,25 @@ func TestParseRatePercentIsExactDecimal(t *testing.T) {
 		if v, err := ParseRate(bad); err == nil {
 			t.Errorf("ParseRate(%q) = %v, want an error", bad, v)
 		}
+	}
+}
+
+// TestSLOReportIsValidJSON checks that criteria that did not come through ParseSLO (a
+// config file can say .nan or .inf) still give a report json.Marshal accepts.
+func TestSLOReportIsValidJSON(t *testing.T) {
+	for _, slo := range []SLO{
+		{UserTPSMin: math.NaN(), TTFTP95Max: sec, ErrorRateMax: math.NaN()},
+		{UserTPSMin: math.Inf(1), TTFTP95Max: sec, ErrorRateMax: math.Inf(-1)},
+	} {
+		r := slo.Report()
+		if _, err := json.Marshal(r); err != nil {
+			t.Errorf("%+v: %v", slo, err)
+		}
+		if r.UserTPSMin < 0 || math.IsNaN(r.ErrorRateMax) {
+			t.Errorf("Report() = %+v", r)
+		}
+	}
+	if r := (SLO{UserTPSMin: math.Inf(1), TTFTP95Max: sec}).Report(); r.UserTPSMin != math.MaxFloat64 {
+		t.Errorf("+Inf minimum reported as %v, want the largest float", r.UserTPSMin)
 	}
 }
