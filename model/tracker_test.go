@@ -622,7 +622,7 @@ func TestTrackerCurve(t *testing.T) {
 // one-second buckets as it is seconds long when the ticks arrive a little late (the
 // collector reads the clock after its ticker fires), not one bucket fewer.
 func TestTrackerTTFTWindowJitteredTicks(t *testing.T) {
-	tr := NewTracker(TrackerOptions{}) // 10 s window
+	tr := NewTracker(TrackerOptions{})  // 10 s window
 	edge := func(i int) time.Duration { // tick boundaries: the first on time, the rest 2 ms late
 		if i == 0 {
 			return 0
