@@ -289,21 +289,31 @@ var csvHeader = []string{
 }
 
 // CSV renders one row per endpoint and level, with a header row. Units are in the
-// column names (ms, tok/s for tps columns, requests/s for request_rate).
+// column names (ms, tok/s for tps columns, requests/s for request_rate). A value that
+// was not measured is an empty cell, as it is "-" in Markdown: a distribution nothing
+// was recorded into, the error rate of a level without requests, and the aggregate
+// and request rates of a level without a steady window.
 func CSV(r *Report) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
 	_ = w.Write(csvHeader) // a strings.Builder does not fail
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	f := func(ok bool, v float64) string {
+		if !ok {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
 	for _, e := range r.Endpoints {
 		for _, l := range e.Levels {
+			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
+			steady := l.DurationS > 0
 			_ = w.Write([]string{
 				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
-				f(l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.ErrorRate),
-				f(l.TTFTMs.P50), f(l.TTFTMs.P95), f(l.TTFTMs.P99),
-				f(l.UserTPS.P10), f(l.UserTPS.P50), f(l.UserTPS.P90),
-				f(l.AggregateTPS), f(l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
-				f(l.TPOTMs.P50), f(l.E2EMs.P50),
+				f(true, l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.Requests > 0, l.ErrorRate),
+				f(ttft, l.TTFTMs.P50), f(ttft, l.TTFTMs.P95), f(ttft, l.TTFTMs.P99),
+				f(user, l.UserTPS.P10), f(user, l.UserTPS.P50), f(user, l.UserTPS.P90),
+				f(steady, l.AggregateTPS), f(steady, l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
+				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
 			})
 		}
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"os"
@@ -214,5 +215,46 @@ func TestMarkdownSaturationLine(t *testing.T) {
 				t.Errorf("want line %q in:\n%s", tc.want, md)
 			}
 		})
+	}
+}
+
+// TestCSVUnmeasuredIsEmpty checks that CSV leaves a value nobody measured empty, as
+// Markdown shows "-", instead of writing 0: per-user tok/s and TPOT of one-token
+// answers, the error rate of a level without requests, rates over no steady window.
+func TestCSVUnmeasuredIsEmpty(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 2, 0, 0, 10*sec, 20, false))
+	for i := range 10 {
+		tr.AddSample(ok(2, time.Duration(i)*sec, 150*msec, 0, 1))
+	}
+	tr.UpdateSegment(seg(2, 4, 10*sec, -1, 12*sec, 0, true)) // never steady, no request
+	r := &Report{Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "e", Model: "m"})}}
+	rows, err := csv.NewReader(strings.NewReader(CSV(r))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("rows %q", rows)
+	}
+	col := func(row []string, name string) string {
+		i := slices.Index(rows[0], name)
+		if i < 0 {
+			t.Fatalf("no column %s", name)
+		}
+		return row[i]
+	}
+	want2 := map[string]string{"requests": "10", "error_rate": "0", "ttft_p50_ms": "150", "user_tps_p50": "",
+		"user_tps_p10": "", "tpot_p50_ms": "", "e2e_p50_ms": "150", "aggregate_tps": "2", "request_rate": "1"}
+	want4 := map[string]string{"requests": "0", "duration_s": "0", "error_rate": "", "ttft_p95_ms": "", "user_tps_p50": "",
+		"aggregate_tps": "", "request_rate": "", "output_tokens": "0"}
+	for _, c := range []struct {
+		row  []string
+		want map[string]string
+	}{{rows[1], want2}, {rows[2], want4}} {
+		for name, w := range c.want {
+			if got := col(c.row, name); got != w {
+				t.Errorf("level %s: %s = %q, want %q", c.row[3], name, got, w)
+			}
+		}
 	}
 }
