@@ -83,8 +83,10 @@ type level struct {
 type segState struct {
 	seg Segment
 	// Set by Reset while the segment was open.
-	cut        time.Time // reset time; zero when never cut
-	baseSet    bool      // the segment was steady at the cut: baseAt/baseChunks are exact
+	cut     time.Time // reset time; zero when never cut
+	baseSet bool      // the segment was steady at the cut: the window starts at baseAt
+	// baseAt/baseChunks: the segment's state at its latest update before the cut, moved
+	// to the cut (chunks prorated over that one interval) by the first update after it.
 	baseAt     time.Time
 	baseChunks int64
 }
@@ -389,6 +391,13 @@ func (t *Tracker) UpdateSegment(seg Segment) {
 		}
 		t.segments[seg.ID] = st
 	}
+	if st.baseSet && st.baseAt.Before(st.cut) && seg.End.After(st.cut) {
+		// The Reset fell between two updates: move the base to the Reset, prorating
+		// the chunks of that one interval over time.
+		n := max(seg.SteadyChunks-st.baseChunks, 0)
+		st.baseChunks += int64(float64(n) * float64(st.cut.Sub(st.baseAt)) / float64(seg.End.Sub(st.baseAt)))
+		st.baseAt = st.cut
+	}
 	st.seg = seg
 	t.level(seg.Concurrency)
 }
@@ -403,7 +412,7 @@ func (st *segState) window() (time.Duration, int64) {
 	}
 	switch {
 	case st.baseSet:
-		if !seg.End.After(st.baseAt) {
+		if !seg.End.After(st.baseAt) || !seg.End.After(st.cut) {
 			return 0, 0
 		}
 		return seg.End.Sub(st.baseAt), max(seg.SteadyChunks-st.baseChunks, 0)

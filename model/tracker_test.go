@@ -704,3 +704,21 @@ func TestTrackerRatioIgnoresBogusUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestTrackerResetBetweenUpdates checks that a Reset between two updates of an open,
+// steady segment restarts its steady window at the Reset, as documented, and not at
+// the update before it: the level's requests are those sent after the Reset, so its
+// duration must start there too.
+func TestTrackerResetBetweenUpdates(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 2, 0, 0, 9*sec, 900, true)) // 100 chunks/s
+	tr.Reset(at(9500 * msec))
+	tr.UpdateSegment(seg(1, 2, 0, 0, 19*sec, 1900, true))
+	for i := range 19 { // one request sent every 0.5 s after the Reset
+		tr.AddSample(ok(2, 9500*msec+time.Duration(i)*500*msec, 100*msec, 200*msec, 10))
+	}
+	l := levelAt(t, tr, 2)
+	if l.Duration != 9500*msec || !approx(l.AggregateTPS, 100) || !approx(l.RequestRate, 2) {
+		t.Errorf("Duration %v Agg %v RequestRate %v, want 9.5s, 100 and 2/s", l.Duration, l.AggregateTPS, l.RequestRate)
+	}
+}
