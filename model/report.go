@@ -184,7 +184,9 @@ func tokenSourceWords(src string) string {
 
 // Markdown renders the report's levels as Markdown tables (one per endpoint), followed by
 // each endpoint's capacity and saturation lines, for stdout and the snapshot summary.
-// A value that was not measured (no successful request, no steady window) shows as "-".
+// A value that was not measured (no successful request, no steady window, or a
+// distribution nothing was recorded into, such as per-user tok/s of one-token answers)
+// shows as "-".
 func Markdown(r *Report) string {
 	var b strings.Builder
 	slo := r.Settings.SLO.SLO()
@@ -222,14 +224,17 @@ func Markdown(r *Report) string {
 				}
 			}
 			ok := l.Succeeded > 0
+			user := ok && l.UserTPS != (RateJSON{})
+			ttft := ok && l.TTFTMs != (LatencyJSON{})
 			agg := "-"
 			if l.DurationS > 0 {
 				agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
 			}
 			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				l.Concurrency, l.Requests, errs,
-				cell(ok, l.UserTPS.P50), cell(ok, l.UserTPS.P10), agg,
-				cell(ok, l.TTFTMs.P50), cell(ok, l.TTFTMs.P95), cell(ok, l.TPOTMs.P50), cell(ok, l.E2EMs.P50))
+				cell(user, l.UserTPS.P50), cell(user, l.UserTPS.P10), agg,
+				cell(ttft, l.TTFTMs.P50), cell(ttft, l.TTFTMs.P95),
+				cell(ok && l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (LatencyJSON{}), l.E2EMs.P50))
 		}
 		b.WriteString("\n")
 		if e.Capacity.Users > 0 {
@@ -239,11 +244,26 @@ func Markdown(r *Report) string {
 		}
 		if e.SaturationUsers != nil {
 			fmt.Fprintf(&b, "Saturation: %s (doubling users from there raises aggregate tok/s by less than 10%%)\n", users(*e.SaturationUsers))
-		} else {
+		} else if doubled(e.Levels) {
 			b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
+		} else {
+			b.WriteString("Saturation: not measured (no level was followed by one with at least twice its users)\n")
 		}
 	}
 	return b.String()
+}
+
+// doubled reports whether the saturation rule compared anything: some level with a
+// steady window has a later one, also with a steady window, of at least twice its users.
+func doubled(levels []ReportLevel) bool {
+	for _, l := range levels {
+		for _, m := range levels {
+			if l.Concurrency > 0 && l.DurationS > 0 && m.DurationS > 0 && m.Concurrency >= 2*l.Concurrency {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // users is "1 user" or "N users".
@@ -269,21 +289,31 @@ var csvHeader = []string{
 }
 
 // CSV renders one row per endpoint and level, with a header row. Units are in the
-// column names (ms, tok/s for tps columns, requests/s for request_rate).
+// column names (ms, tok/s for tps columns, requests/s for request_rate). A value that
+// was not measured is an empty cell, as it is "-" in Markdown: a distribution nothing
+// was recorded into, the error rate of a level without requests, and the aggregate
+// and request rates of a level without a steady window.
 func CSV(r *Report) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
 	_ = w.Write(csvHeader) // a strings.Builder does not fail
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	f := func(ok bool, v float64) string {
+		if !ok {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
 	for _, e := range r.Endpoints {
 		for _, l := range e.Levels {
+			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
+			steady := l.DurationS > 0
 			_ = w.Write([]string{
 				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
-				f(l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.ErrorRate),
-				f(l.TTFTMs.P50), f(l.TTFTMs.P95), f(l.TTFTMs.P99),
-				f(l.UserTPS.P10), f(l.UserTPS.P50), f(l.UserTPS.P90),
-				f(l.AggregateTPS), f(l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
-				f(l.TPOTMs.P50), f(l.E2EMs.P50),
+				f(true, l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.Requests > 0, l.ErrorRate),
+				f(ttft, l.TTFTMs.P50), f(ttft, l.TTFTMs.P95), f(ttft, l.TTFTMs.P99),
+				f(user, l.UserTPS.P10), f(user, l.UserTPS.P50), f(user, l.UserTPS.P90),
+				f(steady, l.AggregateTPS), f(steady, l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
+				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
 			})
 		}
 	}

@@ -1,11 +1,13 @@
 package model
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,3 +147,114 @@ func golden(t *testing.T, name, got string) {
 func TestMarkdown(t *testing.T) { golden(t, "report.md.golden", Markdown(sampleReport())) }
 
 func TestCSV(t *testing.T) { golden(t, "report.csv.golden", CSV(sampleReport())) }
+
+// mdRow returns the table row of the level at concurrency c, split into cells.
+func mdRow(t *testing.T, md string, c int) []string {
+	t.Helper()
+	for _, line := range strings.Split(md, "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) > 1 && strings.TrimSpace(cells[0]) == strconv.Itoa(c) {
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			return cells
+		}
+	}
+	t.Fatalf("no row for %d users in:\n%s", c, md)
+	return nil
+}
+
+// TestMarkdownUnmeasuredIsADash checks that a distribution nothing was measured into
+// shows "-", not "0.0": with one-token answers (max_tokens 1) every request succeeds
+// and has a TTFT, but per-user tok/s and TPOT are not defined.
+func TestMarkdownUnmeasuredIsADash(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 2, 0, 0, 10*sec, 20, false))
+	for i := range 10 {
+		tr.AddSample(ok(2, time.Duration(i)*sec, 150*msec, 0, 1))
+	}
+	r := &Report{Settings: ReportSettings{SLO: DefaultSLO.Report()},
+		Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "one-token"})}}
+	row := mdRow(t, Markdown(r), 2)
+	// users | requests | errors | user p50 | p10 | aggregate | TTFT p50 | TTFT p95 | TPOT p50 | E2E p50
+	want := []string{"2", "10", "0", "-", "-", "2.0", "150.0", "150.0", "-", "150.0"}
+	if !slices.Equal(row, want) {
+		t.Errorf("row %q, want %q", row, want)
+	}
+}
+
+// TestMarkdownSaturationLine checks that "not reached" is said only when some level
+// was compared with one of at least twice its users; otherwise nothing was tested.
+func TestMarkdownSaturationLine(t *testing.T) {
+	lv := func(c int, dur, agg float64) ReportLevel {
+		return ReportLevel{Concurrency: c, DurationS: dur, AggregateTPS: agg, Errors: map[string]int{}}
+	}
+	sat := 2
+	tests := []struct {
+		name   string
+		levels []ReportLevel
+		sat    *int
+		want   string
+	}{
+		{"reached", []ReportLevel{lv(1, 10, 80), lv(2, 10, 150), lv(4, 10, 160)}, &sat,
+			"Saturation: 2 users (doubling users from there raises aggregate tok/s by less than 10%)"},
+		{"compared, not reached", []ReportLevel{lv(1, 10, 80), lv(2, 10, 150)}, nil,
+			"Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)"},
+		{"one level", []ReportLevel{lv(4, 10, 300)}, nil,
+			"Saturation: not measured (no level was followed by one with at least twice its users)"},
+		{"no steady window at the double", []ReportLevel{lv(1, 10, 80), lv(2, 0, 0)}, nil,
+			"Saturation: not measured (no level was followed by one with at least twice its users)"},
+		{"1, 3: 3 is the comparison level", []ReportLevel{lv(1, 10, 80), lv(3, 10, 200)}, nil,
+			"Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Endpoints: []ReportEndpoint{{Name: "e", Levels: tc.levels, SaturationUsers: tc.sat}}}
+			md := Markdown(r)
+			if !strings.Contains(md, "\n"+tc.want+"\n") {
+				t.Errorf("want line %q in:\n%s", tc.want, md)
+			}
+		})
+	}
+}
+
+// TestCSVUnmeasuredIsEmpty checks that CSV leaves a value nobody measured empty, as
+// Markdown shows "-", instead of writing 0: per-user tok/s and TPOT of one-token
+// answers, the error rate of a level without requests, rates over no steady window.
+func TestCSVUnmeasuredIsEmpty(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 2, 0, 0, 10*sec, 20, false))
+	for i := range 10 {
+		tr.AddSample(ok(2, time.Duration(i)*sec, 150*msec, 0, 1))
+	}
+	tr.UpdateSegment(seg(2, 4, 10*sec, -1, 12*sec, 0, true)) // never steady, no request
+	r := &Report{Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "e", Model: "m"})}}
+	rows, err := csv.NewReader(strings.NewReader(CSV(r))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("rows %q", rows)
+	}
+	col := func(row []string, name string) string {
+		i := slices.Index(rows[0], name)
+		if i < 0 {
+			t.Fatalf("no column %s", name)
+		}
+		return row[i]
+	}
+	want2 := map[string]string{"requests": "10", "error_rate": "0", "ttft_p50_ms": "150", "user_tps_p50": "",
+		"user_tps_p10": "", "tpot_p50_ms": "", "e2e_p50_ms": "150", "aggregate_tps": "2", "request_rate": "1"}
+	want4 := map[string]string{"requests": "0", "duration_s": "0", "error_rate": "", "ttft_p95_ms": "", "user_tps_p50": "",
+		"aggregate_tps": "", "request_rate": "", "output_tokens": "0"}
+	for _, c := range []struct {
+		row  []string
+		want map[string]string
+	}{{rows[1], want2}, {rows[2], want4}} {
+		for name, w := range c.want {
+			if got := col(c.row, name); got != w {
+				t.Errorf("level %s: %s = %q, want %q", c.row[3], name, got, w)
+			}
+		}
+	}
+}

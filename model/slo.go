@@ -108,7 +108,7 @@ func parseMs(s string) (time.Duration, error) {
 
 // ParseRate reads a rate written "1%" or "0.01" into a fraction in [0, 1].
 func ParseRate(s string) (float64, error) {
-	div := 1.0
+	div := 1
 	if t, ok := strings.CutSuffix(s, "%"); ok {
 		s, div = strings.TrimSpace(t), 100
 	}
@@ -116,11 +116,33 @@ func ParseRate(s string) (float64, error) {
 	if err != nil || math.IsNaN(v) {
 		return 0, fmt.Errorf("not a number")
 	}
-	v /= div
+	if div == 100 {
+		v = percent(v)
+	}
 	if v < 0 || v > 1 {
 		return 0, fmt.Errorf("out of range")
 	}
 	return v, nil
+}
+
+// percent is v/100 as the float nearest to the decimal value: the float division is
+// sometimes one unit off (0.7/100 = 0.006999999999999999), which would fail a level
+// whose error rate is exactly the limit (7 errors in 1000 requests under 0.7%).
+// It shifts the decimal exponent of v's shortest representation instead.
+func percent(v float64) float64 {
+	m, e, ok := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+	if !ok {
+		return v / 100
+	}
+	x, err := strconv.Atoi(e)
+	if err != nil {
+		return v / 100
+	}
+	r, err := strconv.ParseFloat(m+"e"+strconv.Itoa(x-2), 64)
+	if err != nil {
+		return v / 100
+	}
+	return r
 }
 
 // orDefault is s, or DefaultSLO when s is the zero value.
@@ -138,9 +160,24 @@ func (s SLO) String() string {
 		fmtNum(s.UserTPSMin, 2), fmtNum(ms(s.TTFTP95Max), 1), FormatPercent(s.ErrorRateMax))
 }
 
-// Report returns the criteria in the report's units.
+// Report returns the criteria in the report's units. Values that JSON cannot carry
+// (criteria set without ParseSLO, e.g. .nan or .inf in a config file) become finite:
+// NaN is 0, an infinity the largest float of its sign.
 func (s SLO) Report() ReportSLO {
-	return ReportSLO{UserTPSMin: s.UserTPSMin, TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: s.ErrorRateMax}
+	return ReportSLO{UserTPSMin: finite(s.UserTPSMin), TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: finite(s.ErrorRateMax)}
+}
+
+// finite is v, with NaN as 0 and an infinity as the largest float of its sign.
+func finite(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return 0
+	case math.IsInf(v, 1):
+		return math.MaxFloat64
+	case math.IsInf(v, -1):
+		return -math.MaxFloat64
+	}
+	return v
 }
 
 // SLO returns the criteria a report was made with; DefaultSLO when r is the zero value.
@@ -154,9 +191,11 @@ func (r ReportSLO) SLO() SLO {
 
 // Meets reports whether a level meets the criteria: it has requests, its per-user
 // TPS p50 is at least UserTPSMin, its TTFT p95 at most TTFTP95Max and its error
-// rate at most ErrorRateMax.
+// rate at most ErrorRateMax. A level with no TTFT measured (every request failed,
+// or none sent a token) does not meet it, whatever the criteria: its p95 of 0 was
+// never measured.
 func (s SLO) Meets(l *LevelStats) bool {
-	return l.Requests > 0 &&
+	return l.Requests > 0 && l.TTFT.Count > 0 &&
 		l.UserTPS.P50 >= s.UserTPSMin &&
 		l.TTFT.P95 <= ms(s.TTFTP95Max) &&
 		l.ErrorRate <= s.ErrorRateMax

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +112,69 @@ func TestFormat(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// TestParseRatePercentIsExactDecimal checks that "p%" is the same number as the
+// fraction p/100 written out, so that a level whose error rate is exactly the limit
+// (7 errors in 1000 requests under error_rate<=0.7%) meets it.
+func TestParseRatePercentIsExactDecimal(t *testing.T) {
+	tests := []struct {
+		in             string
+		errors, of     int
+		want           float64
+		meetsAtTheEdge bool
+	}{
+		{"0.7%", 7, 1000, 0.007, true},
+		{"1.4%", 14, 1000, 0.014, true},
+		{"0.3%", 3, 1000, 0.003, true},
+		{"1%", 1, 100, 0.01, true},
+		{"12.5%", 1, 8, 0.125, true},
+		{"5e-1%", 1, 200, 0.005, true},
+		{" 2 %", 1, 50, 0.02, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseRate(tc.in)
+		if err != nil {
+			t.Errorf("ParseRate(%q): %v", tc.in, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("ParseRate(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		slo, err := ParseSLO("error_rate<=" + strings.TrimSpace(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := LevelStats{Requests: tc.of, Succeeded: tc.of - tc.errors, ErrorRate: float64(tc.errors) / float64(tc.of),
+			UserTPS: Dist{Count: 1, P50: 100}, TTFT: Dist{Count: 1, P95: 100}}
+		if slo.Meets(&l) != tc.meetsAtTheEdge {
+			t.Errorf("%d errors in %d requests under error_rate<=%s: Meets = %v", tc.errors, tc.of, tc.in, !tc.meetsAtTheEdge)
+		}
+	}
+	for _, bad := range []string{"101%", "-1%", "NaN%", "inf%", "%", "1e400%"} {
+		if v, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q) = %v, want an error", bad, v)
+		}
+	}
+}
+
+// TestSLOReportIsValidJSON checks that criteria that did not come through ParseSLO (a
+// config file can say .nan or .inf) still give a report json.Marshal accepts.
+func TestSLOReportIsValidJSON(t *testing.T) {
+	for _, slo := range []SLO{
+		{UserTPSMin: math.NaN(), TTFTP95Max: sec, ErrorRateMax: math.NaN()},
+		{UserTPSMin: math.Inf(1), TTFTP95Max: sec, ErrorRateMax: math.Inf(-1)},
+	} {
+		r := slo.Report()
+		if _, err := json.Marshal(r); err != nil {
+			t.Errorf("%+v: %v", slo, err)
+		}
+		if r.UserTPSMin < 0 || math.IsNaN(r.ErrorRateMax) {
+			t.Errorf("Report() = %+v", r)
+		}
+	}
+	if r := (SLO{UserTPSMin: math.Inf(1), TTFTP95Max: sec}).Report(); r.UserTPSMin != math.MaxFloat64 {
+		t.Errorf("+Inf minimum reported as %v, want the largest float", r.UserTPSMin)
 	}
 }

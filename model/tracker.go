@@ -83,14 +83,17 @@ type level struct {
 type segState struct {
 	seg Segment
 	// Set by Reset while the segment was open.
-	cut        time.Time // reset time; zero when never cut
-	baseSet    bool      // the segment was steady at the cut: baseAt/baseChunks are exact
+	cut     time.Time // reset time; zero when never cut
+	baseSet bool      // the segment was steady at the cut: the window starts at baseAt
+	// baseAt/baseChunks: the segment's state at its latest update before the cut, moved
+	// to the cut (chunks prorated over that one interval) by the first update after it.
 	baseAt     time.Time
 	baseChunks int64
 }
 
 type ttftBucket struct {
 	start time.Time
+	mid   time.Time // the middle of the bucket: it is in the window while mid is
 	vals  []time.Duration
 }
 
@@ -154,7 +157,9 @@ func (t *Tracker) AddSample(s *Sample) {
 		t.success++
 		if s.Usage {
 			t.srcUsage++
-			if s.Chunks > 0 {
+			// A usage count of 0 or less after token-bearing events contradicts the
+			// stream: it would drag the ratio down (or below 0), so it is left out.
+			if s.Chunks > 0 && s.Tokens > 0 {
 				t.usageTokens += int64(s.Tokens)
 				t.usageChunks += int64(s.Chunks)
 			}
@@ -189,7 +194,7 @@ func (t *Tracker) AddSample(s *Sample) {
 		return
 	}
 	l.success++
-	l.outputTokens += int64(s.Tokens)
+	l.outputTokens += int64(max(s.Tokens, 0))
 	if s.Usage {
 		l.srcUsage++
 	} else {
@@ -269,7 +274,13 @@ func (t *Tracker) AddTick(tk *Tick) {
 		b = &t.ring[t.head]
 		t.head = (t.head + 1) % len(t.ring)
 	}
-	width := tk.End.Sub(tk.Start)
+	// A tick that ends before it starts (a clock the model cannot trust) is an
+	// empty bucket at Start: never a negative width.
+	end := tk.End
+	if end.Before(tk.Start) {
+		end = tk.Start
+	}
+	width := end.Sub(tk.Start)
 	*b = Bucket{
 		Start:    tk.Start,
 		Width:    width,
@@ -291,12 +302,12 @@ func (t *Tracker) AddTick(tk *Tick) {
 		b.UserTPS, b.HasUser, b.UserCarried = prev.UserTPS, true, true
 		t.userCarried++
 	}
-	b.TTFTP50, b.TTFTP95, b.HasTTFT = t.addTTFT(tk)
+	b.TTFTP50, b.TTFTP95, b.HasTTFT = t.addTTFT(tk, end)
 
 	// Failures that ended before this bucket's end and were waiting for it.
 	kept := t.pending[:0]
 	for _, e := range t.pending {
-		if e.Before(tk.End) {
+		if e.Before(end) {
 			b.Errors++
 		} else {
 			kept = append(kept, e)
@@ -318,8 +329,9 @@ func (t *Tracker) medianChunks(v []int32) float64 {
 	return (float64(t.userBuf[n/2-1]) + float64(t.userBuf[n/2])) / 2
 }
 
-// addTTFT adds the tick's first tokens to the trailing window and returns its p50 and p95.
-func (t *Tracker) addTTFT(tk *Tick) (p50, p95 time.Duration, ok bool) {
+// addTTFT adds the tick's first tokens to the trailing window ending at end (the tick's
+// End, never before its Start) and returns its p50 and p95.
+func (t *Tracker) addTTFT(tk *Tick, end time.Time) (p50, p95 time.Duration, ok bool) {
 	if len(tk.FirstTokens) > 0 {
 		var vals []time.Duration
 		if n := len(t.freeTT); n > 0 {
@@ -327,13 +339,16 @@ func (t *Tracker) addTTFT(tk *Tick) (p50, p95 time.Duration, ok bool) {
 			t.freeTT[n-1] = nil
 			t.freeTT = t.freeTT[:n-1]
 		}
-		t.win = append(t.win, ttftBucket{start: tk.Start, vals: append(vals, tk.FirstTokens...)})
+		mid := tk.Start.Add(end.Sub(tk.Start) / 2)
+		t.win = append(t.win, ttftBucket{start: tk.Start, mid: mid, vals: append(vals, tk.FirstTokens...)})
 	}
-	// Drop the buckets that started before the window; this bucket always stays,
-	// even when it is wider than the window.
-	from := tk.End.Add(-t.opt.TTFTWindow)
+	// Drop the buckets whose middle is before the window, so that a 10 s window holds
+	// ten 1 s buckets even when tick boundaries jitter by a few ms (a bucket starting
+	// 2 ms before the window is still in it); this bucket always stays, even when it
+	// is wider than the window.
+	from := end.Add(-t.opt.TTFTWindow)
 	drop := 0
-	for drop < len(t.win) && t.win[drop].start.Before(from) && t.win[drop].start.Before(tk.Start) {
+	for drop < len(t.win) && t.win[drop].mid.Before(from) && t.win[drop].start.Before(tk.Start) {
 		t.freeTT = append(t.freeTT, t.win[drop].vals[:0])
 		drop++
 	}
@@ -376,6 +391,13 @@ func (t *Tracker) UpdateSegment(seg Segment) {
 		}
 		t.segments[seg.ID] = st
 	}
+	if st.baseSet && st.baseAt.Before(st.cut) && seg.End.After(st.cut) {
+		// The Reset fell between two updates: move the base to the Reset, prorating
+		// the chunks of that one interval over time.
+		n := max(seg.SteadyChunks-st.baseChunks, 0)
+		st.baseChunks += int64(float64(n) * float64(st.cut.Sub(st.baseAt)) / float64(seg.End.Sub(st.baseAt)))
+		st.baseAt = st.cut
+	}
 	st.seg = seg
 	t.level(seg.Concurrency)
 }
@@ -390,7 +412,7 @@ func (st *segState) window() (time.Duration, int64) {
 	}
 	switch {
 	case st.baseSet:
-		if !seg.End.After(st.baseAt) {
+		if !seg.End.After(st.baseAt) || !seg.End.After(st.cut) {
 			return 0, 0
 		}
 		return seg.End.Sub(st.baseAt), max(seg.SteadyChunks-st.baseChunks, 0)
@@ -528,7 +550,9 @@ func (t *Tracker) Live() Live {
 	}
 }
 
-// TokensPerChunk is the ratio learned from completed requests that reported usage (1 until then).
+// TokensPerChunk is the ratio learned from completed requests that reported usage (1 until
+// then): sum(completion_tokens) / sum(chunks) over the successful ones with at least one
+// chunk and a positive completion_tokens.
 func (t *Tracker) TokensPerChunk() float64 {
 	if t.usageChunks == 0 || t.usageTokens == 0 {
 		return 1
@@ -551,8 +575,8 @@ func (t *Tracker) Totals() (requests, succeeded int, errors map[ErrorKind]int) {
 func (t *Tracker) LastError() (msg string, at time.Time) { return t.lastErr, t.lastErrAt }
 
 // Capacity is the largest measured concurrency whose level meets the SLO, 0 when none:
-// a level with Requests > 0, UserTPS.P50 >= UserTPSMin, TTFT.P95 <= TTFTP95Max and
-// ErrorRate <= ErrorRateMax.
+// a level with Requests > 0, a measured TTFT, UserTPS.P50 >= UserTPSMin,
+// TTFT.P95 <= TTFTP95Max and ErrorRate <= ErrorRateMax (see SLO.Meets).
 func (t *Tracker) Capacity() int { return capacity(t.Levels(), t.slo) }
 
 // capacity is Capacity over the given levels.

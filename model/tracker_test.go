@@ -509,8 +509,12 @@ func mkLevel(c int, d time.Duration, reqs, succ int, userP50, ttftP95Ms, agg flo
 	}
 	l.UserTPS.P50 = userP50
 	l.TTFT.P95 = ttftP95Ms
+	l.UserTPS.Count, l.TTFT.Count = succ, succ // one value per success
 	return l
 }
+
+// noFirstToken is l with no TTFT measured (its successes sent no token).
+func noFirstToken(l LevelStats) LevelStats { l.TTFT = Dist{}; l.UserTPS = Dist{}; return l }
 
 func TestCapacity(t *testing.T) {
 	tests := []struct {
@@ -537,6 +541,12 @@ func TestCapacity(t *testing.T) {
 		{"exactly on every bound", []LevelStats{mkLevel(3, 10*sec, 100, 99, 30, 2000, 90)}, DefaultSLO, 3},
 		{"no requests", []LevelStats{mkLevel(8, 10*sec, 0, 0, 0, 0, 0)}, SLO{UserTPSMin: 0, TTFTP95Max: sec, ErrorRateMax: 1}, 0},
 		{"none", []LevelStats{mkLevel(1, 10*sec, 10, 10, 20, 300, 20)}, DefaultSLO, 0},
+		// With lenient criteria, a level where no TTFT was measured does not meet a TTFT limit.
+		{"every request failed", []LevelStats{mkLevel(4, 10*sec, 10, 0, 0, 0, 0)}, SLO{UserTPSMin: 0, TTFTP95Max: sec, ErrorRateMax: 1}, 0},
+		{"no first token", []LevelStats{
+			mkLevel(1, 10*sec, 10, 10, 20, 300, 20),
+			noFirstToken(mkLevel(2, 10*sec, 10, 10, 0, 0, 0)),
+		}, SLO{UserTPSMin: 0, TTFTP95Max: sec, ErrorRateMax: 0.01}, 1},
 		{"custom SLO", []LevelStats{
 			mkLevel(1, 10*sec, 10, 10, 20, 300, 20),
 			mkLevel(2, 10*sec, 10, 10, 15, 300, 30),
@@ -605,5 +615,110 @@ func TestTrackerCurve(t *testing.T) {
 	}
 	if l := levelAt(t, tr, 8); !approx(l.UserTPS.P50, 35) || l.TTFT.P95 != 700 {
 		t.Errorf("level 8: user p50 %v TTFT p95 %v", l.UserTPS.P50, l.TTFT.P95)
+	}
+}
+
+// TestTrackerTTFTWindowJitteredTicks checks that the trailing window holds as many
+// one-second buckets as it is seconds long when the ticks arrive a little late (the
+// collector reads the clock after its ticker fires), not one bucket fewer.
+func TestTrackerTTFTWindowJitteredTicks(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})  // 10 s window
+	edge := func(i int) time.Duration { // tick boundaries: the first on time, the rest 2 ms late
+		if i == 0 {
+			return 0
+		}
+		return time.Duration(i)*sec + 2*msec
+	}
+	for i := range 11 {
+		ft := []time.Duration{100 * msec}
+		if i == 0 {
+			ft = []time.Duration{5 * sec} // a slow first token in the oldest bucket
+		}
+		tr.AddTick(&Tick{Start: at(edge(i)), End: at(edge(i + 1)), FirstTokens: ft})
+	}
+	bs := tr.Buckets(2)
+	// Bucket 9 ends at 10.002 s: its window holds buckets 0..9 (10 values, p95 = the 10th).
+	if bs[0].TTFTP95 != 5*sec {
+		t.Errorf("10th bucket: TTFT p95 %v, want 5s (the window lost the oldest second)", bs[0].TTFTP95)
+	}
+	// Bucket 10 ends at 11.002 s: bucket 0 has left the window.
+	if bs[1].TTFTP95 != 100*msec {
+		t.Errorf("11th bucket: TTFT p95 %v, want 100ms", bs[1].TTFTP95)
+	}
+}
+
+// TestTrackerTickEndBeforeStart checks that a tick whose End is before its Start (a
+// clock the model cannot trust) becomes an empty-width bucket at Start: no negative
+// width, no rate, and Live().At never before the bucket's start.
+func TestTrackerTickEndBeforeStart(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.AddTick(&Tick{Start: at(0), End: at(sec), Chunks: 30, UserChunks: []int32{30}})
+	tr.AddTick(&Tick{Start: at(2 * sec), End: at(1500 * msec), Chunks: 10, UserChunks: []int32{5},
+		FirstTokens: []time.Duration{200 * msec}, Active: 1, Target: 1})
+	b := tr.Buckets(1)[0]
+	if b.Width != 0 || b.AggregateTPS != 0 || !b.Start.Equal(at(2*sec)) {
+		t.Errorf("bucket %+v, want width 0 and no rate at 2s", b)
+	}
+	if lv := tr.Live(); !lv.At.Equal(at(2*sec)) || math.IsNaN(lv.AggregateTPS) || math.IsInf(lv.UserTPS, 0) {
+		t.Errorf("Live %+v, want At 2s", lv)
+	}
+	if !b.HasTTFT || b.TTFTP50 != 200*msec {
+		t.Errorf("the tick's first tokens were lost: %+v", b)
+	}
+	// A failure that ended between End and Start belongs to that bucket's time, not later.
+	tr.AddSample(failed(1, 1800*msec, ErrTimeout, "late"))
+	tr.AddTick(&Tick{Start: at(2 * sec), End: at(3 * sec)})
+	if bs := tr.Buckets(2); bs[0].Errors+bs[1].Errors != 1 {
+		t.Errorf("the failure was lost or counted twice: %+v", bs)
+	}
+}
+
+// TestTrackerRatioIgnoresBogusUsage checks that a usage object that contradicts the
+// stream (completion_tokens 0 or negative after token-bearing events) neither drags
+// the tokens-per-chunk ratio down nor makes aggregate tok/s or output tokens negative.
+func TestTrackerRatioIgnoresBogusUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		tokens int
+	}{
+		{"zero completion_tokens", 0},
+		{"negative completion_tokens", -1000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(TrackerOptions{})
+			tr.UpdateSegment(seg(1, 1, 0, 0, 10*sec, 100, false))
+			good := ok(1, 0, 100*msec, sec, 40)
+			good.Chunks = 10 // 4 tokens per chunk
+			tr.AddSample(good)
+			bad := ok(1, 2*sec, 100*msec, sec, tc.tokens)
+			bad.Chunks = 10
+			tr.AddSample(bad)
+			if r := tr.TokensPerChunk(); r != 4 {
+				t.Errorf("ratio %v, want 4", r)
+			}
+			l := levelAt(t, tr, 1)
+			if !approx(l.AggregateTPS, 40) || l.OutputTokens != 40 {
+				t.Errorf("aggregate %v output tokens %d, want 40 and 40", l.AggregateTPS, l.OutputTokens)
+			}
+		})
+	}
+}
+
+// TestTrackerResetBetweenUpdates checks that a Reset between two updates of an open,
+// steady segment restarts its steady window at the Reset, as documented, and not at
+// the update before it: the level's requests are those sent after the Reset, so its
+// duration must start there too.
+func TestTrackerResetBetweenUpdates(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 2, 0, 0, 9*sec, 900, true)) // 100 chunks/s
+	tr.Reset(at(9500 * msec))
+	tr.UpdateSegment(seg(1, 2, 0, 0, 19*sec, 1900, true))
+	for i := range 19 { // one request sent every 0.5 s after the Reset
+		tr.AddSample(ok(2, 9500*msec+time.Duration(i)*500*msec, 100*msec, 200*msec, 10))
+	}
+	l := levelAt(t, tr, 2)
+	if l.Duration != 9500*msec || !approx(l.AggregateTPS, 100) || !approx(l.RequestRate, 2) {
+		t.Errorf("Duration %v Agg %v RequestRate %v, want 9.5s, 100 and 2/s", l.Duration, l.AggregateTPS, l.RequestRate)
 	}
 }
