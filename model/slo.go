@@ -118,6 +118,9 @@ func ParseRate(s string) (float64, error) {
 	}
 	if div == 100 {
 		v = percent(v)
+	} else if v >= 1 {
+		// "1" is as likely meant as 1% as 100%: a wrong guess silently accepts every level.
+		return 0, fmt.Errorf("ambiguous: write a percentage such as 1%% or a fraction below 1 such as 0.01")
 	}
 	if v < 0 || v > 1 {
 		return 0, fmt.Errorf("out of range")

@@ -54,6 +54,7 @@ func TestParseSLOErrors(t *testing.T) {
 		{"ttft_p95<=0s", "ttft_p95<=0s", "above 0"},
 		{"ttft_p95<=2", "ttft_p95<=2", "with a unit"},
 		{"error_rate<=5", "error_rate<=5", "not an error rate"},
+		{"error_rate<=1", "error_rate<=1", "error_rate<=1%"},
 		{"error_rate<=150%", "error_rate<=150%", "not an error rate"},
 		{"error_rate<=x%", "error_rate<=x%", "not an error rate"},
 		{"tps>=30", "tps>=30", "unknown term"},
