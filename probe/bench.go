@@ -95,7 +95,8 @@ func (f *Fleet) Close() {
 	}
 }
 
-// EndpointLabel is how an endpoint is named in messages: its Name, else the host of its URL.
+// EndpointLabel is how an endpoint is named in messages: its Name, else the host of its
+// URL (never the URL's userinfo or query).
 func EndpointLabel(ep Endpoint) string {
 	if ep.Name != "" {
 		return ep.Name
@@ -103,17 +104,12 @@ func EndpointLabel(ep Endpoint) string {
 	if u, err := url.Parse(ep.BaseURL); err == nil && u.Host != "" {
 		return u.Host
 	}
-	return ep.BaseURL
+	return safeRawURL(ep.BaseURL)
 }
 
-// RedactedURL is ep.BaseURL without any user:password part, for screens and reports.
-func RedactedURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
-}
+// RedactedURL is a base URL for screens and reports: scheme, host and path, without the
+// userinfo (user, password, or a token in the user part) and without the query.
+func RedactedURL(raw string) string { return safeRawURL(strings.TrimSpace(raw)) }
 
 // BenchSettings is the report's settings for a run of eps over ramp judged by slo. The
 // workload fields come from the first endpoint.

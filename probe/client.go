@@ -399,10 +399,10 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 			r.end, r.kind = now, model.ErrProtocol
 			if body.errEvent {
 				r.kind = model.ErrStream
-				r.msg = "stream_error: the server sent an error event: " + c.redact.clean(oneLine(raw, 200))
+				r.msg = "stream_error: the server sent an error event: " + c.redact.line(raw, 200)
 				return
 			}
-			r.msg = "protocol: an event is not valid JSON: " + c.redact.clean(oneLine(raw, 120))
+			r.msg = "protocol: an event is not valid JSON: " + c.redact.line(raw, 120)
 			return
 		}
 		if info.token {
@@ -432,7 +432,7 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 			if msg == "" {
 				msg = "the server sent an error event: " + string(raw)
 			}
-			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.clean(oneLine([]byte(msg), 300))
+			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.line([]byte(msg), 300)
 			return
 		}
 	}
@@ -453,7 +453,7 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 		case dataEvents == 0 && !looksLikeSSE(body.head[:body.nhead]):
 			r.kind = model.ErrProtocol
 			r.msg = "protocol: the server answered 200 but not with an event stream: " +
-				c.redact.clean(oneLine(body.head[:body.nhead], 120))
+				c.redact.line(body.head[:body.nhead], 120)
 		default:
 			r.kind = model.ErrTruncated
 			r.msg = fmt.Sprintf("truncated: the server closed the stream after %d chunks without a finish_reason or [DONE]", r.chunks)
@@ -466,7 +466,7 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 		r.kind, r.msg = model.ErrProtocol, "protocol: too many lines without data in the stream"
 	case errors.As(err, &apiErr):
 		r.kind = model.ErrStream
-		r.msg = "stream_error: " + c.redact.clean(oneLine([]byte(apiErr.Message), 300))
+		r.msg = "stream_error: " + c.redact.line([]byte(apiErr.Message), 300)
 	default:
 		r.kind = model.ErrTruncated
 		r.msg = fmt.Sprintf("truncated: the connection broke after %d chunks (%s)", r.chunks, c.redact.clean(innermost(err)))

@@ -70,7 +70,7 @@ type sniffBody struct {
 	n     int64 // bytes read so far
 	tail  [sniffTail]byte
 	ntail int
-	head  [120]byte
+	head  [1024]byte // the first bytes of the body (more than is shown, so that secrets in it are seen whole)
 	nhead int
 
 	eof      bool // the underlying body returned an error (io.EOF included)
