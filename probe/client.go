@@ -341,7 +341,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 		case rs.timedOut.Load():
 			r.kind, r.msg = model.ErrTimeout, timeoutMessage(c.timeout, rs.headers.Load() != 0, 0)
 		default:
-			r.kind, r.status, r.msg = c.classifyRequestErr(err)
+			r.kind, r.status, r.msg = c.classifyRequestErr(err, rs.status)
 		}
 		return c.sample(rs, &r)
 	}

@@ -663,3 +663,41 @@ func TestSyntheticPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestClientHTTPErrorBodyCut: an error status whose body breaks off is still that HTTP
+// error (the server answered), not a connection failure.
+func TestClientHTTPErrorBodyCut(t *testing.T) {
+	s, _ := stream(t, serve(t, hijack("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"error\":")))
+	t.Logf("ErrMsg: %s", s.ErrMsg)
+	if s.Err != model.HTTPError(503) || s.Status != 503 || !strings.HasPrefix(s.ErrMsg, "http 503") {
+		t.Fatalf("Err %q status %d (%s); want http_503", s.Err, s.Status, s.ErrMsg)
+	}
+}
+
+// TestClientHTTPErrorBodyBounded: an error body is read up to a bound, so that a server
+// that streams an endless error page neither holds a worker nor grows its memory.
+func TestClientHTTPErrorBodyBounded(t *testing.T) {
+	const total = 32 << 20
+	finished := make(chan struct{})
+	ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusInternalServerError)
+		line := []byte(strings.Repeat("<p>internal error</p>", 50) + "\n")
+		for n := 0; n < total; n += len(line) {
+			if _, err := w.Write(line); err != nil {
+				return // the client hung up
+			}
+		}
+		close(finished)
+	})
+	s, _ := stream(t, ep)
+	if s.Err != model.HTTPError(500) || !strings.Contains(s.ErrMsg, "internal error") {
+		t.Fatalf("Err %q (%s); want http_500 with the page's first bytes", s.Err, s.ErrMsg)
+	}
+	select {
+	case <-finished:
+		t.Fatalf("the client read the whole %d MiB error body", total>>20)
+	default:
+	}
+}

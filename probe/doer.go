@@ -50,9 +50,16 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 	rs.status = resp.StatusCode
 	rs.body = &sniffBody{rc: resp.Body, alive: &rs.alive}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// go-openai reads an error body whole; only its first bytes are ever shown.
+		rs.body.limit = maxErrorBody
+	}
 	resp.Body = rs.body
 	return resp, nil
 }
+
+// maxErrorBody bounds how much of an error response's body is read.
+const maxErrorBody = 64 << 10
 
 // sniffTail is how many bytes of the previous read sniffBody keeps, so that a marker
 // split between two reads is still seen.
@@ -66,6 +73,7 @@ const sniffTail = 32
 type sniffBody struct {
 	rc    io.ReadCloser
 	alive *atomic.Int64 // Mono() of the last read that returned bytes
+	limit int64         // when > 0, the body ends (io.EOF) after this many bytes
 
 	n     int64 // bytes read so far
 	tail  [sniffTail]byte
@@ -80,6 +88,12 @@ type sniffBody struct {
 }
 
 func (s *sniffBody) Read(p []byte) (int, error) {
+	if s.limit > 0 {
+		if s.n >= s.limit {
+			return 0, io.EOF
+		}
+		p = p[:min(int64(len(p)), s.limit-s.n)]
+	}
 	n, err := s.rc.Read(p)
 	if n > 0 {
 		s.alive.Store(Mono())

@@ -247,8 +247,9 @@ func (r redactor) bodyMessage(body []byte) string {
 }
 
 // classifyRequestErr maps an error returned while sending the request (before any event
-// was read) to an error kind, HTTP status and message.
-func (c *Client) classifyRequestErr(err error) (model.ErrorKind, int, string) {
+// was read) to an error kind, HTTP status and message. status is the response's status
+// code, 0 when no response arrived.
+func (c *Client) classifyRequestErr(err error, status int) (model.ErrorKind, int, string) {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
@@ -260,6 +261,10 @@ func (c *Client) classifyRequestErr(err error) (model.ErrorKind, int, string) {
 		msg := c.redact.bodyMessage(reqErr.Body)
 		return model.HTTPError(reqErr.HTTPStatusCode), reqErr.HTTPStatusCode,
 			c.redact.clean(httpMessage(reqErr.HTTPStatusCode, msg, c.ep.APIKey != ""))
+	case status != 0 && (status < 200 || status > 299):
+		// The server answered with an error status, then its body broke off.
+		return model.HTTPError(status), status,
+			httpMessage(status, "", c.ep.APIKey != "") + " (the connection broke before the server's message was complete)"
 	}
 	return model.ErrConnect, 0, c.redact.clean(connectMessage(err, c.hostPort))
 }
