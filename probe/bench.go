@@ -27,10 +27,14 @@ func DefaultNewStreamer(ep Endpoint, conns int) (Streamer, error) {
 // Fleet is one running Pool per endpoint, with their events merged on one channel.
 // The bench loop and the TUI both consume a Fleet.
 type Fleet struct {
-	Pools  []*Pool
-	events <-chan Event
-	cancel context.CancelFunc
+	Pools     []*Pool
+	events    <-chan Event
+	cancel    context.CancelFunc
+	streamers []Streamer
 }
+
+// idleCloser is a Streamer with a connection pool to close when done (a Client).
+type idleCloser interface{ CloseIdleConnections() }
 
 // FleetOptions configures NewFleet.
 type FleetOptions struct {
@@ -60,7 +64,7 @@ func NewFleet(ctx context.Context, eps []Endpoint, opt FleetOptions) (*Fleet, er
 		streamers[i] = s
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	f := &Fleet{cancel: cancel}
+	f := &Fleet{cancel: cancel, streamers: streamers}
 	for i, s := range streamers {
 		f.Pools = append(f.Pools, NewPool(i, s, opt.PoolOptions...))
 	}
@@ -87,11 +91,17 @@ func (f *Fleet) Cut() {
 	f.cancel()
 }
 
-// Close cuts every request, stops reading events and waits until every pool has ended.
-// It is idempotent; call it when done with the Fleet, also after the event channel closed.
+// Close cuts every request, stops reading events, waits until every pool has ended and
+// closes the streamers' idle connections. It is idempotent; call it when done with the
+// Fleet, also after the event channel closed.
 func (f *Fleet) Close() {
 	f.Cut()
 	for range f.events {
+	}
+	for _, s := range f.streamers {
+		if c, ok := s.(idleCloser); ok {
+			c.CloseIdleConnections()
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -283,5 +284,26 @@ func TestBenchHoldsEachLevelOnceSteady(t *testing.T) {
 			t.Errorf("level %d: steady window %.2fs with %d requests, want >= %.2fs and some requests",
 				l.Concurrency, l.DurationS, l.Requests, hold.Seconds())
 		}
+	}
+}
+
+// TestBenchClosesConnections: once Bench returns, the clients it built hold no idle
+// keep-alive connections (each one is two goroutines and a socket until the idle
+// timeout), also while the server stays up.
+func TestBenchClosesConnections(t *testing.T) {
+	h := &sseHandler{events: []string{chunk(`{"content":"a"}`), chunk(`{"content":"b"}`), finishChunk("stop"), done}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // runs before srv.Close
+	res, err := Bench(context.Background(), BenchConfig{
+		Endpoints:   []Endpoint{{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 5 * time.Second}},
+		Ramp:        Ramp{Levels: []int{2}, Hold: 200 * time.Millisecond},
+		PoolOptions: []Option{WithTickEvery(50 * time.Millisecond)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Outcomes[0]; o.Succeeded == 0 {
+		t.Fatalf("outcome %+v; want successful requests", o)
 	}
 }
