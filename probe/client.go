@@ -389,7 +389,7 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 			// A data line with no payload. go-openai also returns nothing after an
 			// in-band error it could not parse ({"error":"text"}).
 			if body.errData || body.errEvent {
-				r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: the server sent an error event in the stream"
+				r.end, r.kind, r.msg = now, model.ErrStream, c.sniffedError(body)
 				return
 			}
 			continue
@@ -447,7 +447,7 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 	case errors.Is(err, io.EOF):
 		switch {
 		case body.errEvent || body.errData:
-			r.kind, r.msg = model.ErrStream, "stream_error: the server sent an error event in the stream"
+			r.kind, r.msg = model.ErrStream, c.sniffedError(body)
 		case body.done || r.finish != "":
 			// success
 		case dataEvents == 0 && !looksLikeSSE(body.head[:body.nhead]):
@@ -471,6 +471,25 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 		r.kind = model.ErrTruncated
 		r.msg = fmt.Sprintf("truncated: the connection broke after %d chunks (%s)", r.chunks, c.redact.clean(innermost(err)))
 	}
+}
+
+// sniffedError is the message of an in-band error that go-openai did not return: it
+// parses a `data: {"error":...}` payload together with every earlier non-data line of the
+// stream (`: ping` comments), or not at all when "error" is a plain string (TGI).
+func (c *Client) sniffedError(body *sniffBody) string {
+	payload := bytes.TrimSpace(body.errLine)
+	if len(payload) == 0 {
+		return "stream_error: the server sent an error event in the stream"
+	}
+	var o struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(payload, &o) == nil {
+		if t := errorText(o.Error); t != "" {
+			return "stream_error: " + c.redact.line([]byte(t), 300)
+		}
+	}
+	return "stream_error: the server sent an error event: " + c.redact.line(payload, 300)
 }
 
 // sample turns a result into a model.Sample.

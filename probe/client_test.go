@@ -701,3 +701,16 @@ func TestClientHTTPErrorBodyBounded(t *testing.T) {
 	default:
 	}
 }
+
+// TestClientInBandErrorAfterPings: go-openai keeps every non-data line of a stream and
+// parses them together with a `data: {"error"...}` line, so after a `: ping` the
+// server's message is lost on its side; the client must still show it.
+func TestClientInBandErrorAfterPings(t *testing.T) {
+	h := &sseHandler{events: []string{": ping\n\n", chunk(`{"content":"a"}`), ": ping\n\n",
+		`data: {"error":{"message":"Provider disconnected","code":502}}` + "\n\n"}}
+	s, _ := stream(t, serve(t, h.ServeHTTP))
+	t.Logf("ErrMsg: %s", s.ErrMsg)
+	if s.Err != model.ErrStream || !strings.Contains(s.ErrMsg, "Provider disconnected") || s.Chunks != 1 {
+		t.Fatalf("Err %q (%s) chunks %d; want stream_error with the server's message after 1 chunk", s.Err, s.ErrMsg, s.Chunks)
+	}
+}

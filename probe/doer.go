@@ -81,10 +81,11 @@ type sniffBody struct {
 	head  [1024]byte // the first bytes of the body (more than is shown, so that secrets in it are seen whole)
 	nhead int
 
-	eof      bool // the underlying body returned an error (io.EOF included)
-	done     bool // a `data: [DONE]` line arrived
-	errEvent bool // an `event: error` line arrived
-	errData  bool // a `data: {"error"` line arrived
+	eof      bool   // the underlying body returned an error (io.EOF included)
+	done     bool   // a `data: [DONE]` line arrived
+	errEvent bool   // an `event: error` line arrived
+	errData  bool   // a `data: {"error"` line arrived
+	errLine  []byte // its payload (up to maxErrLine bytes), which go-openai may not return
 }
 
 func (s *sniffBody) Read(p []byte) (int, error) {
@@ -136,13 +137,14 @@ func (s *sniffBody) scan(p []byte) {
 	if s.nhead < len(s.head) {
 		s.nhead += copy(s.head[s.nhead:], p)
 	}
+	// p first: a marker found there keeps its whole line (see errLine).
+	s.scanBuf(p, s.n == 0)
 	if s.ntail > 0 {
 		var w [2 * sniffTail]byte
 		k := copy(w[:], s.tail[:s.ntail])
 		k += copy(w[k:], p[:min(len(p), sniffTail)])
 		s.scanBuf(w[:k], s.n == int64(s.ntail))
 	}
-	s.scanBuf(p, s.n == 0)
 	s.n += int64(len(p))
 	if len(p) >= sniffTail {
 		s.ntail = copy(s.tail[:], p[len(p)-sniffTail:])
@@ -165,20 +167,35 @@ func (s *sniffBody) scanBuf(b []byte, atStart bool) {
 		})
 	}
 	if !s.errData {
-		s.errData = findLine(b, markError, anchorError, atStart, isDataPrefix)
+		if i := findLineAt(b, markError, anchorError, atStart, isDataPrefix); i >= 0 {
+			s.errData = true
+			line := b[i:]
+			if j := bytes.IndexByte(line, '\n'); j >= 0 {
+				line = line[:j]
+			}
+			s.errLine = append([]byte(nil), line[:min(len(line), maxErrLine)]...)
+		}
 	}
 }
+
+// maxErrLine bounds the in-band error payload kept by sniffBody.
+const maxErrLine = 1024
 
 // findLine reports whether mark occurs in b on a line whose part before the mark
 // (head) and after it (rest, up to the end of b) satisfy ok. The start of the line must
 // lie in b, or b must begin a line (atStart). The search looks for mark[anchor:] and
 // then checks the bytes before it.
 func findLine(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byte) bool) bool {
+	return findLineAt(b, mark, anchor, atStart, ok) >= 0
+}
+
+// findLineAt is findLine returning where the mark starts in b, or -1.
+func findLineAt(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byte) bool) int {
 	tail := mark[anchor:]
 	for from := 0; ; {
 		j := bytes.Index(b[from:], tail)
 		if j < 0 {
-			return false
+			return -1
 		}
 		i := from + j - anchor
 		from += j + 1
@@ -187,7 +204,7 @@ func findLine(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byt
 		}
 		ls := bytes.LastIndexByte(b[:i], '\n')
 		if (ls >= 0 || atStart) && ok(b[ls+1:i], b[i+len(mark):]) {
-			return true
+			return i
 		}
 	}
 }
