@@ -88,7 +88,14 @@ func NewClient(ep Endpoint, conns int) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newClient(ep, u, &http.Client{Transport: newTransport(ep, conns)})
+	hc := &http.Client{
+		Transport: newTransport(ep, conns),
+		// A redirect is reported, not followed: following it turns the POST into a GET
+		// (301/302) or hides a round trip inside TTFT and stamps t_headers on the
+		// redirect's answer (307/308). The doer turns it into a redirectError.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return newClient(ep, u, hc)
 }
 
 // newTransport returns the endpoint's own transport: idle pool sized to conns, TLS

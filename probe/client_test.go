@@ -714,3 +714,24 @@ func TestClientInBandErrorAfterPings(t *testing.T) {
 		t.Fatalf("Err %q (%s) chunks %d; want stream_error with the server's message after 1 chunk", s.Err, s.ErrMsg, s.Chunks)
 	}
 }
+
+// TestClientRedirect: a redirect is not followed (a POST turned into a GET would fail
+// with a misleading status, and t_headers would stamp the redirect's answer); it is an
+// HTTP error that says where the server points.
+func TestClientRedirect(t *testing.T) {
+	var posts int // requests that followed the redirect
+	ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved/v1/chat/completions" {
+			posts++
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		http.Redirect(w, r, "/moved/v1/chat/completions?k=q-SECRET", http.StatusMovedPermanently)
+	})
+	s, _ := stream(t, ep)
+	t.Logf("ErrMsg: %s", s.ErrMsg)
+	if s.Err != model.HTTPError(301) || s.Status != 301 || !strings.Contains(s.ErrMsg, "/moved/v1") ||
+		!strings.Contains(s.ErrMsg, "--url") || strings.Contains(s.ErrMsg, "SECRET") || posts != 0 {
+		t.Fatalf("Err %q status %d (%s); want http_301 naming the new URL for --url, without userinfo or query", s.Err, s.Status, s.ErrMsg)
+	}
+}

@@ -2,8 +2,10 @@ package probe
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 )
 
@@ -49,6 +51,18 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	rs.status = resp.StatusCode
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		// go-openai would read a redirect's body as the stream.
+		re := &redirectError{status: resp.StatusCode}
+		if loc, err := resp.Location(); err == nil {
+			// Name the API base, as --url wants it.
+			loc.Path = strings.TrimSuffix(strings.TrimSuffix(loc.Path, "/chat/completions"), "/completions")
+			re.location = safeURL(loc)
+		}
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+		_ = resp.Body.Close()
+		return nil, re
+	}
 	rs.body = &sniffBody{rc: resp.Body, alive: &rs.alive}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// go-openai reads an error body whole; only its first bytes are ever shown.
@@ -56,6 +70,20 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = rs.body
 	return resp, nil
+}
+
+// redirectError is a 3xx answer, which the client does not follow.
+type redirectError struct {
+	status   int
+	location string // where it points (no userinfo, no query), "" when unknown
+}
+
+func (e *redirectError) Error() string {
+	prefix := fmt.Sprintf("http %d %s", e.status, http.StatusText(e.status))
+	if e.location == "" {
+		return prefix + ": the server answered with a redirect: check --url"
+	}
+	return prefix + ": the server redirects to " + e.location + ": use that in --url"
 }
 
 // maxErrorBody bounds how much of an error response's body is read.

@@ -252,7 +252,10 @@ func (r redactor) bodyMessage(body []byte) string {
 func (c *Client) classifyRequestErr(err error, status int) (model.ErrorKind, int, string) {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
+	var redir *redirectError
 	switch {
+	case errors.As(err, &redir):
+		return model.HTTPError(redir.status), redir.status, c.redact.clean(redir.Error())
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
 		msg := c.redact.line([]byte(apiErr.Message), 300)
 		return model.HTTPError(apiErr.HTTPStatusCode), apiErr.HTTPStatusCode,
