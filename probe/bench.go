@@ -155,8 +155,11 @@ type BenchConfig struct {
 	// at every live tick of every endpoint. It must not block for long.
 	Progress func(BenchProgress)
 
-	// Drain bounds the wait for in-flight requests after the last hold; past it they are
-	// cut. Zero means the longest endpoint Timeout (default 60 s) plus 5 s.
+	// Drain bounds the wait for in-flight requests after the last hold: they are cut
+	// once no stream delivered a token for Drain (or after MaxDrain in all). Requests
+	// still streaming are never cut early: they are the last level's requests, and a
+	// level of long answers would otherwise keep none. Zero means the longest endpoint
+	// Timeout (default 60 s) plus 5 s.
 	Drain time.Duration
 
 	Now         func() time.Time // wall clock for started_at/finished_at; nil means time.Now
@@ -262,8 +265,8 @@ type BenchResult struct {
 
 // Bench runs the ramp against every endpoint at once and returns the report. For each
 // level it sets every pool's concurrency and holds it for Ramp.Hold; after the last
-// level it sets concurrency 0, lets in-flight requests finish (bounded by Drain) and
-// stops. When ctx is canceled (Ctrl-C) it cuts the requests in flight and still returns
+// level it sets concurrency 0, lets in-flight requests finish (cut once quiet for Drain)
+// and stops. When ctx is canceled (Ctrl-C) it cuts the requests in flight and still returns
 // the report of what was measured, with Interrupted set. The error is non-nil only when
 // the run could not start.
 func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
@@ -372,6 +375,9 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	}
 	bound := time.NewTimer(drain)
 	defer bound.Stop()
+	hardCap := time.NewTimer(MaxDrain)
+	defer hardCap.Stop()
+	cut := false
 	for events != nil {
 		select {
 		case ev, ok := <-events:
@@ -380,8 +386,15 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 				continue
 			}
 			b.handle(ev)
+			if ev.Tick != nil && ev.Tick.Chunks > 0 && !cut {
+				bound.Reset(drain) // tokens still flow: the drain is not quiet
+			}
 		case <-bound.C:
+			cut = true
 			fleet.Cut() // in-flight requests past the bound end as canceled
+		case <-hardCap.C:
+			cut = true
+			fleet.Cut()
 		case <-done:
 			done = nil
 			interrupted = true
@@ -413,6 +426,10 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	}
 	return res, nil
 }
+
+// MaxDrain bounds the whole drain of a bench (see BenchConfig.Drain), for servers that
+// stream past max_tokens for ever.
+const MaxDrain = 15 * time.Minute
 
 // benchRun is the state of Bench's event loop (one goroutine).
 type benchRun struct {
