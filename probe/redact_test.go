@@ -42,7 +42,7 @@ func TestClientRedactsBeforeCutting(t *testing.T) {
 		{name: "in-band error", status: 200, ctype: "text/event-stream",
 			body: content + `data: {"error":{"message":"` + at(300, 10) + `"}}` + "\n\n", kind: model.ErrStream},
 		{name: "event: error", status: 200, ctype: "text/event-stream",
-			body: content + "event: error\ndata: " + at(300, 40) + "\n\n", kind: model.ErrStream},
+			body: content + "event: error\ndata: " + at(200, 10) + "\n\n", kind: model.ErrStream},
 		{name: "unparseable event", status: 200, ctype: "text/event-stream",
 			body: content + "data: {" + at(120, 10) + "\n\n", kind: model.ErrProtocol},
 		{name: "non-SSE body", status: 200, ctype: "text/plain",
