@@ -735,3 +735,21 @@ func TestClientRedirect(t *testing.T) {
 		t.Fatalf("Err %q status %d (%s); want http_301 naming the new URL for --url, without userinfo or query", s.Err, s.Status, s.ErrMsg)
 	}
 }
+
+// TestClientRefusedHeaderCredentials: credentials sent with --header are refused, not
+// missing: the message must not tell the user that no key was sent.
+func TestClientRefusedHeaderCredentials(t *testing.T) {
+	for _, h := range []string{"Authorization", "Api-Key", "X-Api-Key"} {
+		ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusUnauthorized)
+		})
+		ep.Headers = http.Header{h: {"some-credential"}}
+		s, _ := stream(t, ep)
+		if s.Err != model.HTTPError(401) || strings.Contains(s.ErrMsg, "none was sent") || !strings.Contains(s.ErrMsg, "refused") {
+			t.Errorf("%s header: Err %q (%s); want http_401 saying the credentials were refused", h, s.Err, s.ErrMsg)
+		}
+		if _, err := Preflight(context.Background(), ep); err == nil || strings.Contains(err.Error(), "none was sent") {
+			t.Errorf("%s header: Preflight err = %v; want the credentials refused", h, err)
+		}
+	}
+}

@@ -188,15 +188,45 @@ func innermost(err error) string {
 	return err.Error()
 }
 
+// credentials says what a request authenticates with, for 401/403 messages.
+type credentials int
+
+const (
+	credNone  credentials = iota
+	credKey               // the API key (from the environment)
+	credOther             // only an auth header from --header, or the URL's userinfo
+)
+
+// endpointCredentials is what requests to ep authenticate with.
+func endpointCredentials(ep Endpoint) credentials {
+	if ep.APIKey != "" {
+		return credKey
+	}
+	for k := range ep.Headers {
+		for _, h := range []string{"Authorization", "Api-Key", "X-Api-Key"} {
+			if strings.EqualFold(k, h) {
+				return credOther
+			}
+		}
+	}
+	if u, err := url.Parse(strings.TrimSpace(ep.BaseURL)); err == nil && u.User != nil {
+		return credOther
+	}
+	return credNone
+}
+
 // httpMessage explains a non-2xx answer: status, the server's message when it has one
 // (or the first bytes of a non-JSON body), and what to do.
-func httpMessage(status int, serverMsg string, hasKey bool) string {
+func httpMessage(status int, serverMsg string, cred credentials) string {
 	prefix := fmt.Sprintf("http %d %s", status, http.StatusText(status))
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		// The server's own words are left out: some echo the key they refused.
-		if !hasKey {
+		switch cred {
+		case credNone:
 			return prefix + ": the server wants an API key and none was sent: " + keyEnvHint
+		case credOther:
+			return prefix + ": the server refused the credentials sent with --header or in --url (or their permissions)"
 		}
 		return prefix + ": the server refused the API key (or its permissions): " + keyEnvHint
 	case http.StatusNotFound:
@@ -259,15 +289,15 @@ func (c *Client) classifyRequestErr(err error, status int) (model.ErrorKind, int
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
 		msg := c.redact.line([]byte(apiErr.Message), 300)
 		return model.HTTPError(apiErr.HTTPStatusCode), apiErr.HTTPStatusCode,
-			c.redact.clean(httpMessage(apiErr.HTTPStatusCode, msg, c.ep.APIKey != ""))
+			c.redact.clean(httpMessage(apiErr.HTTPStatusCode, msg, endpointCredentials(c.ep)))
 	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
 		msg := c.redact.bodyMessage(reqErr.Body)
 		return model.HTTPError(reqErr.HTTPStatusCode), reqErr.HTTPStatusCode,
-			c.redact.clean(httpMessage(reqErr.HTTPStatusCode, msg, c.ep.APIKey != ""))
+			c.redact.clean(httpMessage(reqErr.HTTPStatusCode, msg, endpointCredentials(c.ep)))
 	case status != 0 && (status < 200 || status > 299):
 		// The server answered with an error status, then its body broke off.
 		return model.HTTPError(status), status,
-			httpMessage(status, "", c.ep.APIKey != "") + " (the connection broke before the server's message was complete)"
+			httpMessage(status, "", endpointCredentials(c.ep)) + " (the connection broke before the server's message was complete)"
 	}
 	return model.ErrConnect, 0, c.redact.clean(connectMessage(err, c.hostPort))
 }

@@ -61,7 +61,7 @@ func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("GET %s: %s", where, httpMessage(resp.StatusCode, "", ep.APIKey != ""))
+		return nil, fmt.Errorf("GET %s: %s", where, httpMessage(resp.StatusCode, "", endpointCredentials(ep)))
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return nil, nil // no /models here (404) or it fails: the real requests will tell
 	}
