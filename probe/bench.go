@@ -27,10 +27,14 @@ func DefaultNewStreamer(ep Endpoint, conns int) (Streamer, error) {
 // Fleet is one running Pool per endpoint, with their events merged on one channel.
 // The bench loop and the TUI both consume a Fleet.
 type Fleet struct {
-	Pools  []*Pool
-	events <-chan Event
-	cancel context.CancelFunc
+	Pools     []*Pool
+	events    <-chan Event
+	cancel    context.CancelFunc
+	streamers []Streamer
 }
+
+// idleCloser is a Streamer with a connection pool to close when done (a Client).
+type idleCloser interface{ CloseIdleConnections() }
 
 // FleetOptions configures NewFleet.
 type FleetOptions struct {
@@ -60,7 +64,7 @@ func NewFleet(ctx context.Context, eps []Endpoint, opt FleetOptions) (*Fleet, er
 		streamers[i] = s
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	f := &Fleet{cancel: cancel}
+	f := &Fleet{cancel: cancel, streamers: streamers}
 	for i, s := range streamers {
 		f.Pools = append(f.Pools, NewPool(i, s, opt.PoolOptions...))
 	}
@@ -87,15 +91,22 @@ func (f *Fleet) Cut() {
 	f.cancel()
 }
 
-// Close cuts every request, stops reading events and waits until every pool has ended.
-// It is idempotent; call it when done with the Fleet, also after the event channel closed.
+// Close cuts every request, stops reading events, waits until every pool has ended and
+// closes the streamers' idle connections. It is idempotent; call it when done with the
+// Fleet, also after the event channel closed.
 func (f *Fleet) Close() {
 	f.Cut()
 	for range f.events {
 	}
+	for _, s := range f.streamers {
+		if c, ok := s.(idleCloser); ok {
+			c.CloseIdleConnections()
+		}
+	}
 }
 
-// EndpointLabel is how an endpoint is named in messages: its Name, else the host of its URL.
+// EndpointLabel is how an endpoint is named in messages: its Name, else the host of its
+// URL (never the URL's userinfo or query).
 func EndpointLabel(ep Endpoint) string {
 	if ep.Name != "" {
 		return ep.Name
@@ -103,17 +114,12 @@ func EndpointLabel(ep Endpoint) string {
 	if u, err := url.Parse(ep.BaseURL); err == nil && u.Host != "" {
 		return u.Host
 	}
-	return ep.BaseURL
+	return safeRawURL(ep.BaseURL)
 }
 
-// RedactedURL is ep.BaseURL without any user:password part, for screens and reports.
-func RedactedURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
-}
+// RedactedURL is a base URL for screens and reports: scheme, host and path, without the
+// userinfo (user, password, or a token in the user part) and without the query.
+func RedactedURL(raw string) string { return safeRawURL(strings.TrimSpace(raw)) }
 
 // BenchSettings is the report's settings for a run of eps over ramp judged by slo. The
 // workload fields come from the first endpoint.
@@ -149,8 +155,11 @@ type BenchConfig struct {
 	// at every live tick of every endpoint. It must not block for long.
 	Progress func(BenchProgress)
 
-	// Drain bounds the wait for in-flight requests after the last hold; past it they are
-	// cut. Zero means the longest endpoint Timeout (default 60 s) plus 5 s.
+	// Drain bounds the wait for in-flight requests after the last hold: they are cut
+	// once no stream delivered a token for Drain (or after MaxDrain in all). Requests
+	// still streaming are never cut early: they are the last level's requests, and a
+	// level of long answers would otherwise keep none. Zero means the longest endpoint
+	// Timeout (default 60 s) plus 5 s.
 	Drain time.Duration
 
 	Now         func() time.Time // wall clock for started_at/finished_at; nil means time.Now
@@ -256,8 +265,8 @@ type BenchResult struct {
 
 // Bench runs the ramp against every endpoint at once and returns the report. For each
 // level it sets every pool's concurrency and holds it for Ramp.Hold; after the last
-// level it sets concurrency 0, lets in-flight requests finish (bounded by Drain) and
-// stops. When ctx is canceled (Ctrl-C) it cuts the requests in flight and still returns
+// level it sets concurrency 0, lets in-flight requests finish (cut once quiet for Drain)
+// and stops. When ctx is canceled (Ctrl-C) it cuts the requests in flight and still returns
 // the report of what was measured, with Interrupted set. The error is non-nil only when
 // the run could not start.
 func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
@@ -366,6 +375,9 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	}
 	bound := time.NewTimer(drain)
 	defer bound.Stop()
+	hardCap := time.NewTimer(MaxDrain)
+	defer hardCap.Stop()
+	cut := false
 	for events != nil {
 		select {
 		case ev, ok := <-events:
@@ -374,8 +386,15 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 				continue
 			}
 			b.handle(ev)
+			if ev.Tick != nil && ev.Tick.Chunks > 0 && !cut {
+				bound.Reset(drain) // tokens still flow: the drain is not quiet
+			}
 		case <-bound.C:
+			cut = true
 			fleet.Cut() // in-flight requests past the bound end as canceled
+		case <-hardCap.C:
+			cut = true
+			fleet.Cut()
 		case <-done:
 			done = nil
 			interrupted = true
@@ -407,6 +426,10 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	}
 	return res, nil
 }
+
+// MaxDrain bounds the whole drain of a bench (see BenchConfig.Drain), for servers that
+// stream past max_tokens for ever.
+const MaxDrain = 15 * time.Minute
 
 // benchRun is the state of Bench's event loop (one goroutine).
 type benchRun struct {

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -283,5 +284,75 @@ func TestBenchHoldsEachLevelOnceSteady(t *testing.T) {
 			t.Errorf("level %d: steady window %.2fs with %d requests, want >= %.2fs and some requests",
 				l.Concurrency, l.DurationS, l.Requests, hold.Seconds())
 		}
+	}
+}
+
+// TestBenchClosesConnections: once Bench returns, the clients it built hold no idle
+// keep-alive connections (each one is two goroutines and a socket until the idle
+// timeout), also while the server stays up.
+func TestBenchClosesConnections(t *testing.T) {
+	h := &sseHandler{events: []string{chunk(`{"content":"a"}`), chunk(`{"content":"b"}`), finishChunk("stop"), done}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // runs before srv.Close
+	res, err := Bench(context.Background(), BenchConfig{
+		Endpoints:   []Endpoint{{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 5 * time.Second}},
+		Ramp:        Ramp{Levels: []int{2}, Hold: 200 * time.Millisecond},
+		PoolOptions: []Option{WithTickEvery(50 * time.Millisecond)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Outcomes[0]; o.Succeeded == 0 {
+		t.Fatalf("outcome %+v; want successful requests", o)
+	}
+}
+
+// TestBenchDrainWaitsForStreamsThatDeliver: the last level's requests finish during the
+// drain. They must not be cut while they still deliver tokens (the watchdog ends silent
+// ones), or a last level of long answers has no request at all. Drain bounds the quiet.
+func TestBenchDrainWaitsForStreamsThatDeliver(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	res, err := Bench(context.Background(), BenchConfig{
+		Endpoints: []Endpoint{{Name: "long"}},
+		Ramp:      Ramp{Levels: []int{2}, Hold: 100 * time.Millisecond},
+		Drain:     300 * time.Millisecond,
+		// ~1.2 s a request: it outlasts the hold and the Drain, a token every 10 ms.
+		NewStreamer: fakes(map[string]*fakeStreamer{"long": {tokens: 120, gap: 10 * time.Millisecond}}),
+		PoolOptions: []Option{WithTickEvery(50 * time.Millisecond)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := res.Report.Endpoints[0].Levels
+	if o := res.Outcomes[0]; o.Succeeded < 2 || res.Report.Interrupted {
+		t.Fatalf("outcome %+v, interrupted %v; want the 2 requests in flight at the end to finish", o, res.Report.Interrupted)
+	}
+	if len(levels) != 1 || levels[0].Requests < 2 {
+		t.Errorf("levels %+v; want the level's 2 requests", levels)
+	}
+}
+
+// TestBenchDrainCutsQuietStreams: a request that delivers nothing more is cut once the
+// drain has been quiet for Drain.
+func TestBenchDrainCutsQuietStreams(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	start := time.Now()
+	res, err := Bench(context.Background(), BenchConfig{
+		Endpoints: []Endpoint{{Name: "stuck"}},
+		Ramp:      Ramp{Levels: []int{1}, Hold: 100 * time.Millisecond},
+		Drain:     300 * time.Millisecond,
+		// One token, then nothing for 100 s.
+		NewStreamer: fakes(map[string]*fakeStreamer{"stuck": {tokens: 2, gap: 100 * time.Second}}),
+		PoolOptions: []Option{WithTickEvery(50 * time.Millisecond)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Bench took %s; want the quiet request cut after Drain", d)
+	}
+	if o := res.Outcomes[0]; o.Requests != 0 {
+		t.Errorf("outcome %+v; want the cut request out of the counts", o)
 	}
 }

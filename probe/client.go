@@ -88,7 +88,14 @@ func NewClient(ep Endpoint, conns int) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newClient(ep, u, &http.Client{Transport: newTransport(ep, conns)})
+	hc := &http.Client{
+		Transport: newTransport(ep, conns),
+		// A redirect is reported, not followed: following it turns the POST into a GET
+		// (301/302) or hides a round trip inside TTFT and stamps t_headers on the
+		// redirect's answer (307/308). The doer turns it into a redirectError.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return newClient(ep, u, hc)
 }
 
 // newTransport returns the endpoint's own transport: idle pool sized to conns, TLS
@@ -341,7 +348,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 		case rs.timedOut.Load():
 			r.kind, r.msg = model.ErrTimeout, timeoutMessage(c.timeout, rs.headers.Load() != 0, 0)
 		default:
-			r.kind, r.status, r.msg = c.classifyRequestErr(err)
+			r.kind, r.status, r.msg = c.classifyRequestErr(err, rs.status)
 		}
 		return c.sample(rs, &r)
 	}
@@ -389,7 +396,7 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 			// A data line with no payload. go-openai also returns nothing after an
 			// in-band error it could not parse ({"error":"text"}).
 			if body.errData || body.errEvent {
-				r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: the server sent an error event in the stream"
+				r.end, r.kind, r.msg = now, model.ErrStream, c.sniffedError(body)
 				return
 			}
 			continue
@@ -399,10 +406,10 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 			r.end, r.kind = now, model.ErrProtocol
 			if body.errEvent {
 				r.kind = model.ErrStream
-				r.msg = "stream_error: the server sent an error event: " + c.redact.clean(oneLine(raw, 200))
+				r.msg = "stream_error: the server sent an error event: " + c.redact.line(raw, 200)
 				return
 			}
-			r.msg = "protocol: an event is not valid JSON: " + c.redact.clean(oneLine(raw, 120))
+			r.msg = "protocol: an event is not valid JSON: " + c.redact.line(raw, 120)
 			return
 		}
 		if info.token {
@@ -432,7 +439,7 @@ func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result
 			if msg == "" {
 				msg = "the server sent an error event: " + string(raw)
 			}
-			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.clean(oneLine([]byte(msg), 300))
+			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.line([]byte(msg), 300)
 			return
 		}
 	}
@@ -447,13 +454,13 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 	case errors.Is(err, io.EOF):
 		switch {
 		case body.errEvent || body.errData:
-			r.kind, r.msg = model.ErrStream, "stream_error: the server sent an error event in the stream"
+			r.kind, r.msg = model.ErrStream, c.sniffedError(body)
 		case body.done || r.finish != "":
 			// success
 		case dataEvents == 0 && !looksLikeSSE(body.head[:body.nhead]):
 			r.kind = model.ErrProtocol
 			r.msg = "protocol: the server answered 200 but not with an event stream: " +
-				c.redact.clean(oneLine(body.head[:body.nhead], 120))
+				c.redact.line(body.head[:body.nhead], 120)
 		default:
 			r.kind = model.ErrTruncated
 			r.msg = fmt.Sprintf("truncated: the server closed the stream after %d chunks without a finish_reason or [DONE]", r.chunks)
@@ -466,11 +473,30 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 		r.kind, r.msg = model.ErrProtocol, "protocol: too many lines without data in the stream"
 	case errors.As(err, &apiErr):
 		r.kind = model.ErrStream
-		r.msg = "stream_error: " + c.redact.clean(oneLine([]byte(apiErr.Message), 300))
+		r.msg = "stream_error: " + c.redact.line([]byte(apiErr.Message), 300)
 	default:
 		r.kind = model.ErrTruncated
 		r.msg = fmt.Sprintf("truncated: the connection broke after %d chunks (%s)", r.chunks, c.redact.clean(innermost(err)))
 	}
+}
+
+// sniffedError is the message of an in-band error that go-openai did not return: it
+// parses a `data: {"error":...}` payload together with every earlier non-data line of the
+// stream (`: ping` comments), or not at all when "error" is a plain string (TGI).
+func (c *Client) sniffedError(body *sniffBody) string {
+	payload := bytes.TrimSpace(body.errLine)
+	if len(payload) == 0 {
+		return "stream_error: the server sent an error event in the stream"
+	}
+	var o struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(payload, &o) == nil {
+		if t := errorText(o.Error); t != "" {
+			return "stream_error: " + c.redact.line([]byte(t), 300)
+		}
+	}
+	return "stream_error: the server sent an error event: " + c.redact.line(payload, 300)
 }
 
 // sample turns a result into a model.Sample.

@@ -663,3 +663,93 @@ func TestSyntheticPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestClientHTTPErrorBodyCut: an error status whose body breaks off is still that HTTP
+// error (the server answered), not a connection failure.
+func TestClientHTTPErrorBodyCut(t *testing.T) {
+	s, _ := stream(t, serve(t, hijack("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"error\":")))
+	t.Logf("ErrMsg: %s", s.ErrMsg)
+	if s.Err != model.HTTPError(503) || s.Status != 503 || !strings.HasPrefix(s.ErrMsg, "http 503") {
+		t.Fatalf("Err %q status %d (%s); want http_503", s.Err, s.Status, s.ErrMsg)
+	}
+}
+
+// TestClientHTTPErrorBodyBounded: an error body is read up to a bound, so that a server
+// that streams an endless error page neither holds a worker nor grows its memory.
+func TestClientHTTPErrorBodyBounded(t *testing.T) {
+	const total = 32 << 20
+	finished := make(chan struct{})
+	ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusInternalServerError)
+		line := []byte(strings.Repeat("<p>internal error</p>", 50) + "\n")
+		for n := 0; n < total; n += len(line) {
+			if _, err := w.Write(line); err != nil {
+				return // the client hung up
+			}
+		}
+		close(finished)
+	})
+	s, _ := stream(t, ep)
+	if s.Err != model.HTTPError(500) || !strings.Contains(s.ErrMsg, "internal error") {
+		t.Fatalf("Err %q (%s); want http_500 with the page's first bytes", s.Err, s.ErrMsg)
+	}
+	select {
+	case <-finished:
+		t.Fatalf("the client read the whole %d MiB error body", total>>20)
+	default:
+	}
+}
+
+// TestClientInBandErrorAfterPings: go-openai keeps every non-data line of a stream and
+// parses them together with a `data: {"error"...}` line, so after a `: ping` the
+// server's message is lost on its side; the client must still show it.
+func TestClientInBandErrorAfterPings(t *testing.T) {
+	h := &sseHandler{events: []string{": ping\n\n", chunk(`{"content":"a"}`), ": ping\n\n",
+		`data: {"error":{"message":"Provider disconnected","code":502}}` + "\n\n"}}
+	s, _ := stream(t, serve(t, h.ServeHTTP))
+	t.Logf("ErrMsg: %s", s.ErrMsg)
+	if s.Err != model.ErrStream || !strings.Contains(s.ErrMsg, "Provider disconnected") || s.Chunks != 1 {
+		t.Fatalf("Err %q (%s) chunks %d; want stream_error with the server's message after 1 chunk", s.Err, s.ErrMsg, s.Chunks)
+	}
+}
+
+// TestClientRedirect: a redirect is not followed (a POST turned into a GET would fail
+// with a misleading status, and t_headers would stamp the redirect's answer); it is an
+// HTTP error that says where the server points.
+func TestClientRedirect(t *testing.T) {
+	var posts int // requests that followed the redirect
+	ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved/v1/chat/completions" {
+			posts++
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		http.Redirect(w, r, "/moved/v1/chat/completions?k=q-SECRET", http.StatusMovedPermanently)
+	})
+	s, _ := stream(t, ep)
+	t.Logf("ErrMsg: %s", s.ErrMsg)
+	if s.Err != model.HTTPError(301) || s.Status != 301 || !strings.Contains(s.ErrMsg, "/moved/v1") ||
+		!strings.Contains(s.ErrMsg, "--url") || strings.Contains(s.ErrMsg, "SECRET") || posts != 0 {
+		t.Fatalf("Err %q status %d (%s); want http_301 naming the new URL for --url, without userinfo or query", s.Err, s.Status, s.ErrMsg)
+	}
+}
+
+// TestClientRefusedHeaderCredentials: credentials sent with --header are refused, not
+// missing: the message must not tell the user that no key was sent.
+func TestClientRefusedHeaderCredentials(t *testing.T) {
+	for _, h := range []string{"Authorization", "Api-Key", "X-Api-Key"} {
+		ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusUnauthorized)
+		})
+		ep.Headers = http.Header{h: {"some-credential"}}
+		s, _ := stream(t, ep)
+		if s.Err != model.HTTPError(401) || strings.Contains(s.ErrMsg, "none was sent") || !strings.Contains(s.ErrMsg, "refused") {
+			t.Errorf("%s header: Err %q (%s); want http_401 saying the credentials were refused", h, s.Err, s.ErrMsg)
+		}
+		if _, err := Preflight(context.Background(), ep); err == nil || strings.Contains(err.Error(), "none was sent") {
+			t.Errorf("%s header: Preflight err = %v; want the credentials refused", h, err)
+		}
+	}
+}

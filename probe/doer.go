@@ -2,8 +2,10 @@ package probe
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 )
 
@@ -49,10 +51,43 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	rs.status = resp.StatusCode
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		// go-openai would read a redirect's body as the stream.
+		re := &redirectError{status: resp.StatusCode}
+		if loc, err := resp.Location(); err == nil {
+			// Name the API base, as --url wants it.
+			loc.Path = strings.TrimSuffix(strings.TrimSuffix(loc.Path, "/chat/completions"), "/completions")
+			re.location = safeURL(loc)
+		}
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+		_ = resp.Body.Close()
+		return nil, re
+	}
 	rs.body = &sniffBody{rc: resp.Body, alive: &rs.alive}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// go-openai reads an error body whole; only its first bytes are ever shown.
+		rs.body.limit = maxErrorBody
+	}
 	resp.Body = rs.body
 	return resp, nil
 }
+
+// redirectError is a 3xx answer, which the client does not follow.
+type redirectError struct {
+	status   int
+	location string // where it points (no userinfo, no query), "" when unknown
+}
+
+func (e *redirectError) Error() string {
+	prefix := fmt.Sprintf("http %d %s", e.status, http.StatusText(e.status))
+	if e.location == "" {
+		return prefix + ": the server answered with a redirect: check --url"
+	}
+	return prefix + ": the server redirects to " + e.location + ": use that in --url"
+}
+
+// maxErrorBody bounds how much of an error response's body is read.
+const maxErrorBody = 64 << 10
 
 // sniffTail is how many bytes of the previous read sniffBody keeps, so that a marker
 // split between two reads is still seen.
@@ -66,20 +101,28 @@ const sniffTail = 32
 type sniffBody struct {
 	rc    io.ReadCloser
 	alive *atomic.Int64 // Mono() of the last read that returned bytes
+	limit int64         // when > 0, the body ends (io.EOF) after this many bytes
 
 	n     int64 // bytes read so far
 	tail  [sniffTail]byte
 	ntail int
-	head  [120]byte
+	head  [1024]byte // the first bytes of the body (more than is shown, so that secrets in it are seen whole)
 	nhead int
 
-	eof      bool // the underlying body returned an error (io.EOF included)
-	done     bool // a `data: [DONE]` line arrived
-	errEvent bool // an `event: error` line arrived
-	errData  bool // a `data: {"error"` line arrived
+	eof      bool   // the underlying body returned an error (io.EOF included)
+	done     bool   // a `data: [DONE]` line arrived
+	errEvent bool   // an `event: error` line arrived
+	errData  bool   // a `data: {"error"` line arrived
+	errLine  []byte // its payload (up to maxErrLine bytes), which go-openai may not return
 }
 
 func (s *sniffBody) Read(p []byte) (int, error) {
+	if s.limit > 0 {
+		if s.n >= s.limit {
+			return 0, io.EOF
+		}
+		p = p[:min(int64(len(p)), s.limit-s.n)]
+	}
 	n, err := s.rc.Read(p)
 	if n > 0 {
 		s.alive.Store(Mono())
@@ -122,13 +165,14 @@ func (s *sniffBody) scan(p []byte) {
 	if s.nhead < len(s.head) {
 		s.nhead += copy(s.head[s.nhead:], p)
 	}
+	// p first: a marker found there keeps its whole line (see errLine).
+	s.scanBuf(p, s.n == 0)
 	if s.ntail > 0 {
 		var w [2 * sniffTail]byte
 		k := copy(w[:], s.tail[:s.ntail])
 		k += copy(w[k:], p[:min(len(p), sniffTail)])
 		s.scanBuf(w[:k], s.n == int64(s.ntail))
 	}
-	s.scanBuf(p, s.n == 0)
 	s.n += int64(len(p))
 	if len(p) >= sniffTail {
 		s.ntail = copy(s.tail[:], p[len(p)-sniffTail:])
@@ -151,20 +195,35 @@ func (s *sniffBody) scanBuf(b []byte, atStart bool) {
 		})
 	}
 	if !s.errData {
-		s.errData = findLine(b, markError, anchorError, atStart, isDataPrefix)
+		if i := findLineAt(b, markError, anchorError, atStart, isDataPrefix); i >= 0 {
+			s.errData = true
+			line := b[i:]
+			if j := bytes.IndexByte(line, '\n'); j >= 0 {
+				line = line[:j]
+			}
+			s.errLine = append([]byte(nil), line[:min(len(line), maxErrLine)]...)
+		}
 	}
 }
+
+// maxErrLine bounds the in-band error payload kept by sniffBody.
+const maxErrLine = 1024
 
 // findLine reports whether mark occurs in b on a line whose part before the mark
 // (head) and after it (rest, up to the end of b) satisfy ok. The start of the line must
 // lie in b, or b must begin a line (atStart). The search looks for mark[anchor:] and
 // then checks the bytes before it.
 func findLine(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byte) bool) bool {
+	return findLineAt(b, mark, anchor, atStart, ok) >= 0
+}
+
+// findLineAt is findLine returning where the mark starts in b, or -1.
+func findLineAt(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byte) bool) int {
 	tail := mark[anchor:]
 	for from := 0; ; {
 		j := bytes.Index(b[from:], tail)
 		if j < 0 {
-			return false
+			return -1
 		}
 		i := from + j - anchor
 		from += j + 1
@@ -173,7 +232,7 @@ func findLine(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byt
 		}
 		ls := bytes.LastIndexByte(b[:i], '\n')
 		if (ls >= 0 || atStart) && ok(b[ls+1:i], b[i+len(mark):]) {
-			return true
+			return i
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -27,23 +28,36 @@ const keyEnvHint = "set it in $OPENAI_API_KEY (or name another variable with --a
 // errIdle is the cancel cause set by the watchdog when the server went quiet.
 var errIdle = errors.New("tpsmon: no data from the server within the timeout")
 
-// redactor removes secrets (the API key, header values) from text that came from
-// elsewhere (a server's error message) before a person sees it.
+// redactor removes secrets (the API key, header values, the userinfo of the URL) from
+// text that came from elsewhere (a server's error message) before a person sees it.
+// Longer secrets come first, so that one secret inside another is never half replaced.
 type redactor []string
 
 func newRedactor(ep Endpoint) redactor {
 	var r redactor
-	if len(ep.APIKey) >= 4 {
-		r = append(r, ep.APIKey)
+	add := func(s string) {
+		if len(s) >= 4 {
+			r = append(r, s)
+		}
 	}
+	add(ep.APIKey)
 	for _, vs := range ep.Headers {
 		for _, v := range vs {
-			if len(v) >= 4 {
-				r = append(r, v)
+			add(v)
+			// "Bearer <token>", "Basic <creds>": a server may echo the token alone.
+			if i := strings.LastIndexAny(v, " \t"); i >= 0 {
+				add(v[i+1:])
 			}
 		}
 	}
-	return r
+	if u, err := url.Parse(strings.TrimSpace(ep.BaseURL)); err == nil && u.User != nil {
+		add(u.User.Username())
+		if pw, ok := u.User.Password(); ok {
+			add(pw)
+		}
+	}
+	slices.SortFunc(r, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(r)
 }
 
 func (r redactor) clean(s string) string {
@@ -51,6 +65,25 @@ func (r redactor) clean(s string) string {
 		s = strings.ReplaceAll(s, secret, "[redacted]")
 	}
 	return s
+}
+
+// line is oneLine(b, max) with every secret removed first, so that a secret that
+// straddles the cut leaves nothing behind. When b itself was cut (the first bytes of a
+// body), a secret cut at its end is removed too.
+func (r redactor) line(b []byte, max int) string {
+	if len(r) == 0 {
+		return oneLine(b, max)
+	}
+	s := r.clean(string(b))
+	for _, secret := range r {
+		for k := len(secret) - 1; k >= 4; k-- {
+			if strings.HasSuffix(s, secret[:k]) {
+				s = s[:len(s)-k] + "[redacted]"
+				break
+			}
+		}
+	}
+	return oneLine([]byte(s), max)
 }
 
 // oneLine turns arbitrary bytes into one printable line of at most max bytes: control
@@ -155,15 +188,45 @@ func innermost(err error) string {
 	return err.Error()
 }
 
+// credentials says what a request authenticates with, for 401/403 messages.
+type credentials int
+
+const (
+	credNone  credentials = iota
+	credKey               // the API key (from the environment)
+	credOther             // only an auth header from --header, or the URL's userinfo
+)
+
+// endpointCredentials is what requests to ep authenticate with.
+func endpointCredentials(ep Endpoint) credentials {
+	if ep.APIKey != "" {
+		return credKey
+	}
+	for k := range ep.Headers {
+		for _, h := range []string{"Authorization", "Api-Key", "X-Api-Key"} {
+			if strings.EqualFold(k, h) {
+				return credOther
+			}
+		}
+	}
+	if u, err := url.Parse(strings.TrimSpace(ep.BaseURL)); err == nil && u.User != nil {
+		return credOther
+	}
+	return credNone
+}
+
 // httpMessage explains a non-2xx answer: status, the server's message when it has one
 // (or the first bytes of a non-JSON body), and what to do.
-func httpMessage(status int, serverMsg string, hasKey bool) string {
+func httpMessage(status int, serverMsg string, cred credentials) string {
 	prefix := fmt.Sprintf("http %d %s", status, http.StatusText(status))
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		// The server's own words are left out: some echo the key they refused.
-		if !hasKey {
+		switch cred {
+		case credNone:
 			return prefix + ": the server wants an API key and none was sent: " + keyEnvHint
+		case credOther:
+			return prefix + ": the server refused the credentials sent with --header or in --url (or their permissions)"
 		}
 		return prefix + ": the server refused the API key (or its permissions): " + keyEnvHint
 	case http.StatusNotFound:
@@ -186,47 +249,55 @@ func httpMessage(status int, serverMsg string, hasKey bool) string {
 // bodyMessage extracts the server's message from an error body that go-openai could
 // not parse as {"error":{...}}: old vLLM {"object":"error","message":...}, FastAPI
 // {"detail":...}, {"error":"text"}, or else the first bytes of the body.
-func bodyMessage(body []byte) string {
+func (r redactor) bodyMessage(body []byte) string {
 	var o struct {
 		Message json.RawMessage `json:"message"`
 		Detail  json.RawMessage `json:"detail"`
 		Error   json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(body, &o) == nil {
-		for _, r := range []json.RawMessage{o.Message, o.Error, o.Detail} {
-			if len(r) == 0 || string(r) == "null" {
+		for _, raw := range []json.RawMessage{o.Message, o.Error, o.Detail} {
+			if len(raw) == 0 || string(raw) == "null" {
 				continue
 			}
 			var s string
-			if json.Unmarshal(r, &s) == nil {
+			if json.Unmarshal(raw, &s) == nil {
 				if s != "" {
-					return oneLine([]byte(s), 300)
+					return r.line([]byte(s), 300)
 				}
 				continue
 			}
-			if t := errorText(r); t != "" {
-				return oneLine([]byte(t), 300)
+			if t := errorText(raw); t != "" {
+				return r.line([]byte(t), 300)
 			}
-			return oneLine(r, 300)
+			return r.line(raw, 300)
 		}
 	}
-	return oneLine(body, 120)
+	return r.line(body, 120)
 }
 
 // classifyRequestErr maps an error returned while sending the request (before any event
-// was read) to an error kind, HTTP status and message.
-func (c *Client) classifyRequestErr(err error) (model.ErrorKind, int, string) {
+// was read) to an error kind, HTTP status and message. status is the response's status
+// code, 0 when no response arrived.
+func (c *Client) classifyRequestErr(err error, status int) (model.ErrorKind, int, string) {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
+	var redir *redirectError
 	switch {
+	case errors.As(err, &redir):
+		return model.HTTPError(redir.status), redir.status, c.redact.clean(redir.Error())
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
-		msg := oneLine([]byte(apiErr.Message), 300)
+		msg := c.redact.line([]byte(apiErr.Message), 300)
 		return model.HTTPError(apiErr.HTTPStatusCode), apiErr.HTTPStatusCode,
-			c.redact.clean(httpMessage(apiErr.HTTPStatusCode, msg, c.ep.APIKey != ""))
+			c.redact.clean(httpMessage(apiErr.HTTPStatusCode, msg, endpointCredentials(c.ep)))
 	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
-		msg := bodyMessage(reqErr.Body)
+		msg := c.redact.bodyMessage(reqErr.Body)
 		return model.HTTPError(reqErr.HTTPStatusCode), reqErr.HTTPStatusCode,
-			c.redact.clean(httpMessage(reqErr.HTTPStatusCode, msg, c.ep.APIKey != ""))
+			c.redact.clean(httpMessage(reqErr.HTTPStatusCode, msg, endpointCredentials(c.ep)))
+	case status != 0 && (status < 200 || status > 299):
+		// The server answered with an error status, then its body broke off.
+		return model.HTTPError(status), status,
+			httpMessage(status, "", endpointCredentials(c.ep)) + " (the connection broke before the server's message was complete)"
 	}
 	return model.ErrConnect, 0, c.redact.clean(connectMessage(err, c.hostPort))
 }

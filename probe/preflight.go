@@ -29,8 +29,10 @@ func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
 
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, PreflightTimeout)
 	defer cancel()
+	waited := func() time.Duration { return time.Since(start).Round(100 * time.Millisecond) }
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(ep.BaseURL, "/")+"/models", nil)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %v", where, err)
@@ -45,21 +47,21 @@ func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
 	resp, err := hc.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return nil, fmt.Errorf("GET %s: no answer within %s: is the server up and is --url right?", where, PreflightTimeout)
+			return nil, fmt.Errorf("GET %s: no answer within %s: is the server up and is --url right?", where, waited())
 		}
 		if errors.Is(err, context.Canceled) {
-			return nil, err
+			return nil, fmt.Errorf("GET %s: %w", where, context.Canceled) // err's URL keeps the userinfo
 		}
 		return nil, fmt.Errorf("GET %s: %s", where, newRedactor(ep).clean(connectMessage(err, hostPort(u))))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("GET %s: no complete answer within %s", where, PreflightTimeout)
+		return nil, fmt.Errorf("GET %s: no complete answer within %s", where, waited())
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("GET %s: %s", where, httpMessage(resp.StatusCode, "", ep.APIKey != ""))
+		return nil, fmt.Errorf("GET %s: %s", where, httpMessage(resp.StatusCode, "", endpointCredentials(ep)))
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return nil, nil // no /models here (404) or it fails: the real requests will tell
 	}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -95,5 +96,33 @@ func TestPreflightTimeout(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "no answer within") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestPreflightCanceledAndShortDeadline: a caller's cancel or shorter deadline gives an
+// error that names neither the URL's userinfo nor a wait that did not happen.
+func TestPreflightCanceledAndShortDeadline(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	ep.BaseURL = strings.Replace(ep.BaseURL, "http://", "http://tok-SECRET-1234@", 1)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := Preflight(ctx, ep)
+	if err == nil || !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("canceled: err = %v; want context.Canceled without the userinfo", err)
+	}
+
+	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err = Preflight(ctx, ep)
+	if err == nil || strings.Contains(err.Error(), PreflightTimeout.String()) || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("200 ms deadline: err = %v; want no claim of a %s wait, no userinfo", err, PreflightTimeout)
 	}
 }
