@@ -455,6 +455,11 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 		switch {
 		case body.errEvent || body.errData:
 			r.kind, r.msg = model.ErrStream, c.sniffedError(body)
+		case r.finish == "abort" || r.finish == "error":
+			// vLLM ends a request its engine dropped with finish_reason "abort"; some
+			// servers say "error". The answer is cut short: a failure, not a success.
+			r.kind = model.ErrStream
+			r.msg = fmt.Sprintf("stream_error: the server ended the stream with finish_reason %q after %d chunks", r.finish, r.chunks)
 		case body.done || r.finish != "":
 			// success
 		case dataEvents == 0 && !looksLikeSSE(body.head[:body.nhead]):
