@@ -139,7 +139,36 @@ func (p *curvePanel) compact() string {
 // log2x maps a concurrency to the chart's x.
 func log2x(c int) float64 { return math.Log2(float64(max(c, 1))) }
 
-// chart draws one chart of every series' metric against concurrency.
+// plotArea maps data to the cells of a chart's graph area (right of the y axis, above the
+// x axis) exactly as ntcharts' braille grid does, so that labels and markers land in the
+// cell that holds the line's dot for the same value.
+type plotArea struct {
+	x0, gw, gh int // first graph column; graph width and height in cells
+	minX, maxX float64
+	top        float64 // y range is [0, top]
+}
+
+// dot is the braille dot of (x, y): graph.BrailleGrid.GridPoint for this area.
+func (a plotArea) dot(x, y float64) canvas.Point {
+	var dx, dy float64
+	if a.maxX > a.minX {
+		dx = (x - a.minX) * float64(2*a.gw-1) / (a.maxX - a.minX)
+	}
+	if a.top > 0 {
+		dy = y * float64(4*a.gh-1) / a.top
+	}
+	return canvas.Point{X: int(math.Round(dx)), Y: 4*a.gh - 1 - int(math.Round(dy))}
+}
+
+// cell is the canvas cell that holds the dot of (x, y).
+func (a plotArea) cell(x, y float64) canvas.Point {
+	d := a.dot(x, y)
+	return canvas.Point{X: a.x0 + d.X/2, Y: d.Y / 4}
+}
+
+// chart draws one chart of every series' metric against concurrency. The y axis has
+// round ticks (0, step, 2*step ... top) at the rows where those values are drawn; a
+// positive target is drawn as a rule and labelled with its value on the axis.
 func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats) (float64, bool), target float64) string {
 	st := p.st
 	minC, maxC, maxY := math.MaxInt, 0, target
@@ -155,38 +184,52 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 	if maxX-minX < 1 {
 		maxX = minX + 1
 	}
-	if maxY <= 0 {
-		maxY = 1
+	gh := h - 2 // the x axis and its labels take the last two rows
+	top, step := axisTicks(maxY, gh)
+	targetLabel := ""
+	if target > 0 && target <= top {
+		targetLabel = fmtTick(target, 0)
 	}
-	maxY = niceCeil(maxY * 1.1)
-	ystep := max(h/3, 1)
-	// Every y label has the width of the widest, so that ntcharts reserves room for all
-	// of them (it measures only some).
-	lw := len(fmtAxis(maxY, maxY))
-	lc := linechart.New(w, h, minX, maxX, 0, maxY,
-		linechart.WithXYSteps(1, ystep),
+	lw := len(targetLabel)
+	for v := 0.0; v <= top; v += step {
+		lw = max(lw, len(fmtTick(v, step)))
+	}
+	// ntcharts reserves the y label column from what its formatter returns: a blank of
+	// our labels' width; the labels themselves are drawn below, where the values are.
+	blank := strings.Repeat(" ", lw)
+	lc := linechart.New(w, h, minX, maxX, 0, top,
+		linechart.WithXYSteps(1, max(gh, 1)),
 		linechart.WithStyles(st.Axis, st.Label, st.Text),
 		linechart.WithXLabelFormatter(func(int, float64) string { return "" }),
-		linechart.WithYLabelFormatter(func(_ int, v float64) string { return fmt.Sprintf("%*s", lw, fmtAxis(v, maxY)) }),
+		linechart.WithYLabelFormatter(func(int, float64) string { return blank }),
 	)
 	lc.DrawXYAxisAndLabel()
+	origin := lc.Origin()
+	area := plotArea{x0: origin.X + 1, gw: lc.GraphWidth(), gh: lc.GraphHeight(), minX: minX, maxX: maxX, top: top}
+	label := func(row int, s string, style lipgloss.Style) {
+		lc.Canvas.SetStringWithStyle(canvas.Point{X: origin.X - lw, Y: row}, fmt.Sprintf("%*s", lw, s), style)
+	}
+	for i := 0; float64(i)*step <= top*(1+1e-9); i++ {
+		v := float64(i) * step
+		label(area.cell(minX, v).Y, fmtTick(v, step), st.Label)
+	}
 	// braille lines: one grid per series (ntcharts' DrawBrailleLine makes a grid per segment)
 	braille := func(pts []canvas.Float64Point, style lipgloss.Style) {
 		if len(pts) < 2 {
 			return
 		}
-		g := graph.NewBrailleGrid(lc.GraphWidth(), lc.GraphHeight(), minX, maxX, 0, maxY)
+		g := graph.NewBrailleGrid(area.gw, area.gh, minX, maxX, 0, top)
 		for i := 1; i < len(pts); i++ {
 			for _, p := range graph.GetLinePointsWithLimit(g.GridPoint(pts[i-1]), g.GridPoint(pts[i]), 0) {
 				g.Set(p)
 			}
 		}
-		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: lc.Origin().X + 1}, g.BraillePatterns(), style)
+		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: area.x0}, g.BraillePatterns(), style)
 	}
-	if target > 0 && target <= maxY {
+	if targetLabel != "" {
 		braille([]canvas.Float64Point{{X: minX, Y: target}, {X: maxX, Y: target}}, st.Target)
+		label(area.cell(minX, target).Y, targetLabel, st.Target)
 	}
-	origin := lc.Origin()
 	labelEnd := -1
 	for si, s := range p.series {
 		style := st.SeriesStyle(si)
@@ -200,9 +243,8 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 		for _, l := range s.Levels {
 			// x labels at the measured concurrencies (drawn for every level, even one
 			// with no value yet, so the axis reads the same on both charts).
-			sx := lc.ScaleFloat64Point(canvas.Float64Point{X: log2x(l.Concurrency)}).X
 			lbl := strconv.Itoa(l.Concurrency)
-			col := min(origin.X+1+int(math.Round(sx)), w-len(lbl))
+			col := min(area.cell(log2x(l.Concurrency), 0).X, w-len(lbl))
 			if col > labelEnd {
 				lc.Canvas.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
 				labelEnd = col + len(lbl)
@@ -213,7 +255,6 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 			if !ok {
 				continue
 			}
-			pt := canvas.Float64Point{X: log2x(l.Concurrency), Y: v}
 			r, rs := '•', style
 			switch {
 			case l.Open:
@@ -221,36 +262,64 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 			case s.Capacity > 0 && l.Concurrency == s.Capacity:
 				r, rs = '◆', st.Good
 			}
-			lc.DrawRuneWithStyle(pt, r, rs)
+			lc.Canvas.SetCell(area.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
 		}
 	}
 	return st.Faint.Render(title) + "\n" + renderCanvas(&lc.Canvas)
 }
 
-// fmtAxis formats an axis label: whole numbers when the axis reaches 20 or more.
-func fmtAxis(v, top float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case top >= 10000:
-		return fmt.Sprintf("%.0fk", v/1000)
-	case top >= 20:
-		return fmt.Sprintf("%.0f", v)
-	default:
-		return fmt.Sprintf("%.1f", v)
+// axisTicks picks a round y axis for values up to maxV on a graph rows high: a step of
+// 1, 2, 2.5, 3, 4 or 5 times a power of ten, and the top, the first multiple of step at
+// or above maxV. It aims at a tick every 3 to 4 rows (never closer than 2) and takes the
+// lowest top among the tick counts near that, so that the data fills the height.
+func axisTicks(maxV float64, rows int) (top, step float64) {
+	if maxV <= 0 || math.IsNaN(maxV) || math.IsInf(maxV, 0) {
+		maxV = 1
 	}
-}
-
-// niceCeil rounds v up to a round number (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
-func niceCeil(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	e := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
-		if m*e >= v {
-			return m * e
+	want := max(int(math.Round(float64(rows)/3.5)), 1)
+	best := 0
+	for n := max(want-1, 1); n <= max(want+1, 1); n++ {
+		if n > 1 && n > rows/2 {
+			break
+		}
+		raw := maxV / float64(n)
+		e := math.Pow(10, math.Floor(math.Log10(raw)))
+		s := 10 * e
+		for _, m := range []float64{1, 2, 2.5, 3, 4, 5} {
+			if m*e >= raw*(1-1e-9) {
+				s = m * e
+				break
+			}
+		}
+		t := math.Ceil(maxV/s-1e-9) * s
+		if best == 0 || t < top*(1-1e-9) || (math.Abs(t-top) <= 1e-9*top && abs(n-want) < abs(best-want)) {
+			top, step, best = t, s, n
 		}
 	}
-	return 10 * e
+	return top, step
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// fmtTick formats an axis value with the decimals its step needs (step 0: as few as
+// the value needs, one at most), in thousands ("2.5k") from a step of 1000.
+func fmtTick(v, step float64) string {
+	if v == 0 {
+		return "0"
+	}
+	unit := ""
+	if step >= 1000 || (step == 0 && v >= 10000) {
+		v, step, unit = v/1000, step/1000, "k"
+	}
+	dec := 0
+	if step == 0 {
+		if v != math.Round(v) {
+			dec = 1
+		}
+	} else {
+		for s := step; math.Abs(s-math.Round(s)) > 1e-9*s && dec < 3; s *= 10 {
+			dec++
+		}
+	}
+	return strconv.FormatFloat(v, 'f', dec, 64) + unit
 }
