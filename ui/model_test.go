@@ -228,6 +228,48 @@ func TestSnapshot(t *testing.T) {
 	}
 }
 
+// TestSnapshotPathAbsolute: with a relative (or no) snapshot directory the status line
+// shows the absolute path of the file, and a second snapshot in the same second does
+// not overwrite the first.
+func TestSnapshotPathAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, snapDir := range []string{"", "snaps"} {
+		m, _, _ := newTestRoot(t, 1)
+		m.snapDir = snapDir
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+		var paths []string
+		for range 2 {
+			_, cmd := m.Update(press("s"))
+			msg := cmd()
+			m.Update(msg)
+			snap := msg.(snapshotMsg)
+			if snap.err != nil {
+				t.Fatal(snap.err)
+			}
+			if !filepath.IsAbs(snap.path) {
+				t.Errorf("snapshot path %q is not absolute", snap.path)
+			}
+			if !strings.Contains(ansi.Strip(m.View().Content), "snapshot saved: "+snap.path) {
+				t.Errorf("status line does not show the path %s", snap.path)
+			}
+			if _, err := os.Stat(snap.path); err != nil {
+				t.Error(err)
+			}
+			if _, err := os.Stat(strings.TrimSuffix(snap.path, ".json") + ".md"); err != nil {
+				t.Error(err)
+			}
+			paths = append(paths, snap.path)
+		}
+		if paths[0] == paths[1] {
+			t.Errorf("two snapshots in the same second share %s", paths[0])
+		}
+		if want := filepath.Join(dir, snapDir); filepath.Dir(paths[0]) != want {
+			t.Errorf("snapshot in %s, want %s", filepath.Dir(paths[0]), want)
+		}
+	}
+}
+
 func TestSnapshotErrorShown(t *testing.T) {
 	m, _, _ := newTestRoot(t, 1)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
