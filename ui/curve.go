@@ -9,7 +9,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
-	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -36,6 +35,7 @@ type curvePanel struct {
 	target float64
 	cache  string
 	dirty  bool
+	cv     [2]canvas.Model // the charts' canvases, kept between redraws
 }
 
 func (p *curvePanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
@@ -86,10 +86,10 @@ func (p *curvePanel) render() string {
 	if ch < 4 || cw < 20 {
 		return fitBlock(head+"\n"+p.compact(), p.w, p.h)
 	}
-	user := p.chart(cw, ch, "per-user tok/s p50", func(l model.LevelStats) (float64, bool) {
+	user := p.chart(&p.cv[0], cw, ch, "per-user tok/s p50", func(l model.LevelStats) (float64, bool) {
 		return l.UserTPS.P50, l.UserTPS.Count > 0
 	}, p.target)
-	agg := p.chart(cw, ch, "aggregate tok/s", func(l model.LevelStats) (float64, bool) {
+	agg := p.chart(&p.cv[1], cw, ch, "aggregate tok/s", func(l model.LevelStats) (float64, bool) {
 		return l.AggregateTPS, l.AggregateTPS > 0
 	}, 0)
 	var body string
@@ -169,7 +169,7 @@ func (a plotArea) cell(x, y float64) canvas.Point {
 // chart draws one chart of every series' metric against concurrency. The y axis has
 // round ticks (0, step, 2*step ... top) at the rows where those values are drawn; a
 // positive target is drawn as a rule and labelled with its value on the axis.
-func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats) (float64, bool), target float64) string {
+func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(model.LevelStats) (float64, bool), target float64) string {
 	st := p.st
 	minC, maxC, maxY := math.MaxInt, 0, target
 	for _, s := range p.series {
@@ -191,25 +191,20 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 		targetLabel = fmtTick(target, 0)
 	}
 	lw := len(targetLabel)
-	for v := 0.0; v <= top; v += step {
-		lw = max(lw, len(fmtTick(v, step)))
+	ticks := int(math.Round(top / step))
+	for i := range ticks + 1 {
+		lw = max(lw, len(fmtTick(float64(i)*step, step)))
 	}
-	// ntcharts reserves the y label column from what its formatter returns: a blank of
-	// our labels' width; the labels themselves are drawn below, where the values are.
-	blank := strings.Repeat(" ", lw)
-	lc := linechart.New(w, h, minX, maxX, 0, top,
-		linechart.WithXYSteps(1, max(gh, 1)),
-		linechart.WithStyles(st.Axis, st.Label, st.Text),
-		linechart.WithXLabelFormatter(func(int, float64) string { return "" }),
-		linechart.WithYLabelFormatter(func(int, float64) string { return blank }),
-	)
-	lc.DrawXYAxisAndLabel()
-	origin := lc.Origin()
-	area := plotArea{x0: origin.X + 1, gw: lc.GraphWidth(), gh: lc.GraphHeight(), minX: minX, maxX: maxX, top: top}
+	// the layout of an ntcharts linechart: y labels, the y axis, the graph; the x axis
+	// and its labels on the last two rows. Drawn on a reused canvas (resetCanvas).
+	resetCanvas(c, w, h)
+	origin := canvas.Point{X: lw, Y: h - 2}
+	graph.DrawXYAxis(c, origin, st.Axis)
+	area := plotArea{x0: origin.X + 1, gw: w - lw - 1, gh: gh, minX: minX, maxX: maxX, top: top}
 	label := func(row int, s string, style lipgloss.Style) {
-		lc.Canvas.SetStringWithStyle(canvas.Point{X: origin.X - lw, Y: row}, fmt.Sprintf("%*s", lw, s), style)
+		c.SetStringWithStyle(canvas.Point{X: origin.X - lw, Y: row}, fmt.Sprintf("%*s", lw, s), style)
 	}
-	for i := 0; float64(i)*step <= top*(1+1e-9); i++ {
+	for i := range ticks + 1 {
 		v := float64(i) * step
 		label(area.cell(minX, v).Y, fmtTick(v, step), st.Label)
 	}
@@ -224,7 +219,7 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 				g.Set(p)
 			}
 		}
-		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: area.x0}, g.BraillePatterns(), style)
+		graph.DrawBraillePatterns(c, canvas.Point{X: area.x0}, g.BraillePatterns(), style)
 	}
 	if targetLabel != "" {
 		braille([]canvas.Float64Point{{X: minX, Y: target}, {X: maxX, Y: target}}, st.Target)
@@ -246,7 +241,7 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 			lbl := strconv.Itoa(l.Concurrency)
 			col := min(area.cell(log2x(l.Concurrency), 0).X, w-len(lbl))
 			if col > labelEnd {
-				lc.Canvas.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
+				c.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
 				labelEnd = col + len(lbl)
 			}
 		}
@@ -262,10 +257,10 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 			case s.Capacity > 0 && l.Concurrency == s.Capacity:
 				r, rs = '◆', st.Good
 			}
-			lc.Canvas.SetCell(area.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
+			c.SetCell(area.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
 		}
 	}
-	return st.Faint.Render(title) + "\n" + renderCanvas(&lc.Canvas)
+	return st.Faint.Render(title) + "\n" + renderCanvas(c)
 }
 
 // axisTicks picks a round y axis for values up to maxV on a graph rows high: a step of
