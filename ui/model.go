@@ -260,7 +260,7 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Ramp):
 		if m.ramp.on {
 			m.ramp.on = false
-			m.say(false, "auto-ramp stopped (r): holding %d users", m.eps[m.focus].ctl.Concurrency())
+			m.say(false, "auto-ramp stopped (r): holding %s", users(m.eps[m.focus].ctl.Concurrency()))
 		} else {
 			m.startRamp()
 		}

@@ -38,7 +38,7 @@ func TestAutoRamp(t *testing.T) {
 	if ctls[0].conc != 1 {
 		t.Errorf("5 s: concurrency %d, want 1", ctls[0].conc)
 	}
-	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 users, 5s left") {
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 user, 5s left") {
 		t.Errorf("header does not show the ramp:\n%s", h)
 	}
 	tick(m, 10*time.Second)

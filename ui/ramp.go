@@ -64,8 +64,8 @@ func (m *root) stepRamp() {
 			rate, n := m.stepErrorRate(i)
 			if n >= minRampRequests && rate > rampErrorRate {
 				r.on = false
-				m.say(true, "auto-ramp stopped at %d users: %.1f%% of requests failed on %s (over %.0f%%)",
-					m.eps[i].ctl.Concurrency(), 100*rate, m.eps[i].info.Name, 100*rampErrorRate)
+				m.say(true, "auto-ramp stopped at %s: %.1f%% of requests failed on %s (over %.0f%%)",
+					users(m.eps[i].ctl.Concurrency()), 100*rate, m.eps[i].info.Name, 100*rampErrorRate)
 				return
 			}
 		}
@@ -83,8 +83,8 @@ func (m *root) stepRamp() {
 	}
 	if walking == 0 {
 		r.on = false
-		m.say(false, "auto-ramp finished: all %d levels held; holding %d users", len(m.rampPlan.Levels),
-			m.eps[r.targets[0]].ctl.Concurrency())
+		m.say(false, "auto-ramp finished: all %d levels held; holding %s", len(m.rampPlan.Levels),
+			users(m.eps[r.targets[0]].ctl.Concurrency()))
 	}
 }
 
@@ -116,8 +116,16 @@ func (m *root) rampText() string {
 	idx, c := w.Level()
 	warming, left := w.Left(m.now)
 	if warming {
-		return fmt.Sprintf("%d/%d at %d users, warming up", idx+1, len(m.rampPlan.Levels), c)
+		return fmt.Sprintf("%d/%d at %s, warming up", idx+1, len(m.rampPlan.Levels), users(c))
 	}
-	return fmt.Sprintf("%d/%d at %d users, %ds left", idx+1, len(m.rampPlan.Levels), c,
+	return fmt.Sprintf("%d/%d at %s, %ds left", idx+1, len(m.rampPlan.Levels), users(c),
 		int(left.Round(time.Second)/time.Second))
+}
+
+// users is "1 user" or "n users".
+func users(n int) string {
+	if n == 1 {
+		return "1 user"
+	}
+	return fmt.Sprintf("%d users", n)
 }
