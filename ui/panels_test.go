@@ -87,6 +87,28 @@ func TestSeriesPanel(t *testing.T) {
 	}
 }
 
+// TestSeriesHeadsNotCut: where the series sit side by side, a value is never cut to
+// make room for the target note (the note is left out when it does not fit).
+func TestSeriesHeadsNotCut(t *testing.T) {
+	full := rampBuckets(600)
+	last := full[len(full)-1]
+	live := model.Live{At: last.Start, AggregateTPS: 12345, UserTPS: 19.2, HasUser: true,
+		TTFTP50: 720 * time.Millisecond, TTFTP95: 1910 * time.Millisecond, HasTTFT: true}
+	for w := seriesCols; w <= 140; w++ {
+		var p seriesPanel
+		p.SetStyles(testStyles())
+		p.SetSize(w, 7)
+		p.SetData(full, live, 30)
+		head := strings.Split(ansi.Strip(p.View()), "\n")[0]
+		if strings.Contains(head, "…") {
+			t.Errorf("width %d: a series head is cut: %q", w, head)
+		}
+		if w >= 120 && !strings.Contains(head, "target ≥30") {
+			t.Errorf("width %d: no target note: %q", w, head)
+		}
+	}
+}
+
 func TestCurvePanel(t *testing.T) {
 	levels := rampLevels()
 	second := rampLevels()

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -122,8 +123,9 @@ func (p *seriesPanel) render() string {
 	}
 
 	if cols {
-		if p.target > 0 {
-			values[0] += st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64))
+		if note := st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64)); p.target > 0 &&
+			ansi.StringWidth(labels[0]+values[0]+note) <= cw {
+			values[0] += note // only when it fits: never cut the value's unit for it
 		}
 		blocks := make([]string, 3)
 		for i := range blocks {
