@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -225,7 +226,24 @@ func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(
 		braille([]canvas.Float64Point{{X: minX, Y: target}, {X: maxX, Y: target}}, st.Target)
 		label(area.cell(minX, target).Y, targetLabel, st.Target)
 	}
+	// x labels at the measured concurrencies of every series, left to right (drawn for
+	// every level, even one with no value yet, so the axis reads the same on both charts)
+	var concs []int
+	for _, s := range p.series {
+		for _, l := range s.Levels {
+			concs = append(concs, l.Concurrency)
+		}
+	}
+	slices.Sort(concs)
 	labelEnd := -1
+	for _, conc := range slices.Compact(concs) {
+		lbl := strconv.Itoa(conc)
+		col := min(area.cell(log2x(conc), 0).X, w-len(lbl))
+		if col > labelEnd {
+			c.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
+			labelEnd = col + len(lbl)
+		}
+	}
 	for si, s := range p.series {
 		style := st.SeriesStyle(si)
 		pts := make([]canvas.Float64Point, 0, len(s.Levels))
@@ -235,16 +253,6 @@ func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(
 			}
 		}
 		braille(pts, style)
-		for _, l := range s.Levels {
-			// x labels at the measured concurrencies (drawn for every level, even one
-			// with no value yet, so the axis reads the same on both charts).
-			lbl := strconv.Itoa(l.Concurrency)
-			col := min(area.cell(log2x(l.Concurrency), 0).X, w-len(lbl))
-			if col > labelEnd {
-				c.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
-				labelEnd = col + len(lbl)
-			}
-		}
 		for _, l := range s.Levels {
 			v, ok := metric(l)
 			if !ok {

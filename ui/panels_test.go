@@ -167,6 +167,24 @@ func TestCurveMarksOpenAndCapacity(t *testing.T) {
 	}
 }
 
+// TestCurveXLabelsEverySeries: the x axis names the concurrencies of every endpoint's
+// levels, also those of a later endpoint that lie left of the first one's.
+func TestCurveXLabelsEverySeries(t *testing.T) {
+	ls := rampLevels()
+	a := []model.LevelStats{ls[3], ls[4]} // 8, 16
+	b := []model.LevelStats{ls[0], ls[1]} // 1, 2
+	var p curvePanel
+	p.SetStyles(testStyles())
+	p.SetSize(120, 14)
+	p.SetData([]curveSeries{{Name: "a", Levels: a}, {Name: "b", Levels: b}}, 30)
+	lines := strings.Split(ansi.Strip(p.View()), "\n")
+	axis := strings.Fields(lines[len(lines)-1])
+	want := []string{"1", "2", "8", "16", "1", "2", "8", "16"} // both charts
+	if strings.Join(axis, " ") != strings.Join(want, " ") {
+		t.Errorf("x labels %q, want %q:\n%s", axis, want, strings.Join(lines, "\n"))
+	}
+}
+
 func TestTablePanel(t *testing.T) {
 	levels := rampLevels()
 	openFirst := rampLevels()
