@@ -328,7 +328,11 @@ func (m *root) togglePause() {
 			m.eps[i].ctl.Resume()
 		}
 	}
-	if pause {
+	if pause && m.ramp.on {
+		// a paused pool sends nothing: the ramp would walk through its levels unloaded
+		m.ramp.on = false
+		m.say(false, "paused, auto-ramp stopped: in-flight requests finish, no new ones (p resumes)")
+	} else if pause {
 		m.say(false, "paused: in-flight requests finish, no new ones (p resumes)")
 	} else {
 		m.say(false, "resumed")

@@ -100,6 +100,19 @@ func TestAutoRampStops(t *testing.T) {
 			t.Errorf("on %v conc %d msg %q", m.ramp.on, ctls[0].conc, m.msg)
 		}
 	})
+	t.Run("pause", func(t *testing.T) {
+		// a paused pool sends nothing: the ramp must not walk through its levels unloaded
+		m, ctls, _ := newTestRoot(t, 1)
+		m.Update(press("r"))
+		steady(m, 1, 0)
+		m.Update(press("p"))
+		for s := 1; s <= 60; s++ {
+			tick(m, time.Duration(s)*time.Second)
+		}
+		if m.ramp.on || ctls[0].conc != 1 || !ctls[0].paused || !strings.Contains(m.msg, "auto-ramp stopped") {
+			t.Errorf("on %v conc %d paused %v msg %q", m.ramp.on, ctls[0].conc, ctls[0].paused, m.msg)
+		}
+	})
 	t.Run("errors over 5%", func(t *testing.T) {
 		m, ctls, trs := newTestRoot(t, 1)
 		m.Update(press("r"))
