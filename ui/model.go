@@ -328,7 +328,7 @@ func (m *root) togglePause() {
 			m.eps[i].ctl.Resume()
 		}
 	}
-	if pause && m.ramp.on {
+	if pause && m.ramp.on && m.ramp.drives(targets) {
 		// a paused pool sends nothing: the ramp would walk through its levels unloaded
 		m.ramp.on = false
 		m.say(false, "paused, auto-ramp stopped: in-flight requests finish, no new ones (p resumes)")

@@ -45,6 +45,16 @@ func (m *root) startRamp() {
 	m.say(false, "auto-ramp started: %s users, each held %s once steady", strings.Join(levels, ","), m.rampPlan.Hold)
 }
 
+// drives reports whether the ramp drives any of the endpoints eps.
+func (r *rampState) drives(eps []int) bool {
+	for _, i := range eps {
+		if r.walks[i] != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // observeRamp hands a segment state of endpoint i to its walk.
 func (m *root) observeRamp(i int, ev *probe.Event) {
 	if w := m.ramp.walks[i]; m.ramp.on && w != nil {
@@ -106,10 +116,13 @@ func (m *root) stepErrorRate(i int) (float64, int) {
 	return float64(failed) / float64(finished), finished
 }
 
-// rampText is the ramp state of the focused endpoint for the header ("" when off or
-// when the ramp does not drive it).
+// rampText is the ramp state of the focused endpoint for the header: its step, or the
+// endpoint the ramp drives when it does not drive this one ("" when off).
 func (m *root) rampText() string {
 	w := m.ramp.walks[m.focus]
+	if m.ramp.on && w == nil && len(m.ramp.targets) > 0 {
+		return "running on " + m.eps[m.ramp.targets[0]].info.Name
+	}
 	if !m.ramp.on || w == nil || w.Done() {
 		return ""
 	}
