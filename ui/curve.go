@@ -119,6 +119,7 @@ func (p *curvePanel) legend() string {
 // compact is the curve as one line of text, for panels too small for a chart.
 func (p *curvePanel) compact() string {
 	var b strings.Builder
+	b.WriteString(p.st.Faint.Render("user tok/s: ")) // per-user p50 by users
 	for i, s := range p.series {
 		if i > 0 {
 			b.WriteString("  ")
