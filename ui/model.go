@@ -328,14 +328,22 @@ func (m *root) togglePause() {
 			m.eps[i].ctl.Resume()
 		}
 	}
-	if pause && m.ramp.on && m.ramp.drives(targets) {
+	what := ""
+	if len(m.eps) > 1 {
+		what = " " + m.eps[targets[0]].info.Name
+		if len(targets) > 1 {
+			what = fmt.Sprintf(" all %d endpoints", len(targets))
+		}
+	}
+	switch {
+	case pause && m.ramp.on && m.ramp.drives(targets):
 		// a paused pool sends nothing: the ramp would walk through its levels unloaded
 		m.ramp.on = false
-		m.say(false, "paused, auto-ramp stopped: in-flight requests finish, no new ones (p resumes)")
-	} else if pause {
-		m.say(false, "paused: in-flight requests finish, no new ones (p resumes)")
-	} else {
-		m.say(false, "resumed")
+		m.say(false, "paused%s, auto-ramp stopped: in-flight requests finish, no new ones (p resumes)", what)
+	case pause:
+		m.say(false, "paused%s: in-flight requests finish, no new ones (p resumes)", what)
+	default:
+		m.say(false, "resumed%s", what)
 	}
 }
 
