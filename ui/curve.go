@@ -192,7 +192,7 @@ func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(
 	if target > 0 && target <= top {
 		targetLabel = fmtTick(target, 0)
 	}
-	lw := len(targetLabel)
+	lw := max(len(targetLabel), 3) // at least 3: the chart does not shift sideways when the top passes 100
 	ticks := int(math.Round(top / step))
 	for i := range ticks + 1 {
 		lw = max(lw, len(fmtTick(float64(i)*step, step)))
