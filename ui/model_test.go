@@ -283,6 +283,32 @@ func TestSnapshotPathAbsolute(t *testing.T) {
 	}
 }
 
+// TestSnapshotPathNarrow: on a narrow screen the status keeps the snapshot's file name
+// whole and cuts leading directories.
+func TestSnapshotPathNarrow(t *testing.T) {
+	m, _, _ := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	path := "/home/someone/projects/load-tests/2026/november/tpsmon-20261122-120000.json"
+	m.Update(snapshotMsg{path: path})
+	out := ansi.Strip(m.View().Content)
+	if !strings.Contains(out, "snapshot saved: …/") || !strings.Contains(out, "/november/tpsmon-20261122-120000.json (+ .md)") {
+		t.Errorf("status does not keep the file name:\n%s", out)
+	}
+	for _, c := range []struct {
+		path string
+		w    int
+		want string
+	}{
+		{"/a/b/c.json", 20, "/a/b/c.json"},
+		{"/aa/bb/cc/d.json", 12, "…/cc/d.json"},
+		{"/aa/bb/cc/longname.json", 5, "…/longname.json"},
+	} {
+		if got := shortenPath(c.path, c.w); got != c.want {
+			t.Errorf("shortenPath(%q, %d) = %q, want %q", c.path, c.w, got, c.want)
+		}
+	}
+}
+
 func TestSnapshotErrorShown(t *testing.T) {
 	m, _, _ := newTestRoot(t, 1)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})

@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -102,4 +104,23 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 		return base + ".json", nil
 	}
 	return "", fmt.Errorf("cannot write snapshot: %s.json and 99 numbered variants exist in %s", stem, abs)
+}
+
+// shortenPath fits path into w cells by replacing leading directories with "…"
+// ("…/bench/tpsmon-….json"); the file name is always kept whole.
+func shortenPath(path string, w int) string {
+	if ansi.StringWidth(path) <= w {
+		return path
+	}
+	sep := string(filepath.Separator)
+	parts := strings.Split(path, sep)
+	out := parts[len(parts)-1]
+	for i := len(parts) - 2; i >= 0; i-- {
+		next := parts[i] + sep + out
+		if ansi.StringWidth("…"+sep+next) > w {
+			break
+		}
+		out = next
+	}
+	return "…" + sep + out
 }
