@@ -275,7 +275,8 @@ func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(
 // axisTicks picks a round y axis for values up to maxV on a graph rows high: a step of
 // 1, 2, 2.5, 3, 4 or 5 times a power of ten, and the top, the first multiple of step at
 // or above maxV. It aims at a tick every 3 to 4 rows (never closer than 2) and takes the
-// lowest top among the tick counts near that, so that the data fills the height.
+// lowest top among the tick counts near that, so that the data fills the height (on a
+// tie, the count nearest the aim, then the larger count).
 func axisTicks(maxV float64, rows int) (top, step float64) {
 	if maxV <= 0 || math.IsNaN(maxV) || math.IsInf(maxV, 0) {
 		maxV = 1
@@ -296,7 +297,7 @@ func axisTicks(maxV float64, rows int) (top, step float64) {
 			}
 		}
 		t := math.Ceil(maxV/s-1e-9) * s
-		if best == 0 || t < top*(1-1e-9) || (math.Abs(t-top) <= 1e-9*top && abs(n-want) < abs(best-want)) {
+		if best == 0 || t < top*(1-1e-9) || (math.Abs(t-top) <= 1e-9*top && abs(n-want) <= abs(best-want)) {
 			top, step, best = t, s, n
 		}
 	}

@@ -300,6 +300,7 @@ func TestAxisTicks(t *testing.T) {
 		{0, 8, 1, 0.5},
 		{1234, 20, 1250, 250},
 		{29, 3, 30, 30},
+		{278, 6, 300, 100}, // 0/100/200/300 rather than 0/300 alone
 	}
 	for _, c := range cases {
 		top, step := axisTicks(c.max, c.rows)
