@@ -67,3 +67,14 @@ func renderCanvas(c *canvas.Model) string {
 	}
 	return b.String()
 }
+
+// resetCanvas makes c an empty w x h canvas, reusing its cells when the size is the same
+// (a canvas cell holds a lipgloss.Style: a new 200x60 canvas is megabytes, and the
+// charts are redrawn every second).
+func resetCanvas(c *canvas.Model, w, h int) {
+	if c.Width() != w || c.Height() != h {
+		*c = canvas.New(w, h)
+		return
+	}
+	c.Fill(canvas.Cell{})
+}

@@ -3,13 +3,13 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
-	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -36,6 +36,7 @@ type curvePanel struct {
 	target float64
 	cache  string
 	dirty  bool
+	cv     [2]canvas.Model // the charts' canvases, kept between redraws
 }
 
 func (p *curvePanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
@@ -86,10 +87,10 @@ func (p *curvePanel) render() string {
 	if ch < 4 || cw < 20 {
 		return fitBlock(head+"\n"+p.compact(), p.w, p.h)
 	}
-	user := p.chart(cw, ch, "per-user tok/s p50", func(l model.LevelStats) (float64, bool) {
+	user := p.chart(&p.cv[0], cw, ch, "per-user tok/s p50", func(l model.LevelStats) (float64, bool) {
 		return l.UserTPS.P50, l.UserTPS.Count > 0
 	}, p.target)
-	agg := p.chart(cw, ch, "aggregate tok/s", func(l model.LevelStats) (float64, bool) {
+	agg := p.chart(&p.cv[1], cw, ch, "aggregate tok/s", func(l model.LevelStats) (float64, bool) {
 		return l.AggregateTPS, l.AggregateTPS > 0
 	}, 0)
 	var body string
@@ -118,6 +119,7 @@ func (p *curvePanel) legend() string {
 // compact is the curve as one line of text, for panels too small for a chart.
 func (p *curvePanel) compact() string {
 	var b strings.Builder
+	b.WriteString(p.st.Faint.Render("user tok/s: ")) // per-user p50 by users
 	for i, s := range p.series {
 		if i > 0 {
 			b.WriteString("  ")
@@ -139,8 +141,37 @@ func (p *curvePanel) compact() string {
 // log2x maps a concurrency to the chart's x.
 func log2x(c int) float64 { return math.Log2(float64(max(c, 1))) }
 
-// chart draws one chart of every series' metric against concurrency.
-func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats) (float64, bool), target float64) string {
+// plotArea maps data to the cells of a chart's graph area (right of the y axis, above the
+// x axis) exactly as ntcharts' braille grid does, so that labels and markers land in the
+// cell that holds the line's dot for the same value.
+type plotArea struct {
+	x0, gw, gh int // first graph column; graph width and height in cells
+	minX, maxX float64
+	top        float64 // y range is [0, top]
+}
+
+// dot is the braille dot of (x, y): graph.BrailleGrid.GridPoint for this area.
+func (a plotArea) dot(x, y float64) canvas.Point {
+	var dx, dy float64
+	if a.maxX > a.minX {
+		dx = (x - a.minX) * float64(2*a.gw-1) / (a.maxX - a.minX)
+	}
+	if a.top > 0 {
+		dy = y * float64(4*a.gh-1) / a.top
+	}
+	return canvas.Point{X: int(math.Round(dx)), Y: 4*a.gh - 1 - int(math.Round(dy))}
+}
+
+// cell is the canvas cell that holds the dot of (x, y).
+func (a plotArea) cell(x, y float64) canvas.Point {
+	d := a.dot(x, y)
+	return canvas.Point{X: a.x0 + d.X/2, Y: d.Y / 4}
+}
+
+// chart draws one chart of every series' metric against concurrency. The y axis has
+// round ticks (0, step, 2*step ... top) at the rows where those values are drawn; a
+// positive target is drawn as a rule and labelled with its value on the axis.
+func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(model.LevelStats) (float64, bool), target float64) string {
 	st := p.st
 	minC, maxC, maxY := math.MaxInt, 0, target
 	for _, s := range p.series {
@@ -155,39 +186,65 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 	if maxX-minX < 1 {
 		maxX = minX + 1
 	}
-	if maxY <= 0 {
-		maxY = 1
+	gh := h - 2 // the x axis and its labels take the last two rows
+	top, step := axisTicks(maxY, gh)
+	targetLabel := ""
+	if target > 0 && target <= top {
+		targetLabel = fmtTick(target, 0)
 	}
-	maxY = niceCeil(maxY * 1.1)
-	ystep := max(h/3, 1)
-	// Every y label has the width of the widest, so that ntcharts reserves room for all
-	// of them (it measures only some).
-	lw := len(fmtAxis(maxY, maxY))
-	lc := linechart.New(w, h, minX, maxX, 0, maxY,
-		linechart.WithXYSteps(1, ystep),
-		linechart.WithStyles(st.Axis, st.Label, st.Text),
-		linechart.WithXLabelFormatter(func(int, float64) string { return "" }),
-		linechart.WithYLabelFormatter(func(_ int, v float64) string { return fmt.Sprintf("%*s", lw, fmtAxis(v, maxY)) }),
-	)
-	lc.DrawXYAxisAndLabel()
+	lw := max(len(targetLabel), 3) // at least 3: the chart does not shift sideways when the top passes 100
+	ticks := int(math.Round(top / step))
+	for i := range ticks + 1 {
+		lw = max(lw, len(fmtTick(float64(i)*step, step)))
+	}
+	// the layout of an ntcharts linechart: y labels, the y axis, the graph; the x axis
+	// and its labels on the last two rows. Drawn on a reused canvas (resetCanvas).
+	resetCanvas(c, w, h)
+	origin := canvas.Point{X: lw, Y: h - 2}
+	graph.DrawXYAxis(c, origin, st.Axis)
+	area := plotArea{x0: origin.X + 1, gw: w - lw - 1, gh: gh, minX: minX, maxX: maxX, top: top}
+	label := func(row int, s string, style lipgloss.Style) {
+		c.SetStringWithStyle(canvas.Point{X: origin.X - lw, Y: row}, fmt.Sprintf("%*s", lw, s), style)
+	}
+	for i := range ticks + 1 {
+		v := float64(i) * step
+		label(area.cell(minX, v).Y, fmtTick(v, step), st.Label)
+	}
 	// braille lines: one grid per series (ntcharts' DrawBrailleLine makes a grid per segment)
 	braille := func(pts []canvas.Float64Point, style lipgloss.Style) {
 		if len(pts) < 2 {
 			return
 		}
-		g := graph.NewBrailleGrid(lc.GraphWidth(), lc.GraphHeight(), minX, maxX, 0, maxY)
+		g := graph.NewBrailleGrid(area.gw, area.gh, minX, maxX, 0, top)
 		for i := 1; i < len(pts); i++ {
 			for _, p := range graph.GetLinePointsWithLimit(g.GridPoint(pts[i-1]), g.GridPoint(pts[i]), 0) {
 				g.Set(p)
 			}
 		}
-		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: lc.Origin().X + 1}, g.BraillePatterns(), style)
+		graph.DrawBraillePatterns(c, canvas.Point{X: area.x0}, g.BraillePatterns(), style)
 	}
-	if target > 0 && target <= maxY {
+	if targetLabel != "" {
 		braille([]canvas.Float64Point{{X: minX, Y: target}, {X: maxX, Y: target}}, st.Target)
+		label(area.cell(minX, target).Y, targetLabel, st.Target)
 	}
-	origin := lc.Origin()
+	// x labels at the measured concurrencies of every series, left to right (drawn for
+	// every level, even one with no value yet, so the axis reads the same on both charts)
+	var concs []int
+	for _, s := range p.series {
+		for _, l := range s.Levels {
+			concs = append(concs, l.Concurrency)
+		}
+	}
+	slices.Sort(concs)
 	labelEnd := -1
+	for _, conc := range slices.Compact(concs) {
+		lbl := strconv.Itoa(conc)
+		col := min(area.cell(log2x(conc), 0).X, w-len(lbl))
+		if col > labelEnd {
+			c.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
+			labelEnd = col + len(lbl)
+		}
+	}
 	for si, s := range p.series {
 		style := st.SeriesStyle(si)
 		pts := make([]canvas.Float64Point, 0, len(s.Levels))
@@ -198,22 +255,10 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 		}
 		braille(pts, style)
 		for _, l := range s.Levels {
-			// x labels at the measured concurrencies (drawn for every level, even one
-			// with no value yet, so the axis reads the same on both charts).
-			sx := lc.ScaleFloat64Point(canvas.Float64Point{X: log2x(l.Concurrency)}).X
-			lbl := strconv.Itoa(l.Concurrency)
-			col := min(origin.X+1+int(math.Round(sx)), w-len(lbl))
-			if col > labelEnd {
-				lc.Canvas.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
-				labelEnd = col + len(lbl)
-			}
-		}
-		for _, l := range s.Levels {
 			v, ok := metric(l)
 			if !ok {
 				continue
 			}
-			pt := canvas.Float64Point{X: log2x(l.Concurrency), Y: v}
 			r, rs := '•', style
 			switch {
 			case l.Open:
@@ -221,36 +266,65 @@ func (p *curvePanel) chart(w, h int, title string, metric func(model.LevelStats)
 			case s.Capacity > 0 && l.Concurrency == s.Capacity:
 				r, rs = '◆', st.Good
 			}
-			lc.DrawRuneWithStyle(pt, r, rs)
+			c.SetCell(area.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
 		}
 	}
-	return st.Faint.Render(title) + "\n" + renderCanvas(&lc.Canvas)
+	return st.Faint.Render(title) + "\n" + renderCanvas(c)
 }
 
-// fmtAxis formats an axis label: whole numbers when the axis reaches 20 or more.
-func fmtAxis(v, top float64) string {
-	switch {
-	case v == 0:
+// axisTicks picks a round y axis for values up to maxV on a graph rows high: a step of
+// 1, 2, 2.5, 3, 4 or 5 times a power of ten, and the top, the first multiple of step at
+// or above maxV. It aims at a tick every 3 to 4 rows (never closer than 2) and takes the
+// lowest top among the tick counts near that, so that the data fills the height (on a
+// tie, the count nearest the aim, then the larger count).
+func axisTicks(maxV float64, rows int) (top, step float64) {
+	if maxV <= 0 || math.IsNaN(maxV) || math.IsInf(maxV, 0) {
+		maxV = 1
+	}
+	want := max(int(math.Round(float64(rows)/3.5)), 1)
+	best := 0
+	for n := max(want-1, 1); n <= max(want+1, 1); n++ {
+		if n > 1 && n > rows/2 {
+			break
+		}
+		raw := maxV / float64(n)
+		e := math.Pow(10, math.Floor(math.Log10(raw)))
+		s := 10 * e
+		for _, m := range []float64{1, 2, 2.5, 3, 4, 5} {
+			if m*e >= raw*(1-1e-9) {
+				s = m * e
+				break
+			}
+		}
+		t := math.Ceil(maxV/s-1e-9) * s
+		if best == 0 || t < top*(1-1e-9) || (math.Abs(t-top) <= 1e-9*top && abs(n-want) <= abs(best-want)) {
+			top, step, best = t, s, n
+		}
+	}
+	return top, step
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// fmtTick formats an axis value with the decimals its step needs (step 0: as few as
+// the value needs, one at most), in thousands ("2.5k") from a step of 1000.
+func fmtTick(v, step float64) string {
+	if v == 0 {
 		return "0"
-	case top >= 10000:
-		return fmt.Sprintf("%.0fk", v/1000)
-	case top >= 20:
-		return fmt.Sprintf("%.0f", v)
-	default:
-		return fmt.Sprintf("%.1f", v)
 	}
-}
-
-// niceCeil rounds v up to a round number (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
-func niceCeil(v float64) float64 {
-	if v <= 0 {
-		return 1
+	unit := ""
+	if step >= 1000 || (step == 0 && v >= 10000) {
+		v, step, unit = v/1000, step/1000, "k"
 	}
-	e := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
-		if m*e >= v {
-			return m * e
+	dec := 0
+	if step == 0 {
+		if v != math.Round(v) {
+			dec = 1
+		}
+	} else {
+		for s := step; math.Abs(s-math.Round(s)) > 1e-9*s && dec < 3; s *= 10 {
+			dec++
 		}
 	}
-	return 10 * e
+	return strconv.FormatFloat(v, 'f', dec, 64) + unit
 }

@@ -100,6 +100,27 @@ func TestFocusAndAllKeys(t *testing.T) {
 	}
 }
 
+// TestRampOnOtherEndpoint: with the ramp driving one endpoint, the other's header does
+// not say "ramp off", and pausing the other endpoint leaves the ramp running.
+func TestRampOnOtherEndpoint(t *testing.T) {
+	m, ctls, _ := newTestRoot(t, 2)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(press("r"))
+	m.Update(press("tab"))
+	out := ansi.Strip(m.View().Content)
+	if strings.Contains(out, "ramp off") || !strings.Contains(out, "ramp running on sim") {
+		t.Errorf("header of the endpoint the ramp does not drive:\n%s", strings.Split(out, "\n")[1])
+	}
+	m.Update(press("p"))
+	if !strings.HasPrefix(m.msg, "paused vllm-b:") {
+		t.Errorf("p on endpoint vllm-b says %q", m.msg)
+	}
+	if !ctls[1].paused || ctls[0].paused || !m.ramp.on {
+		t.Errorf("p on the other endpoint: paused %v %v, ramp on %v; want only 1 paused and the ramp on",
+			ctls[0].paused, ctls[1].paused, m.ramp.on)
+	}
+}
+
 func TestEndpointKeysDisabledWithOneEndpoint(t *testing.T) {
 	m, ctls, _ := newTestRoot(t, 1)
 	m.Update(press("tab"))

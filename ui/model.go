@@ -185,7 +185,9 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.say(true, "snapshot failed: %v", msg.err)
 		} else {
-			m.say(false, "snapshot saved: %s (+ .md)", msg.path)
+			// on a narrow screen keep the file name and cut leading directories
+			room := m.lay.Width - len("snapshot saved:  (+ .md)")
+			m.say(false, "snapshot saved: %s (+ .md)", shortenPath(msg.path, room))
 		}
 		m.refresh(false)
 		return m, nil
@@ -260,7 +262,7 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Ramp):
 		if m.ramp.on {
 			m.ramp.on = false
-			m.say(false, "auto-ramp stopped (r): holding %d users", m.eps[m.focus].ctl.Concurrency())
+			m.say(false, "auto-ramp stopped (r): holding %s", users(m.eps[m.focus].ctl.Concurrency()))
 		} else {
 			m.startRamp()
 		}
@@ -328,10 +330,22 @@ func (m *root) togglePause() {
 			m.eps[i].ctl.Resume()
 		}
 	}
-	if pause {
-		m.say(false, "paused: in-flight requests finish, no new ones (p resumes)")
-	} else {
-		m.say(false, "resumed")
+	what := ""
+	if len(m.eps) > 1 {
+		what = " " + m.eps[targets[0]].info.Name
+		if len(targets) > 1 {
+			what = fmt.Sprintf(" all %d endpoints", len(targets))
+		}
+	}
+	switch {
+	case pause && m.ramp.on && m.ramp.drives(targets):
+		// a paused pool sends nothing: the ramp would walk through its levels unloaded
+		m.ramp.on = false
+		m.say(false, "paused%s, auto-ramp stopped: in-flight requests finish, no new ones (p resumes)", what)
+	case pause:
+		m.say(false, "paused%s: in-flight requests finish, no new ones (p resumes)", what)
+	default:
+		m.say(false, "resumed%s", what)
 	}
 }
 

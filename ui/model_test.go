@@ -38,7 +38,7 @@ func TestAutoRamp(t *testing.T) {
 	if ctls[0].conc != 1 {
 		t.Errorf("5 s: concurrency %d, want 1", ctls[0].conc)
 	}
-	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 users, 5s left") {
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 user, 5s left") {
 		t.Errorf("header does not show the ramp:\n%s", h)
 	}
 	tick(m, 10*time.Second)
@@ -98,6 +98,19 @@ func TestAutoRampStops(t *testing.T) {
 		tick(m, 15*time.Second)
 		if m.ramp.on || ctls[0].conc != 2 || !strings.Contains(m.msg, "manual change (+)") {
 			t.Errorf("on %v conc %d msg %q", m.ramp.on, ctls[0].conc, m.msg)
+		}
+	})
+	t.Run("pause", func(t *testing.T) {
+		// a paused pool sends nothing: the ramp must not walk through its levels unloaded
+		m, ctls, _ := newTestRoot(t, 1)
+		m.Update(press("r"))
+		steady(m, 1, 0)
+		m.Update(press("p"))
+		for s := 1; s <= 60; s++ {
+			tick(m, time.Duration(s)*time.Second)
+		}
+		if m.ramp.on || ctls[0].conc != 1 || !ctls[0].paused || !strings.Contains(m.msg, "auto-ramp stopped") {
+			t.Errorf("on %v conc %d paused %v msg %q", m.ramp.on, ctls[0].conc, ctls[0].paused, m.msg)
 		}
 	})
 	t.Run("errors over 5%", func(t *testing.T) {
@@ -225,6 +238,74 @@ func TestSnapshot(t *testing.T) {
 	}
 	if filepath.Base(snap.path) != "tpsmon-20261122-120000.json" {
 		t.Errorf("snapshot name %s", filepath.Base(snap.path))
+	}
+}
+
+// TestSnapshotPathAbsolute: with a relative (or no) snapshot directory the status line
+// shows the absolute path of the file, and a second snapshot in the same second does
+// not overwrite the first.
+func TestSnapshotPathAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, snapDir := range []string{"", "snaps"} {
+		m, _, _ := newTestRoot(t, 1)
+		m.snapDir = snapDir
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+		var paths []string
+		for range 2 {
+			_, cmd := m.Update(press("s"))
+			msg := cmd()
+			m.Update(msg)
+			snap := msg.(snapshotMsg)
+			if snap.err != nil {
+				t.Fatal(snap.err)
+			}
+			if !filepath.IsAbs(snap.path) {
+				t.Errorf("snapshot path %q is not absolute", snap.path)
+			}
+			if !strings.Contains(ansi.Strip(m.View().Content), "snapshot saved: "+snap.path) {
+				t.Errorf("status line does not show the path %s", snap.path)
+			}
+			if _, err := os.Stat(snap.path); err != nil {
+				t.Error(err)
+			}
+			if _, err := os.Stat(strings.TrimSuffix(snap.path, ".json") + ".md"); err != nil {
+				t.Error(err)
+			}
+			paths = append(paths, snap.path)
+		}
+		if paths[0] == paths[1] {
+			t.Errorf("two snapshots in the same second share %s", paths[0])
+		}
+		if want := filepath.Join(dir, snapDir); filepath.Dir(paths[0]) != want {
+			t.Errorf("snapshot in %s, want %s", filepath.Dir(paths[0]), want)
+		}
+	}
+}
+
+// TestSnapshotPathNarrow: on a narrow screen the status keeps the snapshot's file name
+// whole and cuts leading directories.
+func TestSnapshotPathNarrow(t *testing.T) {
+	m, _, _ := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	path := "/home/someone/projects/load-tests/2026/november/tpsmon-20261122-120000.json"
+	m.Update(snapshotMsg{path: path})
+	out := ansi.Strip(m.View().Content)
+	if !strings.Contains(out, "snapshot saved: …/") || !strings.Contains(out, "/november/tpsmon-20261122-120000.json (+ .md)") {
+		t.Errorf("status does not keep the file name:\n%s", out)
+	}
+	for _, c := range []struct {
+		path string
+		w    int
+		want string
+	}{
+		{"/a/b/c.json", 20, "/a/b/c.json"},
+		{"/aa/bb/cc/d.json", 12, "…/cc/d.json"},
+		{"/aa/bb/cc/longname.json", 5, "…/longname.json"},
+	} {
+		if got := shortenPath(c.path, c.w); got != c.want {
+			t.Errorf("shortenPath(%q, %d) = %q, want %q", c.path, c.w, got, c.want)
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/tpsmon/tpsmon/model"
 )
 
@@ -85,6 +87,28 @@ func TestSeriesPanel(t *testing.T) {
 	}
 }
 
+// TestSeriesHeadsNotCut: where the series sit side by side, a value is never cut to
+// make room for the target note (the note is left out when it does not fit).
+func TestSeriesHeadsNotCut(t *testing.T) {
+	full := rampBuckets(600)
+	last := full[len(full)-1]
+	live := model.Live{At: last.Start, AggregateTPS: 12345, UserTPS: 19.2, HasUser: true,
+		TTFTP50: 720 * time.Millisecond, TTFTP95: 1910 * time.Millisecond, HasTTFT: true}
+	for w := seriesCols; w <= 140; w++ {
+		var p seriesPanel
+		p.SetStyles(testStyles())
+		p.SetSize(w, 7)
+		p.SetData(full, live, 30)
+		head := strings.Split(ansi.Strip(p.View()), "\n")[0]
+		if strings.Contains(head, "…") {
+			t.Errorf("width %d: a series head is cut: %q", w, head)
+		}
+		if w >= 120 && !strings.Contains(head, "target ≥30") {
+			t.Errorf("width %d: no target note: %q", w, head)
+		}
+	}
+}
+
 func TestCurvePanel(t *testing.T) {
 	levels := rampLevels()
 	second := rampLevels()
@@ -140,6 +164,24 @@ func TestCurveMarksOpenAndCapacity(t *testing.T) {
 	out = p.View()
 	if strings.Count(out, "●") != 1 || strings.Count(out, "◆") != 1 {
 		t.Errorf("no open level and no capacity must leave only the legend's markers:\n%s", out)
+	}
+}
+
+// TestCurveXLabelsEverySeries: the x axis names the concurrencies of every endpoint's
+// levels, also those of a later endpoint that lie left of the first one's.
+func TestCurveXLabelsEverySeries(t *testing.T) {
+	ls := rampLevels()
+	a := []model.LevelStats{ls[3], ls[4]} // 8, 16
+	b := []model.LevelStats{ls[0], ls[1]} // 1, 2
+	var p curvePanel
+	p.SetStyles(testStyles())
+	p.SetSize(120, 14)
+	p.SetData([]curveSeries{{Name: "a", Levels: a}, {Name: "b", Levels: b}}, 30)
+	lines := strings.Split(ansi.Strip(p.View()), "\n")
+	axis := strings.Fields(lines[len(lines)-1])
+	want := []string{"1", "2", "8", "16", "1", "2", "8", "16"} // both charts
+	if strings.Join(axis, " ") != strings.Join(want, " ") {
+		t.Errorf("x labels %q, want %q:\n%s", axis, want, strings.Join(lines, "\n"))
 	}
 }
 
@@ -245,18 +287,93 @@ func TestPanelsCacheUntilDataChanges(t *testing.T) {
 	}
 }
 
-func TestNiceCeilAndAxis(t *testing.T) {
-	for _, c := range []struct{ in, want float64 }{{0, 1}, {0.7, 0.8}, {62.6, 80}, {100, 100}, {101, 150}, {1234, 1500}, {29, 30}} {
-		if got := niceCeil(c.in); got != c.want {
-			t.Errorf("niceCeil(%v) = %v, want %v", c.in, got, c.want)
+func TestAxisTicks(t *testing.T) {
+	cases := []struct {
+		max       float64
+		rows      int
+		top, step float64
+	}{
+		{95.2, 8, 100, 50},
+		{95.2, 36, 100, 10},
+		{62.6, 6, 75, 25},
+		{437, 8, 500, 250},
+		{0, 8, 1, 0.5},
+		{1234, 20, 1250, 250},
+		{29, 3, 30, 30},
+		{278, 6, 300, 100}, // 0/100/200/300 rather than 0/300 alone
+	}
+	for _, c := range cases {
+		top, step := axisTicks(c.max, c.rows)
+		if top != c.top || step != c.step {
+			t.Errorf("axisTicks(%v, %d) = %v, %v; want %v, %v", c.max, c.rows, top, step, c.top, c.step)
+		}
+		if ticks := top / step; ticks > float64(c.rows)/2+1 {
+			t.Errorf("axisTicks(%v, %d): %v ticks crowd %d rows", c.max, c.rows, ticks, c.rows)
 		}
 	}
 	for _, c := range []struct {
-		v, top float64
-		want   string
-	}{{0, 80, "0"}, {26.67, 80, "27"}, {0.5, 1.5, "0.5"}, {15000, 30000, "15k"}} {
-		if got := fmtAxis(c.v, c.top); got != c.want {
-			t.Errorf("fmtAxis(%v, %v) = %q, want %q", c.v, c.top, got, c.want)
+		v, step float64
+		want    string
+	}{{0, 50, "0"}, {50, 50, "50"}, {7.5, 2.5, "7.5"}, {5, 2.5, "5.0"}, {0.5, 0.5, "0.5"},
+		{15000, 5000, "15k"}, {2500, 2500, "2.5k"}, {30, 0, "30"}, {12.5, 0, "12.5"}} {
+		if got := fmtTick(c.v, c.step); got != c.want {
+			t.Errorf("fmtTick(%v, %v) = %q, want %q", c.v, c.step, got, c.want)
 		}
 	}
+}
+
+// TestCurveAxisLabelsWhereValuesAre checks that a y label sits on the row where its
+// value is drawn: levels whose per-user p50 are the tick values have their markers on
+// the rows of those labels, and the target rule is on the row labelled with the target.
+func TestCurveAxisLabelsWhereValuesAre(t *testing.T) {
+	for _, sz := range []size{{66, 27}, {134, 27}, {80, 14}, {200, 40}, {80, 10}} {
+		_, _, ch := curveArrangement(sz.w, sz.h)
+		top, step := axisTicks(100, ch-2)
+		if top != 100 {
+			t.Fatalf("%v: axisTicks(100, %d) top = %v", sz, ch-2, top)
+		}
+		levels := rampLevels()[:4]
+		want := []float64{100}
+		for v := top - step; v > 0 && len(want) < len(levels); v -= step {
+			want = append(want, v)
+		}
+		for i := range levels {
+			levels[i].UserTPS.P50 = want[min(i, len(want)-1)]
+		}
+		var p curvePanel
+		p.SetStyles(testStyles())
+		p.SetSize(sz.w, sz.h)
+		p.SetData([]curveSeries{{Name: "sim", Levels: levels}}, 30)
+		lines := strings.Split(ansi.Strip(p.View()), "\n")
+		row := func(label string) (string, bool) {
+			for _, l := range lines {
+				if strings.HasPrefix(strings.TrimLeft(l, " "), label+"│") {
+					return l, true
+				}
+			}
+			return "", false
+		}
+		for _, v := range want {
+			label := fmtTick(v, step)
+			r, ok := row(label)
+			if !ok {
+				t.Errorf("%v: no y label %s:\n%s", sz, label, strings.Join(lines, "\n"))
+			} else if !strings.Contains(r, "•") {
+				t.Errorf("%v: the level at %s is not on the row labelled %s:\n%s", sz, label, label, strings.Join(lines, "\n"))
+			}
+		}
+		if r, ok := row("30"); !ok || countBraille(r) < sz.w/4-5 {
+			t.Errorf("%v: the target rule is not on a row labelled 30:\n%s", sz, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+func countBraille(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x2801 && r <= 0x28FF {
+			n++
+		}
+	}
+	return n
 }

@@ -45,6 +45,16 @@ func (m *root) startRamp() {
 	m.say(false, "auto-ramp started: %s users, each held %s once steady", strings.Join(levels, ","), m.rampPlan.Hold)
 }
 
+// drives reports whether the ramp drives any of the endpoints eps.
+func (r *rampState) drives(eps []int) bool {
+	for _, i := range eps {
+		if r.walks[i] != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // observeRamp hands a segment state of endpoint i to its walk.
 func (m *root) observeRamp(i int, ev *probe.Event) {
 	if w := m.ramp.walks[i]; m.ramp.on && w != nil {
@@ -64,8 +74,8 @@ func (m *root) stepRamp() {
 			rate, n := m.stepErrorRate(i)
 			if n >= minRampRequests && rate > rampErrorRate {
 				r.on = false
-				m.say(true, "auto-ramp stopped at %d users: %.1f%% of requests failed on %s (over %.0f%%)",
-					m.eps[i].ctl.Concurrency(), 100*rate, m.eps[i].info.Name, 100*rampErrorRate)
+				m.say(true, "auto-ramp stopped at %s: %.1f%% of requests failed on %s (over %.0f%%)",
+					users(m.eps[i].ctl.Concurrency()), 100*rate, m.eps[i].info.Name, 100*rampErrorRate)
 				return
 			}
 		}
@@ -83,8 +93,8 @@ func (m *root) stepRamp() {
 	}
 	if walking == 0 {
 		r.on = false
-		m.say(false, "auto-ramp finished: all %d levels held; holding %d users", len(m.rampPlan.Levels),
-			m.eps[r.targets[0]].ctl.Concurrency())
+		m.say(false, "auto-ramp finished: all %d levels held; holding %s", len(m.rampPlan.Levels),
+			users(m.eps[r.targets[0]].ctl.Concurrency()))
 	}
 }
 
@@ -106,18 +116,29 @@ func (m *root) stepErrorRate(i int) (float64, int) {
 	return float64(failed) / float64(finished), finished
 }
 
-// rampText is the ramp state of the focused endpoint for the header ("" when off or
-// when the ramp does not drive it).
+// rampText is the ramp state of the focused endpoint for the header: its step, or the
+// endpoint the ramp drives when it does not drive this one ("" when off).
 func (m *root) rampText() string {
 	w := m.ramp.walks[m.focus]
+	if m.ramp.on && w == nil && len(m.ramp.targets) > 0 {
+		return "running on " + m.eps[m.ramp.targets[0]].info.Name
+	}
 	if !m.ramp.on || w == nil || w.Done() {
 		return ""
 	}
 	idx, c := w.Level()
 	warming, left := w.Left(m.now)
 	if warming {
-		return fmt.Sprintf("%d/%d at %d users, warming up", idx+1, len(m.rampPlan.Levels), c)
+		return fmt.Sprintf("%d/%d at %s, warming up", idx+1, len(m.rampPlan.Levels), users(c))
 	}
-	return fmt.Sprintf("%d/%d at %d users, %ds left", idx+1, len(m.rampPlan.Levels), c,
+	return fmt.Sprintf("%d/%d at %s, %ds left", idx+1, len(m.rampPlan.Levels), users(c),
 		int(left.Round(time.Second)/time.Second))
+}
+
+// users is "1 user" or "n users".
+func users(n int) string {
+	if n == 1 {
+		return "1 user"
+	}
+	return fmt.Sprintf("%d users", n)
 }

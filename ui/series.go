@@ -9,7 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
-	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -31,6 +31,7 @@ type seriesPanel struct {
 	target  float64 // per-user TPS target (SLO)
 	cache   string
 	dirty   bool
+	cv      [3]canvas.Model // the sparklines' canvases, kept between redraws
 }
 
 func (p *seriesPanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
@@ -116,14 +117,15 @@ func (p *seriesPanel) render() string {
 	}
 	charts := [3]string{}
 	if cw > 0 && ch > 0 {
-		charts[0] = drawSpark(cw, ch, userV, nil, p.target, st.SeriesStyle(0), st.Target)
-		charts[1] = drawSpark(cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target)
-		charts[2] = drawSpark(cw, ch, p95V, p50V, 0, st.Faint, st.SeriesStyle(2))
+		charts[0] = drawSpark(&p.cv[0], cw, ch, userV, nil, p.target, st.SeriesStyle(0), st.Target)
+		charts[1] = drawSpark(&p.cv[1], cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target)
+		charts[2] = drawSpark(&p.cv[2], cw, ch, p95V, p50V, 0, st.Faint, st.SeriesStyle(2))
 	}
 
 	if cols {
-		if p.target > 0 {
-			values[0] += st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64))
+		if note := st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64)); p.target > 0 &&
+			ansi.StringWidth(labels[0]+values[0]+note) <= cw {
+			values[0] += note // only when it fits: never cut the value's unit for it
 		}
 		blocks := make([]string, 3)
 		for i := range blocks {
@@ -151,9 +153,10 @@ func (p *seriesPanel) render() string {
 }
 
 // drawSpark draws values as columns scaled to the window's own maximum (so the chart
-// rescales down as well as up). over, when given, is drawn on top in overStyle (TTFT
-// p50 over p95). A positive target is drawn as a faint rule when it falls inside the range.
-func drawSpark(w, h int, values, over []float64, target float64, style, overStyle lipgloss.Style) string {
+// rescales down as well as up) on c (reused: see resetCanvas). over, when given, is
+// drawn on top in overStyle (TTFT p50 over p95). A positive target is drawn as a faint
+// rule when it falls inside the range.
+func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64, style, overStyle lipgloss.Style) string {
 	hi := 0.0
 	for _, v := range values {
 		hi = max(hi, v)
@@ -168,27 +171,35 @@ func drawSpark(w, h int, values, over []float64, target float64, style, overStyl
 		hi = 1
 	}
 	hi *= 1.05
-	sl := sparkline.New(w, h, sparkline.WithNoAutoMaxValue(), sparkline.WithMaxValue(hi), sparkline.WithStyle(style))
-	sl.PushAll(values)
-	sl.DrawColumnsOnly()
+	resetCanvas(c, w, h)
+	// what sparkline.DrawColumnsOnly draws (the newest w values, right-aligned), without
+	// a new canvas per redraw
+	if len(values) > w {
+		values = values[len(values)-w:]
+	}
+	scaled := make([]float64, len(values))
+	for i, v := range values {
+		scaled[i] = max(v, 0) / hi * float64(h)
+	}
+	graph.DrawColumns(c, canvas.Point{X: w - len(scaled), Y: h - 1}, scaled, style)
 	if len(over) > 0 {
 		// whole cells only: a partial block on top of the taller column would cut a hole in it
 		scaled := make([]float64, len(over))
 		for i, v := range over {
 			scaled[i] = math.Floor(v / hi * float64(h))
 		}
-		graph.DrawColumns(&sl.Canvas, canvas.Point{X: w - len(over), Y: h - 1}, scaled, overStyle)
+		graph.DrawColumns(c, canvas.Point{X: w - len(over), Y: h - 1}, scaled, overStyle)
 	}
 	if target > 0 && target < hi && h > 1 {
 		row := h - 1 - int(target/hi*float64(h))
 		if row >= 0 && row < h {
 			for x := range w {
 				pt := canvas.Point{X: x, Y: row}
-				if sl.Canvas.Cell(pt).Rune == 0 {
-					sl.Canvas.SetCell(pt, canvas.NewCellWithStyle('┈', overStyle))
+				if c.Cell(pt).Rune == 0 {
+					c.SetCell(pt, canvas.NewCellWithStyle('┈', overStyle))
 				}
 			}
 		}
 	}
-	return renderCanvas(&sl.Canvas)
+	return renderCanvas(c)
 }

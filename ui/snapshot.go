@@ -2,12 +2,16 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -55,24 +59,68 @@ func snapshotCmd(dir string, r *model.Report, now time.Time) tea.Cmd {
 	}
 }
 
-// writeSnapshot writes tpsmon-YYYYMMDD-HHMMSS.json and .md into dir and returns the JSON path.
+// writeSnapshot writes tpsmon-YYYYMMDD-HHMMSS.json and .md into dir and returns the
+// JSON file's absolute path (what the status line shows, openable from any directory).
+// A snapshot taken in the same second as an earlier one gets a -2, -3 ... suffix
+// instead of overwriting it.
 func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("cannot create snapshot directory %s: %w", dir, err)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("cannot resolve snapshot directory %s: %w", dir, err)
 	}
-	base := filepath.Join(dir, "tpsmon-"+now.Format("20060102-150405"))
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create snapshot directory %s: %w", abs, err)
+	}
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(base+".json", append(js, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("cannot write snapshot: %w", err)
+	stem := filepath.Join(abs, "tpsmon-"+now.Format("20060102-150405"))
+	for n := 1; n <= 100; n++ {
+		base := stem
+		if n > 1 {
+			base = fmt.Sprintf("%s-%d", stem, n)
+		}
+		f, err := os.OpenFile(base+".json", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot write snapshot: %w", err)
+		}
+		_, err = f.Write(append(js, '\n'))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot write snapshot %s: %w", base+".json", err)
+		}
+		if err := os.WriteFile(base+".md", []byte(model.Markdown(r)), 0o644); err != nil {
+			return "", fmt.Errorf("cannot write snapshot summary %s: %w", base+".md", err)
+		}
+		return base + ".json", nil
 	}
-	if err := os.WriteFile(base+".md", []byte(model.Markdown(r)), 0o644); err != nil {
-		return "", fmt.Errorf("cannot write snapshot summary: %w", err)
+	return "", fmt.Errorf("cannot write snapshot: %s.json and 99 numbered variants exist in %s", stem, abs)
+}
+
+// shortenPath fits path into w cells by replacing leading directories with "…"
+// ("…/bench/tpsmon-….json"); the file name is always kept whole.
+func shortenPath(path string, w int) string {
+	if ansi.StringWidth(path) <= w {
+		return path
 	}
-	return base + ".json", nil
+	sep := string(filepath.Separator)
+	parts := strings.Split(path, sep)
+	out := parts[len(parts)-1]
+	for i := len(parts) - 2; i >= 0; i-- {
+		next := parts[i] + sep + out
+		if ansi.StringWidth("…"+sep+next) > w {
+			break
+		}
+		out = next
+	}
+	return "…" + sep + out
 }

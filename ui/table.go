@@ -80,6 +80,10 @@ func (p *tablePanel) render() string {
 	if p.name != "" {
 		title += st.Faint.Render(" · " + p.name)
 	}
+	if len(p.levels) > 0 {
+		// the rate columns' unit (the TTFT cells carry theirs); left out when it does not fit
+		title = joinSpread(title, st.Faint.Render("user p50, aggregate: tok/s"), min(p.w, tableWidth()-1))
+	}
 	lines := []string{title}
 	if len(p.levels) == 0 {
 		lines = append(lines, st.Faint.Render("no level yet"))
