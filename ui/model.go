@@ -517,7 +517,7 @@ func padLines(s string, h int) string {
 func hostOf(base string) string {
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" {
-		return base
+		return "?" // cmd refuses such URLs; never echo one (it may hold a secret)
 	}
 	return u.Host
 }

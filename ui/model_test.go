@@ -344,3 +344,18 @@ func TestEventsClosedSaid(t *testing.T) {
 		t.Errorf("closed event channel not reported:\n%s", out)
 	}
 }
+
+// TestEndpointStateHidesSecrets: the URL an endpoint shows and writes into snapshots has
+// no user:password part and no query.
+func TestEndpointStateHidesSecrets(t *testing.T) {
+	ep := probe.Endpoint{BaseURL: "http://me:s3cret-token@127.0.0.1:8000/v1?key=s3cret-q", Model: "m"}
+	st := newEndpointState(0, ep, &fakeCtl{}, model.DefaultSLO)
+	for _, s := range []string{st.info.URL, st.info.Name, st.host} {
+		if strings.Contains(s, "s3cret") {
+			t.Errorf("%q shows a secret of %s", s, ep.BaseURL)
+		}
+	}
+	if st.host != "127.0.0.1:8000" || !strings.Contains(st.info.URL, "127.0.0.1:8000/v1") {
+		t.Errorf("host %q, URL %q", st.host, st.info.URL)
+	}
+}

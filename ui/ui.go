@@ -109,12 +109,9 @@ func (m *root) finish(cancel context.CancelFunc, now time.Time) string {
 }
 
 func newEndpointState(i int, ep probe.Endpoint, ctl Controller, slo model.SLO) *endpointState {
-	name := ep.Name
-	if name == "" {
-		name = hostOf(ep.BaseURL)
-	}
 	return &endpointState{
-		info: model.EndpointInfo{Name: name, URL: ep.BaseURL, Model: ep.Model, Simulated: ep.Simulated},
+		// The URL goes into snapshots: never with its user:password part.
+		info: model.EndpointInfo{Name: probe.EndpointLabel(ep), URL: probe.RedactedURL(ep.BaseURL), Model: ep.Model, Simulated: ep.Simulated},
 		host: hostOf(ep.BaseURL),
 		ctl:  ctl,
 		tr:   model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: slo}),
