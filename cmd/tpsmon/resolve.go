@@ -253,7 +253,10 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 		if err != nil {
 			return nil, usageErrorf("--profile %q: %v (choose one of: %s)", p.profile, err, strings.Join(sim.ProfileNames(), ", "))
 		}
-		inst, err := sim.Start(ctx, "127.0.0.1:0", cfg)
+		// The simulator outlives Ctrl-C (ctx) until Close: the run cuts its in-flight
+		// requests first, as ours (canceled); a simulator shutting down under them
+		// would end their streams early and make them the endpoint's errors.
+		inst, err := sim.Start(context.WithoutCancel(ctx), "127.0.0.1:0", cfg)
 		if err != nil {
 			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("cannot start the built-in simulator: %v", err)}
 		}
