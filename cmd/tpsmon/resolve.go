@@ -174,7 +174,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 			headers := http.Header{}
 			for k, v := range ec.Headers {
 				if err := parseHeader(k+": "+v, headers); err != nil {
-					return nil, usageErrorf("%s: headers: %v", src, strings.TrimPrefix(err.Error(), "--header"))
+					return nil, usageErrorf("%s: headers: %v", src, strings.TrimSpace(strings.TrimPrefix(err.Error(), "--header")))
 				}
 			}
 			for k, v := range flagHeaders {
