@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -361,4 +362,25 @@ func TestSimCommand(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("tpsmon sim did not stop after Ctrl-C")
 	}
+}
+
+func TestSimAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	r := cli(t, nil, nil, nil, "sim", "--addr", ln.Addr().String())
+	if r.code != exitUsage {
+		t.Errorf("exit %d, want 2; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, w := range []string{"--addr " + ln.Addr().String(), "address already in use", "--addr 127.0.0.1:0"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+		}
+	}
+	if n := strings.Count(r.stderr, "listen"); n > 1 {
+		t.Errorf("stderr says the listen failure %d times:\n%s", n, r.stderr)
+	}
+	checkClean(t, r)
 }

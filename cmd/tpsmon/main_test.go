@@ -103,7 +103,9 @@ func TestUsageErrors(t *testing.T) {
 		{"sim addr", nil, []string{"sim", "--addr", "8000"}, []string{"--addr", "host:port"}},
 		{"sim profile", nil, []string{"sim", "--profile", "no-such-profile"}, []string{"--profile", "no-such-profile"}},
 		{"sim url flag", nil, []string{"sim", "--url", "http://127.0.0.1:1"}, []string{"unknown flag: --url"}},
-		{"version args", nil, []string{"version", "extra"}, []string{"unknown command", "extra"}},
+		{"version args", nil, []string{"version", "extra"}, []string{`unexpected argument "extra"`, "tpsmon version --help"}},
+		{"bench args", nil, []string{"bench", "http://127.0.0.1:8000/v1"}, []string{`unexpected argument "http://127.0.0.1:8000/v1"`, "tpsmon bench --help"}},
+		{"bench profile", nil, []string{"bench", "--profile", "no-such-profile"}, []string{"--profile", "no-such-profile", "datacenter"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +134,9 @@ func TestUsageErrors(t *testing.T) {
 			}
 			if r.stdout != "" {
 				t.Errorf("stdout is not empty: %q", r.stdout)
+			}
+			if n := strings.Count(r.stderr, "small-gpu"); n > 1 {
+				t.Errorf("stderr lists the profiles %d times:\n%s", n, r.stderr)
 			}
 			checkClean(t, r)
 		})

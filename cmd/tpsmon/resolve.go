@@ -215,6 +215,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		if p.profile == "" {
 			p.profile = sim.DefaultProfile
 		}
+		if _, err := sim.Profile(p.profile); err != nil {
+			return nil, usageErrorf("--profile: %v", err)
+		}
 	}
 	if !p.simulate && changed("profile") {
 		fmt.Fprintf(a.stderr, "tpsmon: note: --profile %q is ignored: it is for the built-in simulator, used only when no endpoint is configured\n", f.profile)
@@ -251,7 +254,7 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 	if p.simulate {
 		cfg, err := sim.Profile(p.profile)
 		if err != nil {
-			return nil, usageErrorf("--profile %q: %v (choose one of: %s)", p.profile, err, strings.Join(sim.ProfileNames(), ", "))
+			return nil, usageErrorf("--profile: %v", err)
 		}
 		// The simulator outlives Ctrl-C (ctx) until Close: the run cuts its in-flight
 		// requests first, as ours (canceled); a simulator shutting down under them

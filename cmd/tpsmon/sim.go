@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -29,7 +30,7 @@ step-ms + step-ms-per-seq x active sequences, and more requests wait in a queue.
 Flags you give override the profile's values. Profiles: ` + strings.Join(sim.ProfileNames(), ", ") + `.`,
 		Example: `  tpsmon sim
   tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runSim(cmd, f)
 		},
@@ -54,7 +55,7 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
 	cfg, err := sim.Profile(f.profile)
 	if err != nil {
-		return cfg, usageErrorf("--profile %q: %v (choose one of: %s)", f.profile, err, strings.Join(sim.ProfileNames(), ", "))
+		return cfg, usageErrorf("--profile: %v", err)
 	}
 	set := cmd.Flags().Changed
 	if set("model") {
@@ -105,7 +106,12 @@ func (a *app) runSim(cmd *cobra.Command, f *simFlags) error {
 	ctx := cmd.Context()
 	inst, err := sim.Start(ctx, f.addr, cfg)
 	if err != nil {
-		return usageErrorf("--addr %s: cannot listen: %v (is another server using the port? try --addr 127.0.0.1:0)", f.addr, err)
+		cause := err
+		var oe *net.OpError
+		if errors.As(err, &oe) {
+			cause = oe.Err // "bind: address already in use", without the repeated address
+		}
+		return usageErrorf("--addr %s: cannot listen: %v (is another server using the port? try --addr 127.0.0.1:0)", f.addr, cause)
 	}
 	defer inst.Close()
 	fmt.Fprintf(a.stdout, "tpsmon sim: profile %q, model %q, %d slots, decode step %gms + %gms per sequence\n",
