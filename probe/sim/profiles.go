@@ -63,7 +63,8 @@ var profiles = map[string]Config{
 	// ~60 tok/s for one user. The first 128 output tokens stream as delta.reasoning
 	// (vLLM's current field name), the rest as delta.content, so TTFT and time to first
 	// answer token differ. Real models think for thousands of tokens; 128 keeps an
-	// answer visible within the TUI's default 256 max tokens.
+	// answer visible within the TUI's default 256 max tokens, and the simulator never
+	// lets more than half of an answer think, so shorter answers show one too.
 	"reasoning": {
 		Name: "reasoning", Model: "sim-32b-reasoning",
 		Slots: 32, StepMs: 16, StepMsPerSeq: 1.2, PrefillMsPerToken: 0.08,
