@@ -53,6 +53,9 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if err := checkOutput("csv", f.csv); err != nil {
 		return err
 	}
+	if sameFile(f.out, f.csv) {
+		return usageErrorf("--out %s and --csv %s are the same file; give each its own name", f.out, f.csv)
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -121,23 +124,30 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	return nil
 }
 
-// writeOutputs writes --out and --csv (also after an interruption) and says where.
+// writeOutputs writes --out and --csv (also after an interruption) and says where. A
+// file that cannot be written does not keep the other from being written.
 func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
+	var failed []string
 	if f.out != "" {
 		data, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(f.out, append(data, '\n'), 0o644)
+		}
 		if err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--out %s: %v", f.out, err)}
+			failed = append(failed, fmt.Sprintf("--out: cannot write the results: %v", err))
+		} else {
+			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
 		}
-		if err := os.WriteFile(f.out, append(data, '\n'), 0o644); err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--out: cannot write the results: %v", err)}
-		}
-		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
 	}
 	if f.csv != "" {
 		if err := os.WriteFile(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--csv: cannot write the results: %v", err)}
+			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
+		} else {
+			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
 		}
-		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
+	}
+	if len(failed) > 0 {
+		return &exitError{code: exitUsage, msg: strings.Join(failed, "\n")}
 	}
 	return nil
 }

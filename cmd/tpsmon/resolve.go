@@ -313,15 +313,35 @@ func (s *simulator) Close() {
 	}
 }
 
-// checkOutput fails early when an output file cannot be created where asked.
+// checkOutput fails early, before the run, when an output file cannot be written
+// where asked, so that a long run never ends without its results.
 func checkOutput(flag, path string) error {
 	if path == "" {
 		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() || strings.HasSuffix(path, string(filepath.Separator)) {
+		return usageErrorf("--%s %s: is a directory; give a file name such as results.json", flag, path)
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return usageErrorf("--%s %s: the directory %s does not exist", flag, path, dir)
 	}
+	tmp, err := os.CreateTemp(dir, ".tpsmon-*")
+	if err != nil {
+		return usageErrorf("--%s %s: cannot write in %s: %v", flag, path, dir, unwrapPathError(err))
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
 	return nil
+}
+
+// sameFile reports whether two output paths name the same file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }
