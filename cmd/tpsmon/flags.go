@@ -165,6 +165,13 @@ func normalizeURL(raw string) (string, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
+	for _, suffix := range []string{"/chat/completions", "/completions", "/models"} {
+		if strings.HasSuffix(u.Path, suffix) {
+			base := *u
+			base.Path = strings.TrimSuffix(u.Path, suffix)
+			return "", fmt.Errorf("%q names an API endpoint, not the API base that tpsmon adds %s to; write e.g. --url %s", shown, suffix, base.Redacted())
+		}
+	}
 	if u.Path == "" {
 		u.Path = "/v1"
 	}
