@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
@@ -181,8 +182,8 @@ func (pr *progressPrinter) update(p probe.BenchProgress) {
 		}
 		return
 	}
-	if pr.width > 1 && len(line) > pr.width-1 {
-		line = line[:pr.width-1]
+	if pr.width > 1 {
+		line = ansi.Truncate(line, pr.width-1, "") // by display width, never inside a character
 	}
 	pr.lines[p.Endpoint] = line
 	var b strings.Builder

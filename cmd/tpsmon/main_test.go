@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
@@ -436,5 +437,23 @@ func TestProgressLines(t *testing.T) {
 	want := "tpsmon: a: level 1/2: 1 user, held 1s once warm-up is over, 0 errors so far\ntpsmon: b: level 2/2: 4 users, held 1s once warm-up is over, 3 errors so far\n"
 	if buf.String() != want {
 		t.Errorf("not a TTY: got\n%q\nwant\n%q", buf.String(), want)
+	}
+}
+
+// TestProgressLinesTTYWidth: on a terminal each line is cut to the width (so that the
+// in-place redraw never wraps), and never inside a UTF-8 character.
+func TestProgressLinesTTYWidth(t *testing.T) {
+	var buf bytes.Buffer
+	pr := &progressPrinter{w: &buf, tty: true, width: 24, lines: make([]string, 1)}
+	pr.update(probe.BenchProgress{Endpoint: 0, Name: "GPU-" + strings.Repeat("Ä", 30), Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
+	out := buf.String()
+	if !utf8.ValidString(out) {
+		t.Errorf("a character was cut: %q", out)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		line = strings.TrimPrefix(line, "\r\x1b[2K")
+		if n := utf8.RuneCountInString(line); n > 23 || n < 20 {
+			t.Errorf("line %q is %d characters wide, want the terminal's 24 - 1", line, n)
+		}
 	}
 }
