@@ -44,7 +44,7 @@ type endpointConfig struct {
 	URL       string            `yaml:"url"`
 	Model     string            `yaml:"model"`
 	API       apiName           `yaml:"api"`
-	APIKeyEnv string            `yaml:"api_key_env"`
+	APIKeyEnv envName           `yaml:"api_key_env"`
 	Headers   map[string]string `yaml:"headers"`
 	ExtraBody map[string]any    `yaml:"extra_body"`
 	Insecure  bool              `yaml:"insecure"`
@@ -77,6 +77,17 @@ func (a *apiName) UnmarshalYAML(n *yaml.Node) error {
 		return lineError(n, "want chat or completions, got %q", n.Value)
 	}
 	*a = apiName(n.Value)
+	return nil
+}
+
+// envName is the name of an environment variable (the key itself never goes in the file).
+type envName string
+
+func (e *envName) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || !validEnvName(n.Value) {
+		return lineError(n, "%s", keyEnvHint)
+	}
+	*e = envName(n.Value)
 	return nil
 }
 

@@ -95,6 +95,21 @@ func parseHeader(s string, h http.Header) error {
 	return nil
 }
 
+// keyEnvHint says what --api-key-env and api_key_env want. What was given is never
+// shown: it may be the key itself.
+const keyEnvHint = "want the name of an environment variable that holds the key, such as OPENAI_API_KEY (letters, digits and _); what was given is not one and is not shown, in case it is the key itself"
+
+// validEnvName reports whether name can be an environment variable's name.
+func validEnvName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
 // validHeaderName reports whether name is an HTTP token (RFC 9110).
 func validHeaderName(name string) bool {
 	for i := 0; i < len(name); i++ {

@@ -100,6 +100,9 @@ func TestUsageErrors(t *testing.T) {
 		{"header empty name", nil, []string{"bench", "--header", ": " + testHeaderVal}, []string{"--header", "empty"}},
 		{"header bad name", nil, []string{"bench", "--header", "X Team: " + testHeaderVal}, []string{`--header "X Team"`, "not a valid header name"}},
 		{"empty key env", nil, []string{"bench", "--api-key-env", ""}, []string{"--api-key-env"}},
+		// The key itself given where its variable's name belongs: never echo it.
+		{"key as key env", nil, []string{"bench", "--url", "http://127.0.0.1:8000/v1", "--api-key-env", testKey}, []string{"--api-key-env", "name of an environment variable"}},
+		{"key as key env, sim", nil, []string{"bench", "--api-key-env", "Bearer " + testKey}, []string{"--api-key-env", "name of an environment variable"}},
 		{"out dir missing", nil, []string{"bench", "--out", filepath.Join(dir, "nope", "r.json")}, []string{"--out", "does not exist"}},
 		{"out is a directory", nil, []string{"bench", "--out", dir}, []string{"--out " + dir, "is a directory"}},
 		{"csv is a directory", nil, []string{"bench", "--csv", dir + "/"}, []string{"--csv", "is a directory"}},
@@ -189,6 +192,7 @@ func TestConfigErrors(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", []string{"line 1", "mapping"}},
 		{"missing url", "workload: {max_tokens: 8}\nendpoints:\n  - name: a\n    url: http://127.0.0.1:8000/v1\n  - name: b\n    model: m\n", []string{"line 5", "endpoints[1] (b)", "url is required"}},
 		{"malformed url", "endpoints:\n  - url: 127.0.0.1:8000\n", []string{"line 2", "endpoints[0]", "http://"}},
+		{"key as api_key_env", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    api_key_env: " + testKey + "\n", []string{"line 3: ", "api_key_env", "name of an environment variable"}},
 		{"bad header name", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    headers: {\"X Y\": " + testHeaderVal + "}\n", []string{"line 2", `headers: "X Y": not a valid header name`}},
 	}
 	for _, tt := range tests {

@@ -102,6 +102,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if f.apiKeyEnv == "" {
 		return nil, usageErrorf("--api-key-env: want the name of an environment variable, e.g. OPENAI_API_KEY")
 	}
+	if !validEnvName(f.apiKeyEnv) {
+		return nil, usageErrorf("--api-key-env: %s", keyEnvHint)
+	}
 
 	p := &plan{profile: f.profile, slo: model.DefaultSLO}
 
@@ -190,7 +193,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 				model = f.model
 			}
 			if ec.APIKeyEnv != "" && !changed("api-key-env") {
-				env = ec.APIKeyEnv
+				env = string(ec.APIKeyEnv)
 			}
 			if err := build(src, ec.URL, ec.Name, model, env, headers, extra); err != nil {
 				return nil, err
