@@ -396,6 +396,11 @@ func TestEndpointSources(t *testing.T) {
 			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
 		}
 	}
+	// --model without an endpoint (a forgotten --url): the simulator serves its own model.
+	_, r = planAndOutput(t, nil, "bench", "--model", "my-model")
+	if w := `--model "my-model" is ignored`; !strings.Contains(r.stderr, w) || !strings.Contains(r.stderr, "--url") {
+		t.Errorf("stderr does not say %q and name --url:\n%s", w, r.stderr)
+	}
 }
 
 func TestNoTerminal(t *testing.T) {

@@ -221,6 +221,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		if _, err := sim.Profile(p.profile); err != nil {
 			return nil, usageErrorf("--profile: %v", err)
 		}
+		if changed("model") {
+			fmt.Fprintf(a.stderr, "tpsmon: note: --model %q is ignored: no endpoint is configured (--url, $%s or --config), and the built-in simulator serves its own model\n", f.model, baseURLEnv)
+		}
 	}
 	if !p.simulate && changed("profile") {
 		fmt.Fprintf(a.stderr, "tpsmon: note: --profile %q is ignored: it is for the built-in simulator, used only when no endpoint is configured\n", f.profile)
