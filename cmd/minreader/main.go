@@ -3,7 +3,7 @@
 // no JSON decoding, no metrics). tpsmon's client CPU per token is held against it on the
 // same simulator (README, Performance).
 //
-//	minreader --url http://127.0.0.1:8000/v1 --model sim-model --concurrency 1000 --duration 30s
+//	minreader --url http://127.0.0.1:8000/v1 --model sim-14b-h100 --concurrency 1000 --duration 30s
 package main
 
 import (
@@ -24,7 +24,7 @@ import (
 
 func main() {
 	url := flag.String("url", "http://127.0.0.1:8000/v1", "base URL of the endpoint")
-	model := flag.String("model", "sim-model", "model name")
+	model := flag.String("model", "sim-14b-h100", "model name (default: the model of tpsmon sim's default profile)")
 	conc := flag.Int("concurrency", 100, "concurrent streams")
 	dur := flag.Duration("duration", 30*time.Second, "how long to run")
 	maxTokens := flag.Int("max-tokens", 256, "max_tokens per request")
@@ -39,6 +39,7 @@ func main() {
 		*model, *maxTokens))
 
 	var events, requests, failures atomic.Int64
+	var firstErr atomic.Value // the first failure, to say why
 	var mu sync.Mutex
 	var ttfts []time.Duration
 	var ru0 syscall.Rusage
@@ -59,6 +60,7 @@ func main() {
 				}
 				if err != nil && ctx.Err() == nil {
 					failures.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
 				}
 				requests.Add(1)
 			}
@@ -72,6 +74,9 @@ func main() {
 	n := events.Load()
 	fmt.Printf("minreader: %d streams, %.1f s, %d requests (%d failed), %d content events, %.0f events/s\n",
 		*conc, elapsed.Seconds(), requests.Load(), failures.Load(), n, float64(n)/elapsed.Seconds())
+	if e, ok := firstErr.Load().(string); ok {
+		fmt.Printf("minreader: first failure: %s\n", e)
+	}
 	if n > 0 {
 		fmt.Printf("minreader: CPU %.2f s = %.2f us per content event (%.1f ms per 1,000)\n",
 			cpu.Seconds(), float64(cpu.Microseconds())/float64(n), float64(cpu.Microseconds())/float64(n))
@@ -103,8 +108,8 @@ func stream(ctx context.Context, c *http.Client, url string, body []byte) (int64
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return 0, 0, fmt.Errorf("HTTP %d", resp.StatusCode)
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+		return 0, 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(head))
 	}
 	r := bufio.NewReaderSize(resp.Body, 4096)
 	var n int64

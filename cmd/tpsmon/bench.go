@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
@@ -26,7 +27,7 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 		Example: `  tpsmon bench                                   # the built-in simulator
   tpsmon bench --url http://127.0.0.1:8000/v1 --ramp 1,4,16,64 --hold 30s --out results.json
   tpsmon bench --config endpoints.yaml --slo "user_tps_p50>=20,ttft_p95<=1s" --min-capacity 16`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runBench(cmd, f)
 		},
@@ -52,6 +53,9 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	}
 	if err := checkOutput("csv", f.csv); err != nil {
 		return err
+	}
+	if sameFile(f.out, f.csv) {
+		return usageErrorf("--out %s and --csv %s are the same file; give each its own name", f.out, f.csv)
 	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
@@ -121,23 +125,30 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	return nil
 }
 
-// writeOutputs writes --out and --csv (also after an interruption) and says where.
+// writeOutputs writes --out and --csv (also after an interruption) and says where. A
+// file that cannot be written does not keep the other from being written.
 func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
+	var failed []string
 	if f.out != "" {
 		data, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(f.out, append(data, '\n'), 0o644)
+		}
 		if err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--out %s: %v", f.out, err)}
+			failed = append(failed, fmt.Sprintf("--out: cannot write the results: %v", err))
+		} else {
+			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
 		}
-		if err := os.WriteFile(f.out, append(data, '\n'), 0o644); err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--out: cannot write the results: %v", err)}
-		}
-		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
 	}
 	if f.csv != "" {
 		if err := os.WriteFile(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--csv: cannot write the results: %v", err)}
+			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
+		} else {
+			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
 		}
-		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
+	}
+	if len(failed) > 0 {
+		return &exitError{code: exitUsage, msg: strings.Join(failed, "\n")}
 	}
 	return nil
 }
@@ -171,8 +182,8 @@ func (pr *progressPrinter) update(p probe.BenchProgress) {
 		}
 		return
 	}
-	if pr.width > 1 && len(line) > pr.width-1 {
-		line = line[:pr.width-1]
+	if pr.width > 1 {
+		line = ansi.Truncate(line, pr.width-1, "") // by display width, never inside a character
 	}
 	pr.lines[p.Endpoint] = line
 	var b strings.Builder

@@ -44,7 +44,7 @@ type endpointConfig struct {
 	URL       string            `yaml:"url"`
 	Model     string            `yaml:"model"`
 	API       apiName           `yaml:"api"`
-	APIKeyEnv string            `yaml:"api_key_env"`
+	APIKeyEnv envName           `yaml:"api_key_env"`
 	Headers   map[string]string `yaml:"headers"`
 	ExtraBody map[string]any    `yaml:"extra_body"`
 	Insecure  bool              `yaml:"insecure"`
@@ -77,6 +77,17 @@ func (a *apiName) UnmarshalYAML(n *yaml.Node) error {
 		return lineError(n, "want chat or completions, got %q", n.Value)
 	}
 	*a = apiName(n.Value)
+	return nil
+}
+
+// envName is the name of an environment variable (the key itself never goes in the file).
+type envName string
+
+func (e *envName) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || !validEnvName(n.Value) {
+		return lineError(n, "%s", keyEnvHint)
+	}
+	*e = envName(n.Value)
 	return nil
 }
 
@@ -161,7 +172,7 @@ func parseConfig(path string, data []byte) (*fileConfig, error) {
 	// First pass: syntax, and the line of every endpoint for later messages.
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, configError(path, err)
+		return nil, syntaxError(path, data, err)
 	}
 	if len(root.Content) == 0 {
 		return cfg, nil // empty file, or only comments
@@ -200,10 +211,55 @@ func (c *fileConfig) where(i int) string {
 	return s
 }
 
+// maxLocateLines bounds the files whose syntax errors syntaxError locates itself.
+const maxLocateLines = 5000
+
+var reLine = regexp.MustCompile(`^line \d+: `)
+
+// syntaxError is a YAML syntax error as "config FILE: line N: what". yaml.v3 gives no
+// line for an error on the first line and counts some from 0, so the line is found here:
+// the first line that no prefix of the file parses past, that is, the line after the
+// longest run of leading lines that parses. That is where an unclosed bracket or quote
+// opens, or where a tab, a stray ':' or a repeated key is.
+func syntaxError(path string, data []byte, err error) error {
+	msg := reLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
+	if line := syntaxLine(data); line > 0 {
+		return fmt.Errorf("config %s: line %d: %s", path, line, msg)
+	}
+	return configError(path, err)
+}
+
+// syntaxLine returns 1 + the most leading lines of data that parse as YAML, or 0 when
+// data has too many lines to search or every line parses.
+func syntaxLine(data []byte) int {
+	var ends []int // offset just past each line
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
+		ends = append(ends, len(data))
+	}
+	if len(ends) > maxLocateLines {
+		return 0
+	}
+	for n := len(ends); n > 0; n-- {
+		var v yaml.Node
+		if yaml.Unmarshal(data[:ends[n-1]], &v) == nil {
+			if n == len(ends) {
+				return 0
+			}
+			return n + 1
+		}
+	}
+	return 1
+}
+
 var (
 	reNotFound = regexp.MustCompile(`field (\S+) not found in type \S+`)
-	reBadType  = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (\\S+)")
-	reBadKind  = regexp.MustCompile(`cannot unmarshal !!(\w+) into (\S+)`)
+	reBadType  = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (.+)$")
+	reBadKind  = regexp.MustCompile(`cannot unmarshal !!(\w+) into (.+)$`)
 	reColumn   = regexp.MustCompile(`^line (\d+): @(\d+): `)
 )
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -199,6 +200,34 @@ func TestBenchInterruptedWritesResults(t *testing.T) {
 	}
 }
 
+// TestBenchInterruptedOnBuiltInSimulator: Ctrl-C on the in-process simulator cuts the
+// in-flight requests as ours (canceled, counted nowhere); the simulator must not shut
+// down under them first and turn them into the endpoint's "truncated" errors.
+func TestBenchInterruptedOnBuiltInSimulator(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	out := filepath.Join(t.TempDir(), "results.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// 32 requests in flight, each about 2 s long: Ctrl-C lands mid-request.
+	time.AfterFunc(2500*time.Millisecond, cancel)
+	r := cli(t, ctx, secretEnv, nil, "bench", "--ramp", "32", "--hold", "1m", "--max-tokens", "40", "--out", out)
+	if r.code != exitInterrupt {
+		t.Fatalf("exit %d, want 130; stderr:\n%s", r.code, r.stderr)
+	}
+	checkClean(t, r)
+	m := readReport(t, out)
+	e := m["endpoints"].([]any)[0].(map[string]any)
+	lv := levelsByConcurrency(t, e)
+	if len(lv) == 0 {
+		t.Fatalf("no level measured before the interruption:\n%s", r.stdout)
+	}
+	for c, l := range lv {
+		if errs := l["errors"].(map[string]any); len(errs) > 0 || l["requests"] != l["succeeded"] {
+			t.Errorf("c=%d: requests %v, succeeded %v, errors %v: Ctrl-C made the endpoint's errors", c, l["requests"], l["succeeded"], errs)
+		}
+	}
+}
+
 func TestBenchUnreachable(t *testing.T) {
 	// Nothing listens on port 1 of 127.0.0.1.
 	start := time.Now()
@@ -333,4 +362,25 @@ func TestSimCommand(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("tpsmon sim did not stop after Ctrl-C")
 	}
+}
+
+func TestSimAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	r := cli(t, nil, nil, nil, "sim", "--addr", ln.Addr().String())
+	if r.code != exitUsage {
+		t.Errorf("exit %d, want 2; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, w := range []string{"--addr " + ln.Addr().String(), "address already in use", "--addr 127.0.0.1:0"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+		}
+	}
+	if n := strings.Count(r.stderr, "listen"); n > 1 {
+		t.Errorf("stderr says the listen failure %d times:\n%s", n, r.stderr)
+	}
+	checkClean(t, r)
 }

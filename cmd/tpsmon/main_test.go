@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
@@ -73,6 +74,12 @@ func TestUsageErrors(t *testing.T) {
 		{"url without scheme", nil, []string{"bench", "--url", "localhost:8000"}, []string{"--url", "http://localhost:8000"}},
 		{"url without host", nil, []string{"bench", "--url", "http://"}, []string{"--url", "no host"}},
 		{"url ftp", nil, []string{"bench", "--url", "ftp://127.0.0.1/v1"}, []string{"--url", "http:// or https://"}},
+		{"url chat endpoint", nil, []string{"bench", "--url", "http://127.0.0.1:8000/v1/chat/completions"}, []string{"--url", "API base", "--url http://127.0.0.1:8000/v1"}},
+		{"url completions endpoint", nil, []string{"bench", "--url", "http://127.0.0.1:8000/v1/completions/"}, []string{"--url", "--url http://127.0.0.1:8000/v1"}},
+		{"url models endpoint", map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:8000/openai/v1/models"}, []string{"bench"}, []string{"$OPENAI_BASE_URL", "http://127.0.0.1:8000/openai/v1"}},
+		{"url unparsable password hidden", nil, []string{"bench", "--url", "http://me:" + testKey + "@127.0.0.1:80x/v1"}, []string{"--url", "http://me:xxxxx@127.0.0.1:80x/v1"}},
+		{"url no scheme password hidden", nil, []string{"bench", "--url", "me:" + testKey + "@127.0.0.1:8000"}, []string{"--url", "http://me:xxxxx@127.0.0.1:8000"}},
+		{"url query hidden", nil, []string{"bench", "--url", "http://127.0.0.1:8000/v1?api-key=" + testKey}, []string{"--url", "http://127.0.0.1:8000/v1?…", "no ?query"}},
 		{"url bad port", nil, []string{"bench", "--url", "http://127.0.0.1:99999/v1"}, []string{"--url", "port"}},
 		{"url password hidden", nil, []string{"bench", "--url", "http://me:" + testKey + "@127.0.0.1:0/v1?x=1"}, []string{"--url", "xxxxx"}},
 		{"bad base url env", map[string]string{"OPENAI_BASE_URL": "127.0.0.1:8000"}, []string{"bench"}, []string{"$OPENAI_BASE_URL"}},
@@ -96,14 +103,22 @@ func TestUsageErrors(t *testing.T) {
 		{"header empty name", nil, []string{"bench", "--header", ": " + testHeaderVal}, []string{"--header", "empty"}},
 		{"header bad name", nil, []string{"bench", "--header", "X Team: " + testHeaderVal}, []string{`--header "X Team"`, "not a valid header name"}},
 		{"empty key env", nil, []string{"bench", "--api-key-env", ""}, []string{"--api-key-env"}},
+		// The key itself given where its variable's name belongs: never echo it.
+		{"key as key env", nil, []string{"bench", "--url", "http://127.0.0.1:8000/v1", "--api-key-env", testKey}, []string{"--api-key-env", "name of an environment variable"}},
+		{"key as key env, sim", nil, []string{"bench", "--api-key-env", "Bearer " + testKey}, []string{"--api-key-env", "name of an environment variable"}},
 		{"out dir missing", nil, []string{"bench", "--out", filepath.Join(dir, "nope", "r.json")}, []string{"--out", "does not exist"}},
+		{"out is a directory", nil, []string{"bench", "--out", dir}, []string{"--out " + dir, "is a directory"}},
+		{"csv is a directory", nil, []string{"bench", "--csv", dir + "/"}, []string{"--csv", "is a directory"}},
+		{"out and csv the same file", nil, []string{"bench", "--out", filepath.Join(dir, "r"), "--csv", filepath.Join(dir, ".", "r")}, []string{"--out", "--csv", "same file"}},
 		{"min capacity", nil, []string{"bench", "--min-capacity", "-1"}, []string{"--min-capacity"}},
 		{"sim slots", nil, []string{"sim", "--slots", "0"}, []string{"--slots 0", "at least 1"}},
 		{"sim jitter", nil, []string{"sim", "--jitter", "2"}, []string{"--jitter"}},
 		{"sim addr", nil, []string{"sim", "--addr", "8000"}, []string{"--addr", "host:port"}},
 		{"sim profile", nil, []string{"sim", "--profile", "no-such-profile"}, []string{"--profile", "no-such-profile"}},
 		{"sim url flag", nil, []string{"sim", "--url", "http://127.0.0.1:1"}, []string{"unknown flag: --url"}},
-		{"version args", nil, []string{"version", "extra"}, []string{"unknown command", "extra"}},
+		{"version args", nil, []string{"version", "extra"}, []string{`unexpected argument "extra"`, "tpsmon version --help"}},
+		{"bench args", nil, []string{"bench", "http://127.0.0.1:8000/v1"}, []string{`unexpected argument "http://127.0.0.1:8000/v1"`, "tpsmon bench --help"}},
+		{"bench profile", nil, []string{"bench", "--profile", "no-such-profile"}, []string{"--profile", "no-such-profile", "datacenter"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,6 +148,9 @@ func TestUsageErrors(t *testing.T) {
 			if r.stdout != "" {
 				t.Errorf("stdout is not empty: %q", r.stdout)
 			}
+			if n := strings.Count(r.stderr, "small-gpu"); n > 1 {
+				t.Errorf("stderr lists the profiles %d times:\n%s", n, r.stderr)
+			}
 			checkClean(t, r)
 		})
 	}
@@ -156,8 +174,17 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown key", "endpoints:\n  - name: a\n    url: http://127.0.0.1:8000/v1\n    modle: x\n",
 			[]string{"line 4", `unknown key "modle"`}},
 		{"unknown top key", "ramps: {levels: [1]}\n", []string{"line 1", `unknown key "ramps"`}},
-		{"syntax error", "endpoints:\n  - name: a\n    url: [http://x\nramp: {hold: 1s}\n", []string{"line 2"}},
-		{"tab indentation", "workload:\n\tmax_tokens: 3\n", []string{"line 2"}},
+		// yaml.v3 gives syntax errors no line on line 1, and counts some from 0: the
+		// line must be the one to fix (where the unclosed bracket or the tab is).
+		{"syntax error", "endpoints:\n  - name: a\n    url: [http://x\nramp: {hold: 1s}\n", []string{"line 3: ", "did not find expected"}},
+		{"unclosed flow mapping", "workload: {max_tokens: 8}\nramp: {levels: [1, 2], hold: 1s\n", []string{"line 2: ", "did not find expected"}},
+		{"syntax error on line 1", "ramp: levels: [1]\n", []string{"line 1: ", "mapping values are not allowed"}},
+		{"unclosed quote", "workload:\n  max_tokens: 8\n  prompt: \"hello\n", []string{"line 3: ", "end of stream"}},
+		{"tab indentation", "workload:\n\tmax_tokens: 3\n", []string{"line 2: "}},
+		{"tab indentation later", "workload:\n  max_tokens: 3\n\tprompt: x\n", []string{"line 3: "}},
+		{"unknown alias", "workload:\n  max_tokens: 8\n  prompt: *p\n", []string{"line 3: ", "unknown anchor 'p'"}},
+		{"duplicate key", "ramp:\n  hold: 1s\n  hold: 2s\n", []string{"line 3: ", `"hold" already defined at line 2`}},
+		{"extra_body a list", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    extra_body: [1]\n", []string{"line 3: ", "found a list, want a mapping (key: value)\n"}},
 		{"bad type", "workload:\n  max_tokens: many\n", []string{"line 2", "workload.max_tokens", `"many"`}},
 		{"bad bool", "workload:\n  ignore_eos: maybe\n", []string{"line 2", `"maybe"`, "true or false"}},
 		{"bad duration", "ramp:\n  levels: [1, 2]\n  hold: 15\n", []string{"line 3", "ramp.hold", "15s"}},
@@ -168,7 +195,8 @@ func TestConfigErrors(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", []string{"line 1", "mapping"}},
 		{"missing url", "workload: {max_tokens: 8}\nendpoints:\n  - name: a\n    url: http://127.0.0.1:8000/v1\n  - name: b\n    model: m\n", []string{"line 5", "endpoints[1] (b)", "url is required"}},
 		{"malformed url", "endpoints:\n  - url: 127.0.0.1:8000\n", []string{"line 2", "endpoints[0]", "http://"}},
-		{"bad header name", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    headers: {\"X Y\": " + testHeaderVal + "}\n", []string{"line 2", "headers", "X Y"}},
+		{"key as api_key_env", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    api_key_env: " + testKey + "\n", []string{"line 3: ", "api_key_env", "name of an environment variable"}},
+		{"bad header name", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    headers: {\"X Y\": " + testHeaderVal + "}\n", []string{"line 2", `headers: "X Y": not a valid header name`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -368,6 +396,11 @@ func TestEndpointSources(t *testing.T) {
 			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
 		}
 	}
+	// --model without an endpoint (a forgotten --url): the simulator serves its own model.
+	_, r = planAndOutput(t, nil, "bench", "--model", "my-model")
+	if w := `--model "my-model" is ignored`; !strings.Contains(r.stderr, w) || !strings.Contains(r.stderr, "--url") {
+		t.Errorf("stderr does not say %q and name --url:\n%s", w, r.stderr)
+	}
 }
 
 func TestNoTerminal(t *testing.T) {
@@ -416,5 +449,23 @@ func TestProgressLines(t *testing.T) {
 	want := "tpsmon: a: level 1/2: 1 user, held 1s once warm-up is over, 0 errors so far\ntpsmon: b: level 2/2: 4 users, held 1s once warm-up is over, 3 errors so far\n"
 	if buf.String() != want {
 		t.Errorf("not a TTY: got\n%q\nwant\n%q", buf.String(), want)
+	}
+}
+
+// TestProgressLinesTTYWidth: on a terminal each line is cut to the width (so that the
+// in-place redraw never wraps), and never inside a UTF-8 character.
+func TestProgressLinesTTYWidth(t *testing.T) {
+	var buf bytes.Buffer
+	pr := &progressPrinter{w: &buf, tty: true, width: 24, lines: make([]string, 1)}
+	pr.update(probe.BenchProgress{Endpoint: 0, Name: "GPU-" + strings.Repeat("Ä", 30), Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
+	out := buf.String()
+	if !utf8.ValidString(out) {
+		t.Errorf("a character was cut: %q", out)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		line = strings.TrimPrefix(line, "\r\x1b[2K")
+		if n := utf8.RuneCountInString(line); n > 23 || n < 20 {
+			t.Errorf("line %q is %d characters wide, want the terminal's 24 - 1", line, n)
+		}
 	}
 }

@@ -102,6 +102,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if f.apiKeyEnv == "" {
 		return nil, usageErrorf("--api-key-env: want the name of an environment variable, e.g. OPENAI_API_KEY")
 	}
+	if !validEnvName(f.apiKeyEnv) {
+		return nil, usageErrorf("--api-key-env: %s", keyEnvHint)
+	}
 
 	p := &plan{profile: f.profile, slo: model.DefaultSLO}
 
@@ -174,7 +177,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 			headers := http.Header{}
 			for k, v := range ec.Headers {
 				if err := parseHeader(k+": "+v, headers); err != nil {
-					return nil, usageErrorf("%s: headers: %v", src, strings.TrimPrefix(err.Error(), "--header"))
+					return nil, usageErrorf("%s: headers: %v", src, strings.TrimSpace(strings.TrimPrefix(err.Error(), "--header")))
 				}
 			}
 			for k, v := range flagHeaders {
@@ -190,7 +193,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 				model = f.model
 			}
 			if ec.APIKeyEnv != "" && !changed("api-key-env") {
-				env = ec.APIKeyEnv
+				env = string(ec.APIKeyEnv)
 			}
 			if err := build(src, ec.URL, ec.Name, model, env, headers, extra); err != nil {
 				return nil, err
@@ -214,6 +217,12 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		p.template.ExtraBody = flagExtra
 		if p.profile == "" {
 			p.profile = sim.DefaultProfile
+		}
+		if _, err := sim.Profile(p.profile); err != nil {
+			return nil, usageErrorf("--profile: %v", err)
+		}
+		if changed("model") {
+			fmt.Fprintf(a.stderr, "tpsmon: note: --model %q is ignored: no endpoint is configured (--url, $%s or --config), and the built-in simulator serves its own model\n", f.model, baseURLEnv)
 		}
 	}
 	if !p.simulate && changed("profile") {
@@ -251,9 +260,12 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 	if p.simulate {
 		cfg, err := sim.Profile(p.profile)
 		if err != nil {
-			return nil, usageErrorf("--profile %q: %v (choose one of: %s)", p.profile, err, strings.Join(sim.ProfileNames(), ", "))
+			return nil, usageErrorf("--profile: %v", err)
 		}
-		inst, err := sim.Start(ctx, "127.0.0.1:0", cfg)
+		// The simulator outlives Ctrl-C (ctx) until Close: the run cuts its in-flight
+		// requests first, as ours (canceled); a simulator shutting down under them
+		// would end their streams early and make them the endpoint's errors.
+		inst, err := sim.Start(context.WithoutCancel(ctx), "127.0.0.1:0", cfg)
 		if err != nil {
 			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("cannot start the built-in simulator: %v", err)}
 		}
@@ -307,15 +319,35 @@ func (s *simulator) Close() {
 	}
 }
 
-// checkOutput fails early when an output file cannot be created where asked.
+// checkOutput fails early, before the run, when an output file cannot be written
+// where asked, so that a long run never ends without its results.
 func checkOutput(flag, path string) error {
 	if path == "" {
 		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() || strings.HasSuffix(path, string(filepath.Separator)) {
+		return usageErrorf("--%s %s: is a directory; give a file name such as results.json", flag, path)
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return usageErrorf("--%s %s: the directory %s does not exist", flag, path, dir)
 	}
+	tmp, err := os.CreateTemp(dir, ".tpsmon-*")
+	if err != nil {
+		return usageErrorf("--%s %s: cannot write in %s: %v", flag, path, dir, unwrapPathError(err))
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
 	return nil
+}
+
+// sameFile reports whether two output paths name the same file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }

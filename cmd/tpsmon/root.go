@@ -130,6 +130,15 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	return root
 }
 
+// noArgs refuses positional arguments of a subcommand, naming the command whose help
+// to read (cobra.NoArgs calls an argument an unknown command of the subcommand).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return &flagError{path: cmd.CommandPath(), err: fmt.Errorf("unexpected argument %q: %s takes flags only (an endpoint is given with --url)", args[0], cmd.CommandPath())}
+}
+
 // setFlagErrors makes every command's flag errors a flagError naming the command.
 func setFlagErrors(c *cobra.Command) {
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/probe"
@@ -62,6 +63,10 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 		Version:   toolVersion(),
 		Start:     f.users,
 		Cancel:    fleet.Cut,
+		// tpsmon handles SIGINT and SIGTERM itself (ctx), and ui.Run quits on ctx.
+		// Bubble Tea's own handler would race it: its QuitMsg, sent after the event
+		// loop has ended, blocks the program's shutdown forever.
+		ProgramOptions: []tea.ProgramOption{tea.WithoutSignalHandler()},
 	})
 	fleet.Close()
 	if summary != "" {
@@ -69,6 +74,9 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	if err != nil {
 		return &exitError{code: exitCapacity, msg: fmt.Sprintf("the live screen failed: %v", err)}
+	}
+	if ctx.Err() != nil { // SIGTERM (or SIGINT from outside the terminal's raw mode)
+		return &exitError{code: exitInterrupt, msg: "interrupted: the tables above cover what was measured until then"}
 	}
 	return nil
 }

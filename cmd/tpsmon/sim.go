@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -17,8 +18,10 @@ type simFlags struct {
 	seed                                    int64
 }
 
-func (a *app) newSimCmd() *cobra.Command {
-	f := &simFlags{}
+func (a *app) newSimCmd() *cobra.Command { return a.simCmd(&simFlags{}) }
+
+// simCmd is tpsmon sim with its flags bound to f.
+func (a *app) simCmd(f *simFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sim",
 		Short: "Serve the built-in simulated OpenAI-compatible endpoint",
@@ -29,7 +32,7 @@ step-ms + step-ms-per-seq x active sequences, and more requests wait in a queue.
 Flags you give override the profile's values. Profiles: ` + strings.Join(sim.ProfileNames(), ", ") + `.`,
 		Example: `  tpsmon sim
   tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runSim(cmd, f)
 		},
@@ -54,7 +57,7 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
 	cfg, err := sim.Profile(f.profile)
 	if err != nil {
-		return cfg, usageErrorf("--profile %q: %v (choose one of: %s)", f.profile, err, strings.Join(sim.ProfileNames(), ", "))
+		return cfg, usageErrorf("--profile: %v", err)
 	}
 	set := cmd.Flags().Changed
 	if set("model") {
@@ -105,17 +108,62 @@ func (a *app) runSim(cmd *cobra.Command, f *simFlags) error {
 	ctx := cmd.Context()
 	inst, err := sim.Start(ctx, f.addr, cfg)
 	if err != nil {
-		return usageErrorf("--addr %s: cannot listen: %v (is another server using the port? try --addr 127.0.0.1:0)", f.addr, err)
+		cause := err
+		var oe *net.OpError
+		if errors.As(err, &oe) {
+			cause = oe.Err // "bind: address already in use", without the repeated address
+		}
+		return usageErrorf("--addr %s: cannot listen: %v (is another server using the port? try --addr 127.0.0.1:0)", f.addr, cause)
 	}
 	defer inst.Close()
-	fmt.Fprintf(a.stdout, "tpsmon sim: profile %q, model %q, %d slots, decode step %gms + %gms per sequence\n",
-		cfg.Name, cfg.Model, cfg.Slots, cfg.StepMs, cfg.StepMsPerSeq)
+	fmt.Fprint(a.stdout, describeSim(cfg))
 	fmt.Fprintf(a.stdout, "serving %s (Ctrl-C to stop)\n\n", inst.URL)
 	fmt.Fprintf(a.stdout, "  tpsmon --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
 	fmt.Fprintf(a.stdout, "  tpsmon bench --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
 	<-ctx.Done()
 	return nil
 }
+
+// describeSim says what the simulator will do, every setting included, so that the
+// flags given can be checked against it.
+func describeSim(cfg sim.Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tpsmon sim: profile %q, model %q, %d slots, decode step %gms + %gms per sequence\n",
+		cfg.Name, cfg.Model, cfg.Slots, cfg.StepMs, cfg.StepMsPerSeq)
+	tokens := "1 token per event"
+	if cfg.TokensPerChunk > 1 {
+		tokens = fmt.Sprintf("%d tokens per event", cfg.TokensPerChunk)
+	}
+	jitter := "no jitter"
+	if cfg.Jitter > 0 {
+		jitter = "jitter ±" + pct(cfg.Jitter)
+	}
+	fmt.Fprintf(&b, "  prefill %gms per prompt token, %s, %s, seed %d", cfg.PrefillMsPerToken, tokens, jitter, cfg.Seed)
+	if cfg.ReasoningTokens > 0 {
+		fmt.Fprintf(&b, ", the first %d tokens (at most half an answer) as reasoning", cfg.ReasoningTokens)
+	}
+	b.WriteString("\n")
+	var faults []string
+	if cfg.ErrorRate > 0 {
+		faults = append(faults, pct(cfg.ErrorRate)+" HTTP 500")
+	}
+	if cfg.MaxQueue > 0 {
+		faults = append(faults, fmt.Sprintf("HTTP 429 when %d requests already wait", cfg.MaxQueue))
+	}
+	if cfg.DropRate > 0 {
+		faults = append(faults, pct(cfg.DropRate)+" of streams cut")
+	}
+	if cfg.StallRate > 0 {
+		faults = append(faults, fmt.Sprintf("%s of streams stall for %gms", pct(cfg.StallRate), cfg.StallMs))
+	}
+	if len(faults) > 0 {
+		fmt.Fprintf(&b, "  faults: %s\n", strings.Join(faults, ", "))
+	}
+	return b.String()
+}
+
+// pct formats a fraction as a percentage: 0.07 is "7%".
+func pct(f float64) string { return fmt.Sprintf("%.4g%%", 100*f) }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {

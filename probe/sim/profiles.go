@@ -15,6 +15,13 @@ const DefaultProfile = "datacenter"
 // sequence in the batch (attention over its KV cache, sampling), so per-user speed
 // falls as users rise while aggregate speed rises until the slots are full. Prefill runs
 // at thousands to tens of thousands of prompt tokens per second on the same hardware.
+//
+// The per-user and aggregate figures below are the step arithmetic. A bench measures a
+// little less: every admitted request's prefill lengthens one step for the whole batch,
+// and a request decodes nothing until its first token. With 128-token answers
+// (bench --max-tokens 128) the aggregate comes out about 5% (datacenter, small-gpu) to
+// 10% (fast, which admits ~66 requests/s at 64 users) below the arithmetic; longer
+// answers come closer.
 var profiles = map[string]Config{
 	// A mid-size (14B-class, bf16, 28 GB of weights) model on one H100 80GB under vLLM.
 	// 3.35 TB/s / 28 GB is ~120 steps/s at most; ~90 tok/s for one user is what public
@@ -63,7 +70,8 @@ var profiles = map[string]Config{
 	// ~60 tok/s for one user. The first 128 output tokens stream as delta.reasoning
 	// (vLLM's current field name), the rest as delta.content, so TTFT and time to first
 	// answer token differ. Real models think for thousands of tokens; 128 keeps an
-	// answer visible within the TUI's default 256 max tokens.
+	// answer visible within the TUI's default 256 max tokens, and the simulator never
+	// lets more than half of an answer think, so shorter answers show one too.
 	"reasoning": {
 		Name: "reasoning", Model: "sim-32b-reasoning",
 		Slots: 32, StepMs: 16, StepMsPerSeq: 1.2, PrefillMsPerToken: 0.08,

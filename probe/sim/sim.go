@@ -22,10 +22,10 @@
 // model; the last token event carries finish_reason; with stream_options.include_usage a
 // usage-only event with "choices":[] follows; then data: [DONE]. Every TokensPerChunk
 // tokens form one event. Completions streams put the text in choices[0].text and have no
-// role event. With ReasoningTokens, the first tokens of a chat answer go in
-// delta.reasoning (vLLM's current field name) and content is absent from those events;
-// an event never mixes the two, so a stream with TokensPerChunk > 1 may have one more
-// event than ceil(N/TokensPerChunk). Only streaming is simulated: "stream": false gets
+// role event. With ReasoningTokens, the first tokens of a chat answer (at most half of
+// it) go in delta.reasoning (vLLM's current field name) and content is absent from those
+// events; an event never mixes the two, so a stream with TokensPerChunk > 1 may have one
+// more event than ceil(N/TokensPerChunk). Only streaming is simulated: "stream": false gets
 // HTTP 400.
 //
 // Without ignore_eos a quarter of the answers stop early ("stop") at a length drawn
@@ -75,7 +75,7 @@ type Config struct {
 	DropRate          float64 // fraction of streams cut mid-way (no finish_reason, no [DONE])
 	StallRate         float64 // fraction of streams that stall once for StallMs mid-way
 	StallMs           float64
-	ReasoningTokens   int // the first N output tokens are sent as delta.reasoning (0 = none)
+	ReasoningTokens   int // the first N output tokens, at most half the answer, are sent as delta.reasoning (0 = none)
 	DefaultMaxTokens  int // when a request sets no max_tokens
 }
 
@@ -383,7 +383,9 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 	k := s.cfg.TokensPerChunk
 	reasoning := 0
 	if chat {
-		reasoning = s.cfg.ReasoningTokens
+		// At most half the answer thinks, so that a short max_tokens still shows an
+		// answer (and a time to first answer token after the first token).
+		reasoning = min(s.cfg.ReasoningTokens, p.target/2)
 	}
 	sent := 0
 	for {

@@ -131,6 +131,36 @@ func TestReasoning(t *testing.T) {
 	}
 }
 
+// TestReasoningLeavesAnAnswer: when max_tokens is not well above ReasoningTokens, at
+// most half of the answer is reasoning, so an answer (and a time to first answer
+// token) still comes. Odd lengths give the answer the extra token.
+func TestReasoningLeavesAnAnswer(t *testing.T) {
+	cfg := fast
+	cfg.ReasoningTokens = 128
+	inst, client := startSim(t, cfg)
+	for _, n := range []int{1, 2, 7, 128} {
+		r := send(context.Background(), t, client, inst, "/chat/completions",
+			chatBody(fmt.Sprintf(`"max_tokens":%d,"ignore_eos":true`, n)))
+		toks := r.tokenEvents(t)
+		if len(toks) != n {
+			t.Fatalf("max_tokens %d: %d token events, want %d", n, len(toks), n)
+		}
+		thinking := 0
+		for i, e := range toks {
+			d := decodeChunk(t, e.data).Choices[0].Delta
+			if d.Reasoning != nil && i != thinking {
+				t.Errorf("max_tokens %d: event %d is reasoning after the answer began", n, i)
+			}
+			if d.Reasoning != nil {
+				thinking++
+			}
+		}
+		if want := n / 2; thinking != want {
+			t.Errorf("max_tokens %d: %d reasoning events, want %d (half the answer, rounded down)", n, thinking, want)
+		}
+	}
+}
+
 func TestAnswerLength(t *testing.T) {
 	inst, client := startSim(t, fast)
 	run := func(extra string, n int) (finish map[string]int, lengths map[int]int) {
