@@ -451,6 +451,10 @@ func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result,
 	body := rs.body
 	var apiErr *openai.APIError
 	switch {
+	case isCanceled(ctx) && !body.done && r.finish == "":
+		// Our own cancel (quit, Ctrl-C) closed the stream: go-openai may report that as a
+		// clean io.EOF, which must not read as the server's truncation.
+		r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
 	case errors.Is(err, io.EOF):
 		switch {
 		case body.errEvent || body.errData:

@@ -757,3 +757,31 @@ func TestClientRefusedHeaderCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestClientEOFAfterOwnCancel: when tpsmon cancels (quit, Ctrl-C) while the server closes
+// the stream, go-openai can report a clean io.EOF; that is our cancel, not a truncation.
+func TestClientEOFAfterOwnCancel(t *testing.T) {
+	c, err := NewClient(Endpoint{BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		finish string
+		want   model.ErrorKind
+	}{
+		{"cut by our cancel", canceled, "", model.ErrCanceled},
+		{"cut by the server", context.Background(), "", model.ErrTruncated},
+		{"finished just before our cancel", canceled, "stop", model.ErrNone},
+	}
+	for _, tt := range tests {
+		r := &result{chunks: 3, finish: tt.finish}
+		c.endErr(tt.ctx, io.EOF, &reqState{body: &sniffBody{}}, r, 3)
+		if r.kind != tt.want {
+			t.Errorf("%s: kind %q (%s), want %q", tt.name, r.kind, r.msg, tt.want)
+		}
+	}
+}
