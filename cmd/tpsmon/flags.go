@@ -57,7 +57,7 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.StringVar(&f.profile, "profile", "", "built-in simulator profile, used when no endpoint is configured (see tpsmon sim --help)")
 	fs.StringVar(&f.ramp, "ramp", ramp, "concurrency levels of the ramp, in order")
 	d, _ := time.ParseDuration(hold)
-	fs.DurationVar(&f.hold, "hold", d, "how long each ramp level is held")
+	fs.DurationVar(&f.hold, "hold", d, "how long each ramp level is held, counted from the moment it is steady (its warm-up over)")
 	fs.StringVar(&f.slo, "slo", "", `capacity criteria, e.g. "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%" (the default)`)
 }
 
