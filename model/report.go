@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/csv"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -329,4 +330,27 @@ func sortedKinds(m map[string]int) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// HoldWarnings says which levels held too briefly for their requests: a request belongs to
+// the level it was sent in, so when a level's E2E p50 is more than half its hold, much of
+// its requests' time ran after the level ended. One line per such level, naming a hold to use.
+func HoldWarnings(r *Report) []string {
+	hold := r.Settings.HoldS
+	if hold <= 0 {
+		return nil
+	}
+	var out []string
+	for _, e := range r.Endpoints {
+		for _, l := range e.Levels {
+			e2e := l.E2EMs.P50 / 1000
+			if l.Succeeded == 0 || e2e <= hold/2 {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: at %s, requests take %.1f s (E2E p50), more than half the %s hold: "+
+				"much of their time ran after the level ended; hold longer (e.g. --hold %ds) or ask for fewer tokens",
+				e.Name, users(l.Concurrency), e2e, strconv.FormatFloat(hold, 'f', -1, 64)+"s", int(math.Ceil(4*e2e))))
+		}
+	}
+	return out
 }

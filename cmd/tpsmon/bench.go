@@ -86,6 +86,9 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
 	}
 	fmt.Fprint(a.stdout, model.Markdown(rep))
+	for _, w := range model.HoldWarnings(rep) {
+		fmt.Fprintf(a.stderr, "tpsmon: warning: %s\n", w)
+	}
 
 	if err := a.writeOutputs(f, rep); err != nil {
 		return err
