@@ -70,6 +70,7 @@ type ReportLevel struct {
 	TTFOMs       LatencyJSON    `json:"ttfo_ms"`
 	TPOTMs       LatencyJSON    `json:"tpot_ms"`
 	E2EMs        LatencyJSON    `json:"e2e_ms"`
+	StallMs      LatencyJSON    `json:"-"` // largest gap between two chunks of a request: CSV only (the JSON keys are fixed by the schema)
 	UserTPS      RateJSON       `json:"user_tps"`
 	AggregateTPS float64        `json:"aggregate_tps"`
 	RequestRate  float64        `json:"request_rate"`
@@ -147,6 +148,7 @@ func (l *LevelStats) Report() ReportLevel {
 		TTFOMs:       l.TTFO.Latency(),
 		TPOTMs:       l.TPOT.Latency(),
 		E2EMs:        l.E2E.Latency(),
+		StallMs:      l.Stall.Latency(),
 		UserTPS:      l.UserTPS.Rate(),
 		AggregateTPS: round(l.AggregateTPS, 2),
 		RequestRate:  round(l.RequestRate, 3),
@@ -286,7 +288,7 @@ func cell(ok bool, v float64) string {
 var csvHeader = []string{
 	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
 	"error_rate", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "user_tps_p10", "user_tps_p50",
-	"user_tps_p90", "aggregate_tps", "request_rate", "output_tokens", "tpot_p50_ms", "e2e_p50_ms",
+	"user_tps_p90", "aggregate_tps", "request_rate", "output_tokens", "tpot_p50_ms", "e2e_p50_ms", "stall_p95_ms",
 }
 
 // CSV renders one row per endpoint and level, with a header row. Units are in the
@@ -315,6 +317,7 @@ func CSV(r *Report) string {
 				f(user, l.UserTPS.P10), f(user, l.UserTPS.P50), f(user, l.UserTPS.P90),
 				f(steady, l.AggregateTPS), f(steady, l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
 				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
+				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95),
 			})
 		}
 	}

@@ -31,6 +31,7 @@ type LevelStats struct {
 	TTFT         Dist    // ms
 	TTFO         Dist    // ms
 	TPOT         Dist    // ms
+	Stall        Dist    // ms: each successful request's largest gap between two chunks
 	E2E          Dist    // ms
 	UserTPS      Dist    // tokens/s, per request
 	AggregateTPS float64 // steady tokens / Duration

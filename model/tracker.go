@@ -74,7 +74,7 @@ type level struct {
 	requests, success int
 	errors            map[ErrorKind]int
 	ttft, ttfo, tpot  *Hist
-	e2e, user         *Hist
+	e2e, user, stall  *Hist
 	outputTokens      int64
 	srcUsage, srcChk  int
 }
@@ -131,6 +131,7 @@ func (t *Tracker) level(c int) *level {
 			tpot:   NewLatencyHist(),
 			e2e:    NewLatencyHist(),
 			user:   NewRateHist(),
+			stall:  NewLatencyHist(),
 		}
 		t.levels[c] = l
 	}
@@ -211,6 +212,9 @@ func (t *Tracker) AddSample(s *Sample) {
 	}
 	if d, ok := s.E2E(); ok {
 		l.e2e.RecordDuration(d)
+	}
+	if s.Chunks >= 2 {
+		l.stall.RecordDuration(s.MaxGap)
 	}
 	if v, ok := s.UserTPS(); ok {
 		l.user.RecordRate(v)
@@ -491,6 +495,7 @@ func (t *Tracker) Levels() []LevelStats {
 			TTFO:         l.ttfo.Dist(),
 			TPOT:         l.tpot.Dist(),
 			E2E:          l.e2e.Dist(),
+			Stall:        l.stall.Dist(),
 			UserTPS:      l.user.Dist(),
 			OutputTokens: l.outputTokens,
 			TokenSource:  tokenSource(l.srcUsage, l.srcChk),

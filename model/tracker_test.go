@@ -722,3 +722,22 @@ func TestTrackerResetBetweenUpdates(t *testing.T) {
 		t.Errorf("Duration %v Agg %v RequestRate %v, want 9.5s, 100 and 2/s", l.Duration, l.AggregateTPS, l.RequestRate)
 	}
 }
+
+func TestTrackerStall(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(Segment{ID: 1, Concurrency: 2, Start: at(0), SteadyAt: at(0), End: at(10 * sec), Open: true})
+	for i, gap := range []time.Duration{40 * msec, 120 * msec, 2 * sec} {
+		s := &Sample{Segment: 1, Concurrency: 2, Send: at(0), First: at(100 * msec), Last: at(3 * sec),
+			End: at(3 * sec), Tokens: 50, Chunks: 50, Usage: true, MaxGap: gap}
+		if i == 2 {
+			s.Err, s.ErrMsg = ErrTruncated, "cut" // failed: kept out of the stall distribution
+		}
+		tr.AddSample(s)
+	}
+	// a one-chunk answer has no gap to measure
+	tr.AddSample(&Sample{Segment: 1, Concurrency: 2, Send: at(0), First: at(sec), Last: at(sec), End: at(sec), Tokens: 1, Chunks: 1})
+	st := tr.Levels()[0].Stall
+	if st.Count != 2 || st.Max < 119.9 || st.Max > 120.2 || st.Min < 39.9 || st.Min > 40.1 {
+		t.Errorf("stall %+v, want the two successful 2-chunk requests' gaps (40 and 120 ms)", st)
+	}
+}
