@@ -55,15 +55,8 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var (
-		ep   probe.Endpoint
-		pool *probe.Pool
-		ch   chan probe.Event
-		m    *root
-	)
-	ep, pool, ch = startSim(t, ctx)
-	var err error
-	m, err = newScreen(ctx, Options{
+	ep, pool, ch := startSim(t, ctx)
+	m, err := newScreen(ctx, Options{
 		Endpoints: []probe.Endpoint{ep}, Pools: []*probe.Pool{pool}, Events: ch,
 		Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
 		Start: 1, SnapshotDir: t.TempDir(), Version: "smoke",
@@ -164,16 +157,11 @@ func (fakeStreamer) Stream(ctx context.Context, p *probe.Progress) model.Sample 
 func TestScreenWithPools(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var (
-		pool *probe.Pool
-		m    *root
-	)
 	dir := t.TempDir()
 	ch := make(chan probe.Event, 4096)
-	pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
+	pool := probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
 	pool.Run(ctx)
-	var err error
-	m, err = newScreen(ctx, Options{
+	m, err := newScreen(ctx, Options{
 		Endpoints: []probe.Endpoint{{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}},
 		Pools:     []*probe.Pool{pool}, Events: ch,
 		Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
