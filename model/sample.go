@@ -19,7 +19,15 @@ const (
 	// ErrCanceled marks a request cut by tpsmon itself (Ctrl-C, quit). It is not the
 	// endpoint's fault: it is kept out of error counts, error rates and every distribution.
 	ErrCanceled ErrorKind = "canceled"
+	// ErrClient marks a request that failed on tpsmon's side (no file descriptor left,
+	// out of memory): it is counted and shown, but never charged to the endpoint (kept
+	// out of its error rate and of capacity).
+	ErrClient ErrorKind = "client"
 )
+
+// Charged reports whether a failure of this kind counts against the endpoint: every
+// error kind except ErrNone, ErrCanceled and ErrClient.
+func (k ErrorKind) Charged() bool { return k != ErrNone && k != ErrCanceled && k != ErrClient }
 
 // HTTPError is the kind for a non-2xx response status, e.g. "http_429".
 func HTTPError(status int) ErrorKind { return ErrorKind("http_" + strconv.Itoa(status)) }
