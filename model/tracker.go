@@ -29,10 +29,11 @@ const maxPendingErrors = 4096
 // one goroutine (the bench loop, or the TUI's Update) feeds it and reads it.
 // Memory is bounded: a ring of buckets, and one set of histograms per concurrency.
 //
-// Samples with ErrCanceled are ignored everywhere. Failed samples count as errors
-// (by kind, in their level, in Totals and in the bucket they ended in) and are kept
-// out of every distribution. Warm-up samples count in Totals, LastError and the live
-// error counts, but not in their level.
+// Samples with ErrCanceled are ignored everywhere. Every other sample is counted in
+// exactly one level (that of its Concurrency), warm-up included, so that the levels'
+// requests and errors add up to Totals. Failed samples count as errors (by kind, in
+// their level, in Totals and in the bucket they ended in) and are kept out of every
+// distribution; warm-up samples are kept out of the distributions too (see LevelStats.Steady).
 type Tracker struct {
 	opt TrackerOptions
 	slo SLO
@@ -68,10 +69,13 @@ type Tracker struct {
 	pendingExtra int
 }
 
-// level accumulates the steady samples of one concurrency.
+// level accumulates the samples of one concurrency: every ended one in the counts,
+// the steady successful ones in the distributions.
 type level struct {
 	conc              int
 	requests, success int
+	steady            int // ended requests that were not warm-up
+	short             bool
 	errors            map[ErrorKind]int
 	ttft, ttfo, tpot  *Hist
 	e2e, user, stall  *Hist
@@ -138,13 +142,15 @@ func (t *Tracker) level(c int) *level {
 	return l
 }
 
-// AddSample records a finished request: into its level's histograms unless it is warm-up
-// or canceled, into error counts (by kind, totals and the bucket it ended in), into the
-// tokens-per-chunk ratio when it reported usage, and as the last error message.
+// AddSample records a finished request: into its level's counts (requests, successes,
+// errors by kind), into its level's distributions when it succeeded and was steady
+// (neither warm-up nor sent before the latest Reset), into the totals and the bucket it
+// ended in when it failed, into the tokens-per-chunk ratio when it reported usage, and
+// as the last error message.
 //
-// A sample belongs to the level of its Concurrency. Samples sent before the latest
-// Reset are treated like warm-up (counted in Totals, kept out of levels); samples that
-// ended before it are ignored.
+// A sample belongs to the level of its Concurrency (none when Concurrency <= 0: the pool
+// sends nothing then). A sample sent before the latest Reset but ended after it counts
+// in its level like warm-up; a sample that ended before it is ignored.
 func (t *Tracker) AddSample(s *Sample) {
 	if s.Err == ErrCanceled {
 		return
@@ -152,28 +158,31 @@ func (t *Tracker) AddSample(s *Sample) {
 	if !t.resetAt.IsZero() && !s.End.IsZero() && s.End.Before(t.resetAt) {
 		return // ended before the Reset: it belongs to what was forgotten
 	}
-	ok := s.OK()
+	t.addTotals(s)
+	if s.Concurrency <= 0 {
+		return
+	}
+	l := t.level(s.Concurrency)
+	l.requests++
+	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
+	if steady {
+		l.steady++
+	}
+	if !s.OK() {
+		l.errors[s.Err]++
+		return
+	}
+	l.success++
+	if steady {
+		l.record(s)
+	}
+}
+
+// addTotals counts a sample that was not canceled in the totals, the token sources, the
+// tokens-per-chunk ratio, the last error and the live error counts.
+func (t *Tracker) addTotals(s *Sample) {
 	t.requests++
-	if ok {
-		t.success++
-		if s.Usage {
-			t.srcUsage++
-			// A usage count of 0 or less after token-bearing events contradicts the
-			// stream: it would drag the ratio down (or below 0), so it is left out.
-			if s.Chunks > 0 && s.Tokens > 0 {
-				t.usageTokens += int64(s.Tokens)
-				t.usageChunks += int64(s.Chunks)
-			}
-		} else {
-			t.srcChk++
-		}
-		if s.End.After(t.lastOKAt) {
-			t.lastOKAt = s.End
-		}
-		if t.lastErr != "" && s.End.After(t.lastErrAt) {
-			t.lastErr, t.lastErrAt = "", time.Time{}
-		}
-	} else {
+	if !s.OK() {
 		t.errors[s.Err]++
 		// Newest failure wins, unless a success ended after it.
 		if !s.End.Before(t.lastErrAt) && !s.End.Before(t.lastOKAt) {
@@ -183,18 +192,30 @@ func (t *Tracker) AddSample(s *Sample) {
 			}
 		}
 		t.addError(s.End)
+		return
 	}
+	t.success++
+	if s.Usage {
+		t.srcUsage++
+		// A usage count of 0 or less after token-bearing events contradicts the
+		// stream: it would drag the ratio down (or below 0), so it is left out.
+		if s.Chunks > 0 && s.Tokens > 0 {
+			t.usageTokens += int64(s.Tokens)
+			t.usageChunks += int64(s.Chunks)
+		}
+	} else {
+		t.srcChk++
+	}
+	if s.End.After(t.lastOKAt) {
+		t.lastOKAt = s.End
+	}
+	if t.lastErr != "" && s.End.After(t.lastErrAt) {
+		t.lastErr, t.lastErrAt = "", time.Time{}
+	}
+}
 
-	if s.Warmup || s.Concurrency <= 0 || (!t.resetAt.IsZero() && s.Send.Before(t.resetAt)) {
-		return
-	}
-	l := t.level(s.Concurrency)
-	l.requests++
-	if !ok {
-		l.errors[s.Err]++
-		return
-	}
-	l.success++
+// record adds a steady successful sample to the level's distributions.
+func (l *level) record(s *Sample) {
 	l.outputTokens += int64(max(s.Tokens, 0))
 	if s.Usage {
 		l.srcUsage++
@@ -218,6 +239,15 @@ func (t *Tracker) AddSample(s *Sample) {
 	}
 	if v, ok := s.UserTPS(); ok {
 		l.user.RecordRate(v)
+	}
+}
+
+// MarkShort marks the level at concurrency c as short: it reached the maximum hold
+// before it had MinSteady(c) steady requests. The mark stays until Reset, also when the
+// same concurrency is held again later (its requests merge into the same level).
+func (t *Tracker) MarkShort(c int) {
+	if c > 0 {
+		t.level(c).short = true
 	}
 }
 
@@ -490,6 +520,8 @@ func (t *Tracker) Levels() []LevelStats {
 			Duration:     a.d,
 			Requests:     l.requests,
 			Succeeded:    l.success,
+			Steady:       l.steady,
+			Short:        l.short,
 			Errors:       maps.Clone(l.errors),
 			TTFT:         l.ttft.Dist(),
 			TTFO:         l.ttfo.Dist(),
@@ -501,16 +533,32 @@ func (t *Tracker) Levels() []LevelStats {
 			TokenSource:  tokenSource(l.srcUsage, l.srcChk),
 			Open:         a.open,
 		}
-		if l.requests > 0 {
-			ls.ErrorRate = float64(l.requests-l.success) / float64(l.requests)
-		}
+		ls.ErrorRate = errorRate(l.requests, l.errors)
 		if sec := a.d.Seconds(); sec > 0 {
 			ls.AggregateTPS = float64(a.chunks) * ratio / sec
-			ls.RequestRate = float64(l.requests) / sec
+			ls.RequestRate = float64(l.steady) / sec
 		}
 		out = append(out, ls)
 	}
 	return out
+}
+
+// errorRate is the failures charged to the endpoint over the requests that could be:
+// client failures (tpsmon's own limits) are in neither. 0 when nothing could be charged.
+func errorRate(requests int, errors map[ErrorKind]int) float64 {
+	charged, client := 0, 0
+	for k, n := range errors {
+		switch {
+		case k.Charged():
+			charged += n
+		case k == ErrClient:
+			client += n
+		}
+	}
+	if n := requests - client; n > 0 {
+		return float64(charged) / float64(n)
+	}
+	return 0
 }
 
 func tokenSource(usage, chunks int) string {
