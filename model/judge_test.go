@@ -104,6 +104,7 @@ func TestCapacityAtLeast(t *testing.T) {
 	meet := func(c int) LevelStats { l := mkLevel(c, 10*sec, 40, 40, 50, 300, 100); l.Steady = 40; return l }
 	fail := func(c int) LevelStats { l := mkLevel(c, 10*sec, 40, 30, 50, 300, 100); l.Steady = 40; return l }
 	warmOnly := func(c int) LevelStats { l := fail(c); l.Steady = 0; return l }
+	empty := func(c int) LevelStats { return LevelStats{Concurrency: c, Open: true} }
 	tests := []struct {
 		name        string
 		levels      []LevelStats
@@ -113,7 +114,8 @@ func TestCapacityAtLeast(t *testing.T) {
 		{"highest level meets", []LevelStats{meet(1), meet(8), meet(16)}, false, ReportCap{Users: 16, AtLeast: true}},
 		{"a level above fails", []LevelStats{meet(1), meet(8), fail(16)}, false, ReportCap{Users: 8}},
 		{"interrupted", []LevelStats{meet(1), meet(8), fail(16)}, true, ReportCap{Users: 8, AtLeast: true}},
-		{"the level above has only warm-up", []LevelStats{meet(1), meet(8), warmOnly(16)}, false, ReportCap{Users: 8, AtLeast: true}},
+		{"the level above failed in its warm-up", []LevelStats{meet(1), meet(8), warmOnly(16)}, false, ReportCap{Users: 8}},
+		{"the level above has no request yet", []LevelStats{meet(1), meet(8), empty(16)}, false, ReportCap{Users: 8, AtLeast: true}},
 		{"none meets", []LevelStats{fail(1)}, true, ReportCap{}},
 	}
 	for _, tc := range tests {

@@ -70,8 +70,8 @@ type ReportEndpoint struct {
 }
 
 // ReportCap is the capacity: 0 users when no level meets the criteria. AtLeast says
-// it is a lower bound: the highest level measured still meets the criteria (the limit
-// was not reached), or the run was interrupted. It is false when Users is 0.
+// it is a lower bound: the highest level with requests still meets the criteria (the
+// limit was not reached), or the run was interrupted. It is false when Users is 0.
 type ReportCap struct {
 	Users   int  `json:"users"`
 	AtLeast bool `json:"at_least"`
@@ -156,7 +156,9 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 }
 
 // capacityOf is the capacity over the given levels: a lower bound when the run was
-// interrupted or no level measured (with steady requests) above it fails the criteria.
+// interrupted or no level above it has a request (a level with requests above the
+// capacity fails the criteria: the limit was reached, even when only warm-up
+// requests ended there, e.g. every one of them failed).
 func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
 	c := ReportCap{Users: capacity(levels, slo)}
 	if c.Users == 0 {
@@ -167,7 +169,7 @@ func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
 		return c
 	}
 	for i := range levels {
-		if levels[i].Concurrency > c.Users && levels[i].Steady > 0 {
+		if levels[i].Concurrency > c.Users && levels[i].Requests > 0 {
 			c.AtLeast = false
 		}
 	}
