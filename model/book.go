@@ -193,53 +193,77 @@ func (st *segState) window() (time.Duration, int64) {
 	return seg.Steady(), seg.SteadyChunks
 }
 
+// window is what the segments held at one concurrency add up to.
+type window struct {
+	d      time.Duration // steady windows
+	chunks int64         // chunks delivered in them
+	open   bool          // one of them is open
+}
+
+func (w *window) add(st *segState) {
+	d, c := st.window()
+	w.d += d
+	w.chunks += c
+	w.open = w.open || st.seg.Open
+}
+
 // stats returns one LevelStats per concurrency measured, ordered by concurrency; ratio
 // is the learned tokens-per-chunk ratio that scales the steady chunks.
 func (t *book) stats(ratio float64) []LevelStats {
-	type acc struct {
-		d      time.Duration
-		chunks int64
-		open   bool
-	}
-	segs := make(map[int]acc, len(t.levels))
+	wins := make(map[int]window, len(t.levels))
 	for _, st := range t.segments {
-		a := segs[st.seg.Concurrency]
-		d, c := st.window()
-		a.d += d
-		a.chunks += c
-		a.open = a.open || st.seg.Open
-		segs[st.seg.Concurrency] = a
+		w := wins[st.seg.Concurrency]
+		w.add(st)
+		wins[st.seg.Concurrency] = w
 	}
 	out := make([]LevelStats, 0, len(t.levels))
 	for _, c := range slices.Sorted(maps.Keys(t.levels)) {
-		l := t.levels[c]
-		a := segs[c]
-		ls := LevelStats{
-			Concurrency:  c,
-			Duration:     a.d,
-			Requests:     l.requests,
-			Succeeded:    l.success,
-			Steady:       l.steady,
-			Short:        l.short,
-			Errors:       maps.Clone(l.errors),
-			TTFT:         l.ttft.Dist(),
-			TTFO:         l.ttfo.Dist(),
-			TPOT:         l.tpot.Dist(),
-			E2E:          l.e2e.Dist(),
-			Stall:        l.stall.Dist(),
-			UserTPS:      l.user.Dist(),
-			OutputTokens: l.outputTokens,
-			TokenSource:  tokenSource(l.srcUsage, l.srcChk),
-			Open:         a.open,
-		}
-		ls.ErrorRate = errorRate(l.requests, l.errors)
-		if sec := a.d.Seconds(); sec > 0 {
-			ls.AggregateTPS = float64(a.chunks) * ratio / sec
-			ls.RequestRate = float64(l.steady) / sec
-		}
-		out = append(out, ls)
+		out = append(out, t.levels[c].stats(wins[c], ratio))
 	}
 	return out
+}
+
+// one is the LevelStats of concurrency c alone; ok is false when there is no level at c.
+func (t *book) one(c int, ratio float64) (LevelStats, bool) {
+	l := t.levels[c]
+	if l == nil {
+		return LevelStats{}, false
+	}
+	var w window
+	for _, st := range t.segments {
+		if st.seg.Concurrency == c {
+			w.add(st)
+		}
+	}
+	return l.stats(w, ratio), true
+}
+
+// stats summarises the level over the steady windows w of its segments.
+func (l *level) stats(w window, ratio float64) LevelStats {
+	ls := LevelStats{
+		Concurrency:  l.conc,
+		Duration:     w.d,
+		Requests:     l.requests,
+		Succeeded:    l.success,
+		Steady:       l.steady,
+		Short:        l.short,
+		Errors:       maps.Clone(l.errors),
+		ErrorRate:    errorRate(l.requests, l.errors),
+		TTFT:         l.ttft.Dist(),
+		TTFO:         l.ttfo.Dist(),
+		TPOT:         l.tpot.Dist(),
+		E2E:          l.e2e.Dist(),
+		Stall:        l.stall.Dist(),
+		UserTPS:      l.user.Dist(),
+		OutputTokens: l.outputTokens,
+		TokenSource:  tokenSource(l.srcUsage, l.srcChk),
+		Open:         w.open,
+	}
+	if sec := w.d.Seconds(); sec > 0 {
+		ls.AggregateTPS = float64(w.chunks) * ratio / sec
+		ls.RequestRate = float64(l.steady) / sec
+	}
+	return ls
 }
 
 // errorRate is the failures charged to the endpoint over the requests that could be:

@@ -2,6 +2,7 @@ package model
 
 import (
 	"maps"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -132,5 +133,27 @@ func TestMinSteady(t *testing.T) {
 		if got := MinSteady(tc.users); got != tc.want {
 			t.Errorf("MinSteady(%d) = %d, want %d", tc.users, got, tc.want)
 		}
+	}
+}
+
+// TestTrackerLevelIsLevels: Level(c) is the entry of Levels at c.
+func TestTrackerLevelIsLevels(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 2, 0, sec, 10*sec, 900, false))
+	tr.UpdateSegment(seg(2, 4, 10*sec, 12*sec, 20*sec, 800, false))
+	tr.UpdateSegment(seg(3, 2, 20*sec, 21*sec, 30*sec, 450, true))
+	for i := range 30 {
+		c := 2 << (i % 2)
+		tr.AddSample(ok(c, time.Duration(i)*sec, time.Duration(100+i)*msec, sec, 10+i))
+	}
+	tr.AddSample(warm(failed(4, 11*sec, ErrTimeout, "")))
+	for _, want := range tr.Levels() {
+		got, ok := tr.Level(want.Concurrency)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("Level(%d) = %+v, %v; want %+v", want.Concurrency, got, ok, want)
+		}
+	}
+	if _, ok := tr.Level(8); ok {
+		t.Error("Level(8) found a level that does not exist")
 	}
 }

@@ -102,6 +102,11 @@ func (t *Tracker) Reset(now time.Time) {
 // Levels returns one LevelStats per concurrency measured, ordered by concurrency.
 func (t *Tracker) Levels() []LevelStats { return t.book.stats(t.totals.tokensPerChunk()) }
 
+// Level returns the LevelStats of concurrency c alone, as Levels has it (cheaper than
+// Levels for a rule that reads the current level at every step); ok is false when no
+// level at c exists.
+func (t *Tracker) Level(c int) (LevelStats, bool) { return t.book.one(c, t.totals.tokensPerChunk()) }
+
 // Buckets returns up to n newest live buckets, oldest first (fewer when fewer exist).
 func (t *Tracker) Buckets(n int) []Bucket { return t.live.buckets(n) }
 
