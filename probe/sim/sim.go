@@ -228,7 +228,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		writeError(w, http.StatusNotFound, "NotFoundError", "",
-			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /sim/stats and /sim/reset", r.URL.Path))
+			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /metrics, /sim/stats and /sim/reset", r.URL.Path))
 	}
 }
 
