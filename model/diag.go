@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // DiagInput is what the diagnosis reads: the last seconds of one endpoint, oldest first.
@@ -197,4 +198,35 @@ func diagMedian(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// DiagWindow builds the diagnosis input from the live buckets and the server's series:
+// the buckets of the last window (TTFT p50 and aggregate tok/s per second) and the
+// server points that fall in the same span. base is the TTFT at low load (0: unknown);
+// cpu and cores are tpsmon's own CPU use (in cores) and GOMAXPROCS.
+func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Duration, cpu float64, cores int) DiagInput {
+	in := DiagInput{BaseTTFT: base.Seconds(), CPU: cpu, Cores: cores}
+	if len(buckets) == 0 {
+		return in
+	}
+	last := buckets[len(buckets)-1]
+	end := last.Start.Add(last.Width)
+	from := end.Add(-window)
+	for _, b := range buckets {
+		if b.Start.Before(from) {
+			continue
+		}
+		ttft := 0.0
+		if b.HasTTFT {
+			ttft = b.TTFTP50.Seconds()
+		}
+		in.TTFT = append(in.TTFT, ttft)
+		in.Received = append(in.Received, b.AggregateTPS)
+	}
+	for _, p := range server {
+		if p.Time.After(from) && !p.Time.After(end) {
+			in.Server = append(in.Server, p)
+		}
+	}
+	return in
 }

@@ -141,3 +141,30 @@ func TestDiagnoseOrder(t *testing.T) {
 		t.Errorf("rules %s, want client-cpu, then the queue, then the cross-check", got)
 	}
 }
+
+func TestDiagWindow(t *testing.T) {
+	var buckets []Bucket
+	var server []ServerPoint
+	for i := range 20 {
+		start := srvT0.Add(time.Duration(i) * time.Second)
+		buckets = append(buckets, Bucket{Start: start, Width: time.Second, AggregateTPS: float64(i),
+			TTFTP50: time.Duration(i) * 100 * time.Millisecond, HasTTFT: i%2 == 0})
+		server = append(server, ServerPoint{Time: start.Add(500 * time.Millisecond), Waiting: float64(i), Has: SigWaiting})
+	}
+	in := DiagWindow(buckets, server, 10*time.Second, 40*time.Millisecond, 1.2, 2)
+	if len(in.TTFT) != 10 || in.Received[0] != 10 || in.Received[9] != 19 {
+		t.Errorf("client window %v / %v, want the last 10 seconds", in.TTFT, in.Received)
+	}
+	if in.TTFT[0] != 1.0 || in.TTFT[1] != 0 {
+		t.Errorf("TTFT %v: want the p50 in seconds, 0 where the bucket has none", in.TTFT[:2])
+	}
+	if len(in.Server) != 10 || in.Server[0].Waiting != 10 {
+		t.Errorf("server window %d points from %v, want 10 from the 10th", len(in.Server), in.Server[0].Waiting)
+	}
+	if in.BaseTTFT != 0.04 || in.CPU != 1.2 || in.Cores != 2 {
+		t.Errorf("base/cpu/cores %v %v %v", in.BaseTTFT, in.CPU, in.Cores)
+	}
+	if got := DiagWindow(nil, server, time.Minute, 0, 0, 0); got.Server != nil {
+		t.Error("no buckets: server points taken without a client window")
+	}
+}

@@ -117,3 +117,58 @@ func TestMetricsTextFormat(t *testing.T) {
 		r.Body.Close()
 	}
 }
+
+// TestMetricsDiagnoseQueue runs the whole server view against the simulator: 8 users on
+// 2 slots make TTFT rise while requests queue, and the scrapes, turned into a series,
+// let the diagnosis name the queue.
+func TestMetricsDiagnoseQueue(t *testing.T) {
+	inst, client := startSim(t, Config{Slots: 2, StepMs: 8})
+	u, _ := servermetrics.DefaultURL(inst.URL)
+	sc := scraper(t, u, "m")
+	body := chatBody(`"max_tokens":25,"ignore_eos":true`)
+	ttft := func(r *result) float64 {
+		ev := r.tokenEvents(t)
+		if len(ev) == 0 {
+			return 0
+		}
+		return ev[0].at.Sub(r.sent).Seconds()
+	}
+	base := ttft(send(context.Background(), t, client, inst, "/chat/completions", body))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	var mu sync.Mutex
+	var ttfts []float64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				r := send(ctx, t, client, inst, "/chat/completions", body)
+				if r.done() {
+					mu.Lock()
+					ttfts = append(ttfts, ttft(r))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	series := tpsmodel.NewServerSeries()
+	for ctx.Err() == nil {
+		if smp, err := sc.Scrape(ctx); err == nil {
+			series.Add(smp, 8)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	f, ok := tpsmodel.DiagnoseTTFT(tpsmodel.DiagInput{TTFT: ttfts, BaseTTFT: base, Server: series.Points()})
+	// No KV budget here, so no KV figure: "(6 waiting)".
+	if !ok || f.Rule != tpsmodel.DiagQueue || !strings.HasSuffix(f.Text, " waiting)") {
+		t.Errorf("diagnosis %+v (%v) from base TTFT %.3fs and %v; want the queue named", f, ok, base, ttfts)
+	}
+	t.Log(f.Text)
+	if l, _ := series.Level(8); l.WaitingMean == nil || *l.WaitingMean < 4 || l.GenTPS == nil || *l.GenTPS <= 0 {
+		t.Errorf("level summary %+v: want about 6 waiting and a token rate", l)
+	}
+}
