@@ -167,6 +167,9 @@ func (s *ServerSeries) Last() (ServerPoint, bool) {
 	return s.points[(s.head+len(s.points)-1)%len(s.points)], true
 }
 
+// Kind is the server recognised in the latest scrape ("" before the first).
+func (s *ServerSeries) Kind() string { return s.prev.Kind }
+
 // Level returns the summary of the scrapes counted in concurrency level c.
 func (s *ServerSeries) Level(c int) (ServerLevel, bool) {
 	a := s.levels[c]

@@ -31,6 +31,9 @@ func TestServerSeriesRatesFromCounterDeltas(t *testing.T) {
 	if p.GenTPS != 500 || p.Preempted != 3 {
 		t.Errorf("after a 2 s gap: %.1f tok/s, %v preempted; want 500 and 3", p.GenTPS, p.Preempted)
 	}
+	if s.Kind() != "vLLM" {
+		t.Errorf("Kind %q, want vLLM", s.Kind())
+	}
 	if got := len(s.Points()); got != 3 {
 		t.Errorf("%d points, want 3", got)
 	}

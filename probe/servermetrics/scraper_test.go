@@ -56,6 +56,10 @@ func TestScrapeServerFamilies(t *testing.T) {
 		// on the same server is left out. The older KV gauge name is read.
 		{"vllm_dp2_two_models.txt", "llama-3-70b", model.ServerSample{Kind: KindVLLM, Running: 38, Waiting: 7, KV: 0.7,
 			Generated: 1500, Has: all &^ model.SigPreemptions}},
+		// A server that answers in OpenMetrics despite the Accept header: counter families
+		// without _total, their _created samples, # EOF.
+		{"vllm_openmetrics.txt", "m", model.ServerSample{Kind: KindVLLM, Running: 3, Waiting: 1,
+			Generated: 4096, Preemptions: 2, Has: all &^ model.SigKV}},
 		{"sglang.txt", "", model.ServerSample{Kind: KindSGLang, Running: 162, Waiting: 2826, KV: 0.28,
 			Generated: 7557572, Preemptions: 3, Has: all}},
 		{"sglang_v054.txt", "Qwen/Qwen2.5-7B-Instruct", model.ServerSample{Kind: KindSGLang, Running: 9, Waiting: 0, KV: 0.04,
