@@ -112,9 +112,9 @@ func TestDefaultURL(t *testing.T) {
 }
 
 func TestScrapeSendsHeadersOnlyToTheEndpointsOrigin(t *testing.T) {
-	var got http.Header
+	seen := make(chan http.Header, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.Header.Clone()
+		seen <- r.Header.Clone()
 		_, _ = w.Write([]byte("llamacpp:requests_processing 1\nllamacpp:requests_deferred 0\n"))
 	}))
 	defer srv.Close()
@@ -123,6 +123,7 @@ func TestScrapeSendsHeadersOnlyToTheEndpointsOrigin(t *testing.T) {
 	if _, err := scrape(t, cfg); err != nil {
 		t.Fatal(err)
 	}
+	got := <-seen
 	if got.Get("X-Tenant") != "t-secret" || got.Get("Authorization") != "Bearer sk-secret" {
 		t.Errorf("same origin: headers %v, want the endpoint's header and key", got)
 	}
@@ -134,7 +135,7 @@ func TestScrapeSendsHeadersOnlyToTheEndpointsOrigin(t *testing.T) {
 	if _, err := scrape(t, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if got.Get("X-Tenant") != "" || got.Get("Authorization") != "" {
+	if got = <-seen; got.Get("X-Tenant") != "" || got.Get("Authorization") != "" {
 		t.Errorf("other origin: headers %v sent", got)
 	}
 }
@@ -198,7 +199,13 @@ func TestScrapeFailures(t *testing.T) {
 			srv := httptest.NewServer(c.handler)
 			defer srv.Close()
 			u := srv.URL + "/metrics?token=qsecret"
-			_, err := scrape(t, Config{URL: u, Timeout: 200 * time.Millisecond, MaxBytes: 64 << 10})
+			// A long timeout but in the timeout case: a loaded machine must not turn the
+			// other failures into timeouts.
+			timeout := 10 * time.Second
+			if c.kind == ErrTimeout {
+				timeout = 200 * time.Millisecond
+			}
+			_, err := scrape(t, Config{URL: u, Timeout: timeout, MaxBytes: 64 << 10})
 			checkError(t, err, c.kind, c.reason)
 			if strings.Contains(err.Error(), "qsecret") {
 				t.Errorf("the error prints the query: %v", err)
