@@ -8,7 +8,7 @@ import (
 func TestKVBudgetPreemptsWhenOutgrown(t *testing.T) {
 	// 8 slots, but 8 sequences of 10 + 40 tokens need 400 tokens of KV at their end:
 	// the budget of 100 admits them all at first, then preempts as they grow.
-	cfg := Config{Slots: 8, StepMs: 0.2, KVTokens: 100}
+	cfg := Config{Slots: 8, StepMs: 2, KVTokens: 100} // steps long enough that all 8 arrive first
 	var seqs []*seq
 	for range 8 {
 		seqs = append(seqs, newSeq(10, 40, 0))
@@ -38,9 +38,9 @@ func TestKVBudgetNeverStopsTheLastSequence(t *testing.T) {
 func TestNoKVBudgetAdmitsBySlots(t *testing.T) {
 	var seqs []*seq
 	for range 6 {
-		seqs = append(seqs, newSeq(5000, 30, 0))
+		seqs = append(seqs, newSeq(5000, 100, 0))
 	}
-	r := runSeqsWithScheduler(t, Config{Slots: 6, StepMs: 0.1}, seqs)
+	r := runSeqsWithScheduler(t, Config{Slots: 6, StepMs: 2}, seqs)
 	if r.preemptions != 0 || r.peak < 6*5000 {
 		t.Errorf("without a budget: %d preemptions, peak %d; want none and all 6 held at once", r.preemptions, r.peak)
 	}
