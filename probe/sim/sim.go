@@ -77,6 +77,7 @@ type Config struct {
 	StallMs           float64
 	ReasoningTokens   int // the first N output tokens, at most half the answer, are sent as delta.reasoning (0 = none)
 	DefaultMaxTokens  int // when a request sets no max_tokens
+	KVTokens          int // KV-cache budget in tokens (prompt + generated of the slot holders; 0 = unlimited): see kvState
 }
 
 // Validate reports the first setting that cannot be simulated, naming the field.
@@ -91,6 +92,7 @@ func (c Config) Validate() error {
 		{"slots", float64(c.Slots)}, {"tokens_per_chunk", float64(c.TokensPerChunk)},
 		{"max_queue", float64(c.MaxQueue)}, {"reasoning_tokens", float64(c.ReasoningTokens)},
 		{"default_max_tokens", float64(c.DefaultMaxTokens)},
+		{"kv_tokens", float64(c.KVTokens)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("simulator: %s is %v; it must be 0 or more", f.name, f.v)
@@ -213,6 +215,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"owned_by": "tpsmon-sim", "root": s.cfg.Model, "parent": nil,
 			}},
 		})
+	case "/metrics":
+		s.serveMetrics(w, r)
 	case "/sim/stats":
 		if allow(w, r, http.MethodGet) {
 			writeJSON(w, http.StatusOK, s.Stats())
@@ -224,7 +228,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		writeError(w, http.StatusNotFound, "NotFoundError", "",
-			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /sim/stats and /sim/reset", r.URL.Path))
+			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /metrics, /sim/stats and /sim/reset", r.URL.Path))
 	}
 }
 
