@@ -105,7 +105,9 @@ func newCharts(series []Series) (chartSet, error) {
 	cs.ttft.Legend.Top, cs.ttft.Legend.Left = true, true
 	for _, p := range []*plot.Plot{cs.user, cs.agg, cs.ttft} {
 		p.Y.Min = 0
-		p.Y.Max = math.Max(p.Y.Max*1.15, 1) // room for the legend above the curves
+		// Room above the curves for the legend, one line per series.
+		p.Y.Max = math.Max(p.Y.Max*(1.08+0.07*float64(len(series))), 1)
+		p.Y.Tick.Marker = tidyTicks{plot.DefaultTicks{}}
 	}
 	return cs, nil
 }
@@ -258,6 +260,19 @@ func addTTFTLimit(p *plot.Plot, pal palette, xs []float64, limit float64) error 
 	p.Add(line)
 	p.Legend.Add("limit "+num(limit)+" ms", line)
 	return nil
+}
+
+// tidyTicks labels ticks without trailing zeros ("500", not "500.00").
+type tidyTicks struct{ plot.Ticker }
+
+func (t tidyTicks) Ticks(min, max float64) []plot.Tick {
+	ts := t.Ticker.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(math.Round(ts[i].Value*1e6)/1e6, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 func translucent(c color.Color, alpha uint8) color.Color {

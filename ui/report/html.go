@@ -29,6 +29,8 @@ h2{font-size:1.2em;margin:1.6em 0 .5em;border-bottom:1px solid {{.Grid}}}
 h3{font-size:1em;margin:1.2em 0 .4em}
 .verdict{list-style:none;padding:0;margin:0 0 .6em;font-size:1.1em}
 .verdict li{margin:.3em 0}
+.fails{font-size:.85em;margin:0;padding-left:1.6em}
+.fails li{margin:0}
 .swatch{display:inline-block;width:.9em;height:.9em;border-radius:2px;margin-right:.4em;vertical-align:-.1em}
 .ok{color:{{.Good}};font-weight:bold}
 .bad{color:{{.Bad}};font-weight:bold}
@@ -48,7 +50,7 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 <h2>Verdict</h2>
 <ul class="verdict">
 {{range .Lines}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>: <span class="{{if .Meets}}ok{{else}}bad{{end}}">{{.Capacity}}</span>; {{.Saturation}}{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
-{{if .Failures}}<ul>{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
+{{if .Failures}}<ul class="fails">{{range .Failures}}<li>fails at {{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
 {{end}}{{range .Changes}}<li>{{.}}</li>
 {{end}}</ul>
 {{if .Criteria}}<p class="faint">Criteria: {{.Criteria}}.</p>{{end}}

@@ -15,7 +15,7 @@ func Markdown(runs []*Run, series []Series) string {
 	for _, l := range v.Lines {
 		fmt.Fprintf(&b, "- **%s**: %s; %s\n", mdEscape(l.Label), l.Capacity, l.Saturation)
 		for _, f := range l.Failures {
-			fmt.Fprintf(&b, "  - %s\n", f)
+			fmt.Fprintf(&b, "  - fails at %s\n", mdEscape(f))
 		}
 		if l.Criteria != "" {
 			fmt.Fprintf(&b, "  - criteria: %s\n", l.Criteria)

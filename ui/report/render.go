@@ -72,7 +72,7 @@ func newPosterText(runs []*Run, series []Series) posterText {
 		owner = append(owner, i)
 		s := l.Label + ": " + l.Capacity + "; " + l.Saturation
 		if len(l.Failures) > 0 {
-			s += ". Failed: " + strings.Join(l.Failures, "; ")
+			s += ". Fails at " + strings.Join(l.Failures, "; ")
 		}
 		if l.Criteria != "" {
 			s += ". Criteria: " + l.Criteria

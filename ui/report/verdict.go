@@ -19,7 +19,7 @@ type Verdict struct {
 type VerdictLine struct {
 	Label      string
 	Capacity   string   // "capacity 16 users", "at least 16 users (limit not reached)", "no level meets the criteria"
-	Failures   []string // per level, the criteria a level failed (when no level meets them)
+	Failures   []string // per level that fails the criteria, which ones and by how much
 	Saturation string
 	Criteria   string // this series' criteria, when they differ between series
 	Meets      bool   // some level meets the criteria
@@ -37,14 +37,14 @@ func VerdictOf(series []Series) Verdict {
 	for i := range series {
 		s := &series[i]
 		line := VerdictLine{Label: s.Label, Saturation: saturationWords(s), Meets: s.Endpoint.Capacity.Users > 0}
+		for _, l := range s.Endpoint.Levels {
+			if f := Failures(l, s.SLO()); len(f) > 0 {
+				line.Failures = append(line.Failures, users(l.Concurrency)+": "+strings.Join(f, ", "))
+			}
+		}
 		switch {
 		case s.Endpoint.Capacity.Users == 0:
 			line.Capacity = "no level meets the criteria"
-			for _, l := range s.Endpoint.Levels {
-				if f := Failures(l, s.SLO()); len(f) > 0 {
-					line.Failures = append(line.Failures, users(l.Concurrency)+": "+strings.Join(f, ", "))
-				}
-			}
 		case s.AtLeast():
 			line.Capacity = "capacity at least " + users(s.Endpoint.Capacity.Users) + " (limit not reached)"
 		default:
