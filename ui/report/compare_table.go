@@ -43,6 +43,11 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		rows = append(rows, row)
 		regs = append(regs, r...)
 	}
+	for _, nl := range p.next.Endpoint.Levels {
+		if _, ok := levelAt(p.base.Endpoint.Levels, nl.Concurrency); !ok {
+			rows = append(rows, []string{strconv.Itoa(nl.Concurrency), "not measured in BASE", "", "", "", "", "", "", ""})
+		}
+	}
 	if len(rows) > 0 {
 		writeRawTable(b, compareHeader, rows)
 	}

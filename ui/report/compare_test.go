@@ -89,6 +89,14 @@ func TestCompareMissingLevelIsARegression(t *testing.T) {
 	if len(c.Regressions) != 1 || !strings.Contains(c.Regressions[0], "NEW did not measure 8 users") {
 		t.Errorf("regressions %v, want the level NEW stopped before", c.Regressions)
 	}
+	if !strings.Contains(c.Markdown, "| 8 | not measured in NEW |") {
+		t.Errorf("table lacks the missing level:\n%s", c.Markdown)
+	}
+	// The other way round, NEW went further than BASE: shown, not a regression.
+	c = Compare(next, base, DefaultThresholds)
+	if len(c.Regressions) > 0 || !strings.Contains(c.Markdown, "| 8 | not measured in BASE |") {
+		t.Errorf("NEW with a level more: regressions %v\n%s", c.Regressions, c.Markdown)
+	}
 }
 
 func TestCompareRefusesDifferentRuns(t *testing.T) {

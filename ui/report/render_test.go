@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 func render(t *testing.T, format string, names ...string) []byte {
@@ -145,6 +147,26 @@ func TestWriteWithoutEndpoints(t *testing.T) {
 	for _, f := range Formats {
 		if err := Write(new(bytes.Buffer), f, []*Run{r}); err == nil || !strings.Contains(err.Error(), "no endpoint") {
 			t.Errorf("%s: err %v, want one saying there is nothing to report", f, err)
+		}
+	}
+}
+
+func TestWriteRunWithoutLevels(t *testing.T) {
+	// Interrupted before any level ended: every format still says what there is.
+	base := load(t, "base.json")[0]
+	r := edited(t, base, "cut.json", func(r *model.Report) {
+		r.Interrupted = true
+		r.Endpoints[0].Levels = nil
+		r.Endpoints[0].Capacity.Users = 0
+	})
+	for _, f := range Formats {
+		var buf bytes.Buffer
+		if err := Write(&buf, f, []*Run{r}); err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if f != "png" && !strings.Contains(buf.String(), "no level meets the criteria") {
+			t.Errorf("%s: no verdict", f)
 		}
 	}
 }

@@ -73,6 +73,16 @@ func Decode(name string, data []byte) (*Run, error) {
 	return r, nil
 }
 
+// NewRun is the Run of a report still in memory (bench --report, the live screen's
+// snapshot), read back as its results.json would be.
+func NewRun(name string, rep *model.Report) (*Run, error) {
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return Decode(name, data)
+}
+
 // Series is one endpoint of one run: one curve on the charts, one table in the text.
 type Series struct {
 	Label    string

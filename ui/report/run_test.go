@@ -115,3 +115,14 @@ func TestSeriesLabels(t *testing.T) {
 		t.Errorf("same base names: labels %q, %q", ss[0].Label, ss[1].Label)
 	}
 }
+
+func TestNewRunReadsAReportInMemory(t *testing.T) {
+	base := load(t, "base.json")[0]
+	r, err := NewRun("live", &base.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name != "live" || len(r.Report.Endpoints) != 1 || r.Report.Endpoints[0].Levels[3].UserTPS.P50 != base.Report.Endpoints[0].Levels[3].UserTPS.P50 {
+		t.Errorf("NewRun: %+v", r.Report.Endpoints)
+	}
+}
