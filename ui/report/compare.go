@@ -38,6 +38,9 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 	pairs, notes := pairEndpoints(base, next)
 	c.Notes = append(c.Notes, notes...)
 	for _, p := range pairs {
+		if missing := missingLevels(p); len(missing) > 0 && next.Report.Interrupted {
+			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: NEW was interrupted before %s users, which BASE measured", p.name, strings.Join(missing, ", ")))
+		}
 		if x, y := p.base.extra.API, p.next.extra.API; x != "" && y != "" && x != y {
 			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: the API differs: BASE %s, NEW %s", p.name, x, y))
 		}
@@ -155,6 +158,17 @@ func pairEndpoints(base, next *Run) ([]endpointPair, []string) {
 		}
 	}
 	return pairs, notes
+}
+
+// missingLevels lists the users of BASE's levels that NEW did not measure.
+func missingLevels(p endpointPair) []string {
+	var out []string
+	for _, l := range p.base.Endpoint.Levels {
+		if _, ok := levelAt(p.next.Endpoint.Levels, l.Concurrency); !ok {
+			out = append(out, strconv.Itoa(l.Concurrency))
+		}
+	}
+	return out
 }
 
 func endpointNames(r *Run) string {

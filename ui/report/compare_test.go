@@ -92,6 +92,12 @@ func TestCompareMissingLevelIsARegression(t *testing.T) {
 	if !strings.Contains(c.Markdown, "| 8 | not measured in NEW |") {
 		t.Errorf("table lacks the missing level:\n%s", c.Markdown)
 	}
+	// Cut short by the user, NEW says nothing about the levels it did not reach.
+	cut := edited(t, next, "cut.json", func(r *model.Report) { r.Interrupted = true })
+	c = Compare(base, cut, DefaultThresholds)
+	if len(c.Regressions) > 0 || strings.Join(c.Mismatches, "") != "simulator: NEW was interrupted before 8 users, which BASE measured" {
+		t.Errorf("interrupted NEW: regressions %v, mismatches %v", c.Regressions, c.Mismatches)
+	}
 	// The other way round, NEW went further than BASE: shown, not a regression.
 	c = Compare(next, base, DefaultThresholds)
 	if len(c.Regressions) > 0 || !strings.Contains(c.Markdown, "| 8 | not measured in BASE |") {
