@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -65,9 +66,9 @@ type rampConfig struct {
 }
 
 type sloConfig struct {
-	UserTPSP50Min *float64 `yaml:"user_tps_p50_min"`
-	TTFTP95Max    *posDur  `yaml:"ttft_p95_max"`
-	ErrorRateMax  *rate    `yaml:"error_rate_max"`
+	UserTPSP50Min *sloNumber `yaml:"user_tps_p50_min"`
+	TTFTP95Max    *posDur    `yaml:"ttft_p95_max"`
+	ErrorRateMax  *rate      `yaml:"error_rate_max"`
 }
 
 // apiName is "chat" or "completions".
@@ -116,6 +117,19 @@ func (p *posDur) UnmarshalYAML(n *yaml.Node) error {
 		return lineError(n, "want a duration with a unit such as 15s or 500ms, got %q", n.Value)
 	}
 	*p = posDur(d)
+	return nil
+}
+
+// sloNumber is a finite number, 0 or more: what --slo accepts for user_tps_p50
+// (.inf, .nan and negative numbers are refused, as there).
+type sloNumber float64
+
+func (v *sloNumber) UnmarshalYAML(n *yaml.Node) error {
+	var f float64
+	if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return lineError(n, "want a finite number of tok/s, 0 or more, such as 30, got %q", n.Value)
+	}
+	*v = sloNumber(f)
 	return nil
 }
 

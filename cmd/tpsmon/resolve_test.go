@@ -127,9 +127,9 @@ func TestResolveSLO(t *testing.T) {
 		err  []string
 	}{
 		{name: "default", want: model.DefaultSLO},
-		{name: "config", sc: sloConfig{UserTPSP50Min: ptr(5.0), ErrorRateMax: ptr(rate(0.1))},
+		{name: "config", sc: sloConfig{UserTPSP50Min: ptr(sloNumber(5)), ErrorRateMax: ptr(rate(0.1))},
 			want: model.SLO{UserTPSMin: 5, TTFTP95Max: model.DefaultSLO.TTFTP95Max, ErrorRateMax: 0.1}},
-		{name: "flag over config", flag: "user_tps_p50>=7", sc: sloConfig{UserTPSP50Min: ptr(5.0), TTFTP95Max: ptr(posDur(time.Second))},
+		{name: "flag over config", flag: "user_tps_p50>=7", sc: sloConfig{UserTPSP50Min: ptr(sloNumber(5)), TTFTP95Max: ptr(posDur(time.Second))},
 			want: model.SLO{UserTPSMin: 7, TTFTP95Max: time.Second, ErrorRateMax: model.DefaultSLO.ErrorRateMax}},
 		{name: "bad flag", flag: "tps>=1", err: []string{"--slo", "tps"}},
 	}
