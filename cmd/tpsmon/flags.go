@@ -87,7 +87,7 @@ func parseHeader(s string, h http.Header) error {
 		return fmt.Errorf(`--header %q: not a valid header name (letters, digits and -, no spaces)`, name)
 	}
 	value = strings.TrimSpace(value)
-	if strings.ContainsAny(value, "\r\n\x00") {
+	if !validHeaderValue(value) {
 		return fmt.Errorf(`--header %q: the value holds a control character or a line break (the value is not shown)`, name)
 	}
 	h.Add(name, value)
@@ -103,6 +103,17 @@ func validHeaderName(name string) bool {
 		}
 	}
 	return name != ""
+}
+
+// validHeaderValue reports whether value can be sent as a header value: no control
+// character but a tab (RFC 9110), which net/http's client would refuse at every request.
+func validHeaderValue(value string) bool {
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // parseExtraBody parses a JSON object.

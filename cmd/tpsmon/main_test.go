@@ -102,6 +102,10 @@ func TestUsageErrors(t *testing.T) {
 		{"header no colon", nil, []string{"bench", "--header", "Authorization=" + testHeaderVal}, []string{"--header", "Name: value"}},
 		{"header empty name", nil, []string{"bench", "--header", ": " + testHeaderVal}, []string{"--header", "empty"}},
 		{"header bad name", nil, []string{"bench", "--header", "X Team: " + testHeaderVal}, []string{`--header "X Team"`, "not a valid header name"}},
+		// Found by FuzzParseHeader: net/http refuses to send a DEL or any control
+		// character but a tab, so every request would fail.
+		{"header DEL in value", nil, []string{"bench", "--header", "X-A: " + testHeaderVal + "\x7f"}, []string{`--header "X-A"`, "control character"}},
+		{"header control in value", nil, []string{"bench", "--header", "X-A: a\x01" + testHeaderVal}, []string{`--header "X-A"`, "control character"}},
 		{"empty key env", nil, []string{"bench", "--api-key-env", ""}, []string{"--api-key-env"}},
 		// The key itself given where its variable's name belongs: never echo it.
 		{"key as key env", nil, []string{"bench", "--url", "http://127.0.0.1:8000/v1", "--api-key-env", testKey}, []string{"--api-key-env", "name of an environment variable"}},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,25 @@ func TestFlagUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		errSays(t, tt.want, flagUsage(tt.err), tt.want)
+	}
+}
+
+// TestParseHeaderValues: values net/http can send are accepted (a tab included); any
+// other control character is refused (found by FuzzParseHeader: "0:0\x7f0").
+func TestParseHeaderValues(t *testing.T) {
+	for s, ok := range map[string]bool{"X: a\tb": true, "X: ä": true, "0:0\x7f0": false, "X: a\x01": false, "X: a\rb": false, "X: \x00": false} {
+		err := parseHeader(s, http.Header{})
+		if (err == nil) != ok {
+			t.Errorf("parseHeader(%q) = %v, want ok %v", s, err, ok)
+		}
+		if err == nil {
+			req, _ := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
+			h := http.Header{}
+			parseHeader(s, h)
+			req.Header = h
+			if _, err := http.DefaultTransport.RoundTrip(req); err != nil && strings.Contains(err.Error(), "invalid header") {
+				t.Errorf("parseHeader(%q) accepted a value net/http refuses: %v", s, err)
+			}
+		}
 	}
 }
