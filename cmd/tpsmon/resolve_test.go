@@ -254,3 +254,39 @@ func TestParseHeaderValues(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckConcurrency(t *testing.T) {
+	tests := []struct {
+		name   string
+		levels []int
+		from   string
+		users  int
+		max    int
+		err    []string
+	}{
+		{name: "fits", levels: []int{1, 64}, from: "--ramp", users: 64, max: 64},
+		{name: "users above", levels: []int{1}, from: "--ramp", users: 20000, max: 1000, err: []string{"--users 20000", "at most 1000", "ulimit -n"}},
+		{name: "level above", levels: []int{1, 2000}, from: "--ramp", max: 1000, err: []string{"--ramp: level 2000", "at most 1000", "ulimit -n"}},
+		{name: "config level", levels: []int{4096}, from: "config c.yaml: line 3: ramp.levels", max: 1000, err: []string{"config c.yaml: line 3: ramp.levels: level 4096"}},
+	}
+	for _, tt := range tests {
+		errSays(t, tt.name, checkConcurrency(tt.levels, tt.from, tt.users, tt.max), tt.err...)
+	}
+}
+
+func TestRampFrom(t *testing.T) {
+	cfg := &fileConfig{path: "c.yaml", Ramp: rampConfig{Levels: []posInt{1}}, lines: map[string]int{"ramp.levels": 3}}
+	for _, tt := range []struct {
+		cfg     *fileConfig
+		changed []string
+		want    string
+	}{
+		{&fileConfig{}, nil, "--ramp"},
+		{cfg, nil, "config c.yaml: line 3: ramp.levels"},
+		{cfg, []string{"ramp"}, "--ramp"},
+	} {
+		if got := rampFrom(tt.cfg, given(tt.changed...)); got != tt.want {
+			t.Errorf("rampFrom = %q, want %q", got, tt.want)
+		}
+	}
+}
