@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -120,14 +119,14 @@ func (p *posDur) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// sloNumber is a finite number, 0 or more: what --slo accepts for user_tps_p50
-// (.inf, .nan and negative numbers are refused, as there).
+// sloNumber is a number (model.SLO.Validate, called by resolveSLO, judges its value
+// as --slo's is judged).
 type sloNumber float64
 
 func (v *sloNumber) UnmarshalYAML(n *yaml.Node) error {
 	var f float64
-	if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return lineError(n, "want a finite number of tok/s, 0 or more, such as 30, got %q", n.Value)
+	if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil {
+		return lineError(n, "want a number of tok/s such as 30, got %q", n.Value)
 	}
 	*v = sloNumber(f)
 	return nil

@@ -130,9 +130,12 @@ func FuzzLoadConfig(f *testing.F) {
 		for i := range cfg.Endpoints {
 			_ = cfg.where(i)
 		}
-		slo, err := resolveSLO("", cfg.SLO)
+		slo, err := resolveSLO("", cfg)
 		if err != nil {
-			t.Fatalf("resolveSLO: %v", err)
+			if !strings.HasPrefix(err.Error(), "config fuzz.yaml: ") {
+				t.Fatalf("resolveSLO: error does not name the file: %q", err)
+			}
+			return
 		}
 		u, e := slo.UserTPSMin, slo.ErrorRateMax
 		if math.IsNaN(u) || math.IsInf(u, 0) || u < 0 || math.IsNaN(e) || e < 0 || e > 1 || slo.TTFTP95Max <= 0 {

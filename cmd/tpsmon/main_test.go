@@ -196,9 +196,9 @@ func TestConfigErrors(t *testing.T) {
 		{"bad api", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    api: responses\n", []string{"line 3", "endpoints[0].api", "chat or completions"}},
 		{"bad rate", "slo:\n  error_rate_max: 5\n", []string{"line 2", "slo.error_rate_max"}},
 		// The config accepts exactly what --slo accepts: no infinity, NaN or negative.
-		{"slo inf", "slo: {user_tps_p50_min: .inf}\n", []string{"line 1", "slo.user_tps_p50_min", `".inf"`, "finite"}},
-		{"slo nan", "slo:\n  user_tps_p50_min: .nan\n", []string{"line 2", "slo.user_tps_p50_min", `".nan"`}},
-		{"slo negative", "slo:\n  user_tps_p50_min: -3\n", []string{"line 2", "slo.user_tps_p50_min", `"-3"`}},
+		{"slo inf", "slo: {user_tps_p50_min: .inf}\n", []string{"line 1", "slo.user_tps_p50_min", "+Inf", "finite"}},
+		{"slo nan", "slo:\n  user_tps_p50_min: .nan\n", []string{"line 2", "slo.user_tps_p50_min", "NaN"}},
+		{"slo negative", "slo:\n  user_tps_p50_min: -3\n", []string{"line 2", "slo.user_tps_p50_min", "-3"}},
 		{"slo not a number", "slo:\n  user_tps_p50_min: fast\n", []string{"line 2", "slo.user_tps_p50_min", `"fast"`}},
 		{"slo rate inf", "slo:\n  error_rate_max: .inf\n", []string{"line 2", "slo.error_rate_max"}},
 		{"slo ttft negative", "slo:\n  ttft_p95_max: -1s\n", []string{"line 2", "slo.ttft_p95_max"}},

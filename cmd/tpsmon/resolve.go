@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -44,7 +45,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	slo, err := resolveSLO(f.slo, cfg.SLO)
+	slo, err := resolveSLO(f.slo, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -146,10 +147,15 @@ func resolveRamp(f *runFlags, rc rampConfig, changed func(string) bool) (probe.R
 	return r, nil
 }
 
+// sloKeys maps the terms of model.SLOError to the config's slo keys.
+var sloKeys = map[string]string{"user_tps_p50": "user_tps_p50_min", "ttft_p95": "ttft_p95_max", "error_rate": "error_rate_max"}
+
 // resolveSLO is the capacity criteria: the defaults, then the config's, then the
-// terms of --slo over them.
-func resolveSLO(flag string, sc sloConfig) (model.SLO, error) {
+// terms of --slo over them. The config's criteria are judged by model.SLO.Validate,
+// as --slo's are, and refused at their file and line.
+func resolveSLO(flag string, cfg *fileConfig) (model.SLO, error) {
 	slo := model.DefaultSLO
+	sc := cfg.SLO
 	if v := sc.UserTPSP50Min; v != nil {
 		slo.UserTPSMin = float64(*v)
 	}
@@ -159,10 +165,20 @@ func resolveSLO(flag string, sc sloConfig) (model.SLO, error) {
 	if v := sc.ErrorRateMax; v != nil {
 		slo.ErrorRateMax = float64(*v)
 	}
+	if err := slo.Validate(); err != nil {
+		var se *model.SLOError
+		if errors.As(err, &se) && sloKeys[se.Term] != "" {
+			return slo, usageErrorf("%s: %v", cfg.at("slo."+sloKeys[se.Term]), err)
+		}
+		return slo, usageErrorf("config %s: slo: %v", cfg.path, err)
+	}
 	if flag == "" {
 		return slo, nil
 	}
 	slo, err := model.ParseSLOFrom(slo, flag)
+	if err == nil {
+		err = slo.Validate()
+	}
 	if err != nil {
 		return slo, usageErrorf("--slo: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -133,9 +134,11 @@ func TestResolveSLO(t *testing.T) {
 		{name: "flag over config", flag: "user_tps_p50>=7", sc: sloConfig{UserTPSP50Min: ptr(sloNumber(5)), TTFTP95Max: ptr(posDur(time.Second))},
 			want: model.SLO{UserTPSMin: 7, TTFTP95Max: time.Second, ErrorRateMax: model.DefaultSLO.ErrorRateMax}},
 		{name: "bad flag", flag: "tps>=1", err: []string{"--slo", "tps"}},
+		{name: "config inf", sc: sloConfig{UserTPSP50Min: ptr(sloNumber(math.Inf(1)))}, err: []string{"config c.yaml: line 4: slo.user_tps_p50_min: ", "+Inf", "finite"}},
+		{name: "config negative", flag: "user_tps_p50>=3", sc: sloConfig{UserTPSP50Min: ptr(sloNumber(-1))}, err: []string{"line 4: slo.user_tps_p50_min", "-1"}},
 	}
 	for _, tt := range tests {
-		slo, err := resolveSLO(tt.flag, tt.sc)
+		slo, err := resolveSLO(tt.flag, &fileConfig{path: "c.yaml", SLO: tt.sc, lines: map[string]int{"slo.user_tps_p50_min": 4}})
 		errSays(t, tt.name, err, tt.err...)
 		if err == nil && slo != tt.want {
 			t.Errorf("%s: %+v, want %+v", tt.name, slo, tt.want)
