@@ -299,6 +299,13 @@ func TestBenchModelRequired(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	checkClean(t, r)
+	// From the config: the config's key is named, at the endpoint's line.
+	path := writeFile(t, "c.yaml", "endpoints:\n  - name: a\n    url: "+srv.URL+"/v1\n")
+	r = cli(t, nil, secretEnv, nil, "bench", "--config", path, "--ramp", "1", "--hold", "1s")
+	if want := "line 2: endpoints[0] (a): model: is required for this endpoint (or --model for every endpoint); the server serves: alpha, beta"; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("config: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
+	checkClean(t, r)
 }
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader goroutine.

@@ -68,15 +68,24 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 			case 1:
 				ep.Model = models[0]
 			case 0:
-				return nil, usageErrorf("%s: --model is required; %s does not list the models it serves", p.sources[i], probe.RedactedURL(ep.BaseURL))
+				return nil, usageErrorf("%s: %s; %s does not list the models it serves", p.sources[i], modelRequired(p.sources[i]), probe.RedactedURL(ep.BaseURL))
 			default:
-				return nil, usageErrorf("%s: --model is required; the server serves: %s", p.sources[i], strings.Join(models, ", "))
+				return nil, usageErrorf("%s: %s; the server serves: %s", p.sources[i], modelRequired(p.sources[i]), strings.Join(models, ", "))
 			}
 		} else if len(models) > 0 && !slices.Contains(models, ep.Model) {
 			fmt.Fprintf(a.stderr, "tpsmon: warning: %s does not list model %q; it lists: %s\n", ep.Name, ep.Model, strings.Join(models, ", "))
 		}
 	}
 	return nil, nil
+}
+
+// modelRequired says where the model name goes for an endpoint from source: the
+// config's model key, or --model.
+func modelRequired(source string) string {
+	if strings.HasPrefix(source, "config ") {
+		return "model: is required for this endpoint (or --model for every endpoint)"
+	}
+	return "--model is required"
 }
 
 // Close stops the simulator.
