@@ -113,6 +113,13 @@ func TestBenchOnBuiltInSimulator(t *testing.T) {
 	if err != nil || bytes.Count(data, []byte("\n")) < 2 {
 		t.Errorf("results.csv: %v\n%s", err, data)
 	}
+	// Written atomically: through temporary files that are gone once renamed.
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 2 {
+		t.Errorf("the output directory holds %v, want results.json and results.csv only", names)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, ".*")); len(names) != 0 {
+		t.Errorf("temporary files left behind: %v", names)
+	}
 }
 
 // arithmeticSim starts a simulator whose per-user rate at concurrency c is exactly
