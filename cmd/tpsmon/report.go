@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/ui/report"
 )
 
@@ -62,7 +63,7 @@ func (a *app) runReport(paths []string, out string) error {
 	if err := report.Write(&buf, format, runs); err != nil {
 		return usageErrorf("%v", err)
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(out, buf.Bytes(), 0o644); err != nil {
 		return usageErrorf("-o %s: cannot write the report: %v", out, unwrapPathError(err))
 	}
 	fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", out)
