@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,44 +30,52 @@ func shardSample(r *rand.Rand, c int, send time.Duration) *Sample {
 }
 
 // shardLevel is one level's schedule in the test: the whole level's users, when it
-// began, when each shard turned steady (their windows start apart), when it ended,
-// and the chunks each shard delivered in its steady window.
+// began and ended, when shard 0 turned steady (shard k does k x 300 ms later, and its
+// clock is k x 250 ms behind: the windows overlap but do not coincide), and the chunks
+// shard 0 delivered in its steady window (shard k: 100 x k more).
 type shardLevel struct {
-	c             int
-	start, end    time.Duration
-	steady        [2]time.Duration
-	chunks        [2]int64
-	samplesPerSec int
+	c                  int
+	start, end, steady time.Duration
+	chunks             int64
+	samplesPerSec      int
 }
 
 var shardLevels = []shardLevel{
-	{c: 2, start: 0, end: 30 * sec, steady: [2]time.Duration{1 * sec, 1200 * msec}, chunks: [2]int64{2900, 3000}, samplesPerSec: 1},
-	{c: 4, start: 30 * sec, end: 60 * sec, steady: [2]time.Duration{31 * sec, 32500 * msec}, chunks: [2]int64{5600, 5500}, samplesPerSec: 2},
-	{c: 8, start: 60 * sec, end: 90 * sec, steady: [2]time.Duration{62 * sec, 61 * sec}, chunks: [2]int64{5800, 5900}, samplesPerSec: 4},
-	{c: 16, start: 90 * sec, end: 120 * sec, steady: [2]time.Duration{93 * sec, 92 * sec}, chunks: [2]int64{6000, 6100}, samplesPerSec: 8},
+	{c: 2, start: 0, end: 30 * sec, steady: 1 * sec, chunks: 2900, samplesPerSec: 1},
+	{c: 4, start: 30 * sec, end: 60 * sec, steady: 31 * sec, chunks: 5600, samplesPerSec: 2},
+	{c: 8, start: 60 * sec, end: 90 * sec, steady: 62 * sec, chunks: 5800, samplesPerSec: 4},
+	{c: 16, start: 90 * sec, end: 120 * sec, steady: 93 * sec, chunks: 6000, samplesPerSec: 8},
 }
 
-// feedShards feeds two shard Trackers and one Tracker that sees both shards' samples,
-// and whose segment of each level spans both shards' steady windows with both shards'
-// chunks: the one process that held the whole load. Shard 1 ends each level 250 ms
-// late (its clock is a little behind): the windows overlap but do not coincide.
-func feedShards(seed uint64) (shards [2]*Tracker, whole *Tracker, nsamples [2]int) {
+const (
+	shardLag    = 250 * msec // shard k's clock is k x shardLag behind
+	shardSteady = 300 * msec // shard k turns steady k x shardSteady after shard 0
+)
+
+// feedShards feeds n shard Trackers, and one Tracker that sees every shard's samples
+// and whose segment of each level spans the shards' steady windows with all their
+// chunks: the one process that held the whole load.
+func feedShards(seed uint64, n int) (shards []*Tracker, whole *Tracker, nsamples int) {
 	r := rand.New(rand.NewPCG(seed, 7))
-	shards = [2]*Tracker{NewTracker(TrackerOptions{}), NewTracker(TrackerOptions{})}
 	whole = NewTracker(TrackerOptions{})
+	for range n {
+		shards = append(shards, NewTracker(TrackerOptions{}))
+	}
 	for i, lv := range shardLevels {
-		lag := [2]time.Duration{0, 250 * msec}
-		for k := range 2 {
-			shards[k].UpdateSegment(seg(i+1, lv.c, lv.start+lag[k], lv.steady[k], lv.end+lag[k], lv.chunks[k], false))
+		var chunks int64
+		for k := range n {
+			lag := time.Duration(k) * shardLag
+			steady := lv.steady + time.Duration(k)*shardSteady
+			ch := lv.chunks + 100*int64(k)
+			shards[k].UpdateSegment(seg(i+1, lv.c, lv.start+lag, steady+lag, lv.end+lag, ch, false))
+			chunks += ch
 		}
-		first := min(lv.steady[0], lv.steady[1])
-		whole.UpdateSegment(seg(i+1, lv.c, lv.start, first, lv.end+lag[1], lv.chunks[0]+lv.chunks[1], false))
+		whole.UpdateSegment(seg(i+1, lv.c, lv.start, lv.steady, lv.end+time.Duration(n-1)*shardLag, chunks, false))
 		for ms := lv.start; ms < lv.end; ms += sec / time.Duration(lv.samplesPerSec) {
-			k := r.IntN(2)
 			s := shardSample(r, lv.c, ms+time.Duration(r.IntN(1000))*msec)
-			shards[k].AddSample(s)
+			shards[r.IntN(n)].AddSample(s)
 			whole.AddSample(s)
-			nsamples[k]++
+			nsamples++
 		}
 	}
 	return shards, whole, nsamples
@@ -91,19 +100,27 @@ func shardReport(t *testing.T, tr *Tracker, shard *ReportShard) *Report {
 	return &back
 }
 
-// TestMergeShardsEqualsOneTracker: two shards' reports, merged, are the report of one
-// Tracker fed with both sets of samples over the union of their windows: every count
+// TestMergeShardsEqualsOneTracker: n shards' reports, merged, are the report of one
+// Tracker fed with every shard's samples over the union of their windows: every count
 // exact, every percentile, the histograms, windows, aggregate, capacity and saturation.
 func TestMergeShardsEqualsOneTracker(t *testing.T) {
-	shards, whole, n := feedShards(11)
-	a := shardReport(t, shards[0], &ReportShard{Index: 0, Count: 2})
-	b := shardReport(t, shards[1], &ReportShard{Index: 1, Count: 2})
-	got, err := Merge([]MergeFile{{"b.json", b}, {"a.json", a}})
+	for _, n := range []int{2, 4} {
+		t.Run(strconv.Itoa(n)+" shards", func(t *testing.T) { testMergeShards(t, n) })
+	}
+}
+
+func testMergeShards(t *testing.T, n int) {
+	shards, whole, sent := feedShards(11, n)
+	var files []MergeFile
+	for k := n - 1; k >= 0; k-- { // any order
+		files = append(files, MergeFile{Name: "shard-" + strconv.Itoa(k) + ".json", Report: shardReport(t, shards[k], &ReportShard{Index: k, Count: n})})
+	}
+	got, err := Merge(files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := shardReport(t, whole, nil)
-	if got.MergedFrom != 2 || got.Settings.Shard != nil || !reflect.DeepEqual(got.Settings, want.Settings) {
+	if got.MergedFrom != n || got.Settings.Shard != nil || !reflect.DeepEqual(got.Settings, want.Settings) {
 		t.Errorf("merged_from %d, settings %+v", got.MergedFrom, got.Settings)
 	}
 	ge, we := got.Endpoints[0], want.Endpoints[0]
@@ -119,26 +136,33 @@ func TestMergeShardsEqualsOneTracker(t *testing.T) {
 			t.Errorf("level %d merged\n%s\nwant\n%s", g.Concurrency, gj, wj)
 		}
 		requests += g.Requests
-		sum := a.Endpoints[0].Levels[i].Requests + b.Endpoints[0].Levels[i].Requests
+		sum := 0
+		for _, f := range files {
+			sum += f.Report.Endpoints[0].Levels[i].Requests
+		}
 		if g.Requests != sum || g.Hist.TTFT.Count == 0 {
 			t.Errorf("level %d: %d requests, shards have %d", g.Concurrency, g.Requests, sum)
 		}
+		// The aggregate: every shard's tokens (two per chunk) over the union of the
+		// windows, from shard 0's steady moment to the last shard's end.
+		lv := shardLevels[i]
+		d := lv.end + time.Duration(n-1)*shardLag - lv.steady
+		tokens := 2 * float64(int64(n)*lv.chunks+100*int64(n*(n-1)/2))
+		if g.DurationS != round(d.Seconds(), 2) || g.AggregateTPS != round(tokens/d.Seconds(), 2) || len(g.Windows) != 1 {
+			t.Errorf("level %d: duration %v aggregate %v windows %v, want %v s and %v tok/s",
+				g.Concurrency, g.DurationS, g.AggregateTPS, g.Windows, d.Seconds(), tokens/d.Seconds())
+		}
 	}
-	if requests != n[0]+n[1] {
-		t.Errorf("%d requests merged, %d sent", requests, n[0]+n[1])
+	if requests != sent {
+		t.Errorf("%d requests merged, %d sent", requests, sent)
 	}
 	if !reflect.DeepEqual(ge, we) {
 		t.Errorf("endpoint: capacity %+v saturation %v source %q, want %+v %v %q",
 			ge.Capacity, ge.SaturationUsers, ge.TokenSource, we.Capacity, we.SaturationUsers, we.TokenSource)
 	}
-	// The test means something: the merged run finds a capacity and a saturation, and
-	// the aggregate is the two shards' together over the union of their windows.
+	// The test means something: the merged run finds a capacity and a saturation.
 	if ge.Capacity.Users == 0 || ge.SaturationUsers == nil {
 		t.Errorf("capacity %+v, saturation %v: pick levels that find both", ge.Capacity, ge.SaturationUsers)
-	}
-	l := ge.Levels[1] // 4 users: windows [31 s, 60 s] and [32.5 s, 60.25 s]
-	if l.DurationS != 29.25 || l.AggregateTPS != round(2*11100/29.25, 2) || len(l.Windows) != 1 {
-		t.Errorf("4 users: duration %v aggregate %v windows %v", l.DurationS, l.AggregateTPS, l.Windows)
 	}
 }
 
@@ -177,7 +201,7 @@ func TestMergeWholeRuns(t *testing.T) {
 }
 
 func TestMergeRefuses(t *testing.T) {
-	shards, _, _ := feedShards(3)
+	shards, _, _ := feedShards(3, 2)
 	sh := func(i, n int) *ReportShard { return &ReportShard{Index: i, Count: n} }
 	tests := []struct {
 		name string
