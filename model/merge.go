@@ -20,9 +20,10 @@ type MergeFile struct {
 // (settings.shard 0/N to N-1/N, every one of them, each once), or whole runs (no shard).
 // It refuses, naming the files and the setting, reports whose schema, tool version,
 // settings (ramp, hold, max hold, API, max_tokens, prompt size, ignore_eos, extra body
-// keys, timeout, criteria, shard count) or endpoints (count, name, URL, model, API,
-// simulated) differ, a mix of shards and whole runs, a shard missing or given twice,
-// and a level without histograms (a report written before they were added).
+// keys, timeout, criteria, shard count) or endpoints (count, name, URL except the
+// built-in simulator's, model, API, simulated) differ, a mix of shards and whole runs,
+// a shard missing or given twice, and a level without histograms (a report written
+// before they were added).
 //
 // Per endpoint (by position) and level (by users: a shard's levels are keyed by the
 // whole level's users), the merged level has:
@@ -212,13 +213,19 @@ var mergeSettings = []struct {
 	{"endpoints", func(r *Report) string { return strconv.Itoa(len(r.Endpoints)) + " endpoints" }},
 }
 
-// endpointSettings are the fields that must be the same in each endpoint of every report.
+// endpointSettings are the fields that must be the same in each endpoint of every
+// report (the URL of the built-in simulator excepted).
 var endpointSettings = []struct {
 	name string
 	get  func(*ReportEndpoint) string
 }{
 	{"name", func(e *ReportEndpoint) string { return e.Name }},
-	{"url", func(e *ReportEndpoint) string { return e.URL }},
+	{"url", func(e *ReportEndpoint) string {
+		if e.Simulated {
+			return "" // the built-in simulator listens on a new port each run
+		}
+		return e.URL
+	}},
 	{"model", func(e *ReportEndpoint) string { return e.Model }},
 	{"api", func(e *ReportEndpoint) string { return e.API }},
 	{"simulated", func(e *ReportEndpoint) string { return strconv.FormatBool(e.Simulated) }},

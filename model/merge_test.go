@@ -269,3 +269,20 @@ func TestMarkdownSaysMergedAndShard(t *testing.T) {
 		t.Errorf("no shard line:\n%s", md)
 	}
 }
+
+// TestMergeSimulatorURL: the built-in simulator listens on a new port each run: its URL
+// is not compared; a real endpoint's is.
+func TestMergeSimulatorURL(t *testing.T) {
+	shards, _, _ := feedShards(5, 2)
+	a := shardReport(t, shards[0], &ReportShard{Index: 0, Count: 2})
+	b := shardReport(t, shards[1], &ReportShard{Index: 1, Count: 2})
+	b.Endpoints[0].URL = "http://127.0.0.1:9/v1"
+	if _, err := Merge([]MergeFile{{"a.json", a}, {"b.json", b}}); err == nil {
+		t.Error("endpoints of different URLs merged")
+	}
+	a.Endpoints[0].Simulated, b.Endpoints[0].Simulated = true, true
+	got, err := Merge([]MergeFile{{"a.json", a}, {"b.json", b}})
+	if err != nil || got.Endpoints[0].URL != a.Endpoints[0].URL {
+		t.Errorf("simulated endpoints: %v, url %q", err, got.Endpoints[0].URL)
+	}
+}

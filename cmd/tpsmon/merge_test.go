@@ -122,3 +122,47 @@ func TestMergeCommandRefuses(t *testing.T) {
 		t.Errorf("%s changed: %v", b, err)
 	}
 }
+
+// TestMergeTwoBenchRuns: what bench writes can be merged: two runs on the built-in
+// simulator, one after the other, merge into one report whose requests add up.
+func TestMergeTwoBenchRuns(t *testing.T) {
+	dir := t.TempDir()
+	var runs []*model.Report
+	var names []string
+	for _, name := range []string{"a.json", "b.json"} {
+		out := filepath.Join(dir, name)
+		r := cli(t, nil, secretEnv, nil, "bench", "--ramp", "1,2", "--hold", "1s", "--max-tokens", "16", "--out", out)
+		if r.code != exitOK {
+			t.Fatalf("bench: exit %d; stderr:\n%s", r.code, r.stderr)
+		}
+		rep, err := readResults(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, names = append(runs, rep), append(names, out)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	r := cli(t, nil, nil, nil, "merge", names[0], names[1], "-o", merged)
+	checkClean(t, r)
+	if r.code != exitOK {
+		t.Fatalf("merge: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	got, err := readResults(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]int{}
+	for _, rep := range runs {
+		for _, l := range rep.Endpoints[0].Levels {
+			want[l.Concurrency] += l.Requests
+		}
+	}
+	for _, l := range got.Endpoints[0].Levels {
+		if l.Requests != want[l.Concurrency] || l.Requests == 0 || l.Hist == nil || len(l.Windows) != 2 {
+			t.Errorf("level %d: %d requests (runs: %d), %d windows", l.Concurrency, l.Requests, want[l.Concurrency], len(l.Windows))
+		}
+	}
+	if len(got.Endpoints[0].Levels) != len(want) || got.MergedFrom != 2 {
+		t.Errorf("%d levels, merged_from %d", len(got.Endpoints[0].Levels), got.MergedFrom)
+	}
+}
