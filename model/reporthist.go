@@ -128,3 +128,25 @@ func union(spans []span) ([]span, time.Duration) {
 	}
 	return out, total
 }
+
+// Users is this shard's share of a level of total users: total/Count, plus one for
+// the lowest total%Count indexes, so that the shares add up to total (a share may be 0).
+func (s ReportShard) Users(total int) int {
+	if s.Count <= 0 || s.Index < 0 || s.Index >= s.Count || total <= 0 {
+		return 0
+	}
+	n := total / s.Count
+	if s.Index < total%s.Count {
+		n++
+	}
+	return n
+}
+
+// Rate is this shard's share of an arrival rate: rate/Count (independent Poisson
+// streams of rate R/N add up to one of rate R).
+func (s ReportShard) Rate(rate float64) float64 {
+	if s.Count <= 0 {
+		return 0
+	}
+	return rate / float64(s.Count)
+}

@@ -56,3 +56,30 @@ func TestUnion(t *testing.T) {
 		}
 	}
 }
+
+func TestShardShares(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 7} {
+		for _, total := range []int{1, 2, 5, 16, 33, 1000} {
+			sum, prev := 0, total+1
+			for i := range n {
+				u := ReportShard{Index: i, Count: n}.Users(total)
+				if u > prev || prev-u > 1 && i > 0 {
+					t.Errorf("%d users over %d shards: shard %d gets %d after %d", total, n, i, u, prev)
+				}
+				sum, prev = sum+u, u
+			}
+			if sum != total {
+				t.Errorf("%d users over %d shards add up to %d", total, n, sum)
+			}
+		}
+	}
+	if got := (ReportShard{Index: 2, Count: 4}).Users(10); got != 2 { // 3, 3, 2, 2
+		t.Errorf("10 users, shard 2/4: %d, want 2", got)
+	}
+	if got := (ReportShard{Index: 1, Count: 2}).Users(1); got != 0 {
+		t.Errorf("1 user, shard 1/2: %d, want 0", got)
+	}
+	if got := (ReportShard{Index: 0, Count: 4}).Rate(10); got != 2.5 {
+		t.Errorf("rate 10, 4 shards: %v", got)
+	}
+}
