@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/atomicfile"
 )
 
 // mergeFlags are merge's flags.
@@ -72,14 +72,14 @@ func (a *app) runMerge(f *mergeFlags, args []string) error {
 	fmt.Fprint(a.stdout, model.Markdown(merged))
 	if f.out != "" {
 		data, _ := json.MarshalIndent(merged, "", "  ") // a Report always marshals
-		if err := writeFileAtomic(f.out, append(data, '\n')); err != nil {
-			return usageErrorf("--out: cannot write the merged results: %v", err)
+		if err := atomicfile.Write(f.out, append(data, '\n'), 0o644); err != nil {
+			return usageErrorf("--out %s: cannot write the merged results: %v", f.out, unwrapPathError(err))
 		}
 		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
 	}
 	if f.csv != "" {
-		if err := writeFileAtomic(f.csv, []byte(model.CSV(merged))); err != nil {
-			return usageErrorf("--csv: cannot write the merged results: %v", err)
+		if err := atomicfile.Write(f.csv, []byte(model.CSV(merged)), 0o644); err != nil {
+			return usageErrorf("--csv %s: cannot write the merged results: %v", f.csv, unwrapPathError(err))
 		}
 		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
 	}
@@ -100,28 +100,4 @@ func readResults(name string) (*model.Report, error) {
 		return nil, fmt.Errorf("%s: not a tpsmon results.json (no schema)", name)
 	}
 	return &r, nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it over
-// path, so that a reader never sees half a report.
-// TODO(lead): use the shared helper (probe/atomicfile) once it lands on main.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tpsmon-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }
