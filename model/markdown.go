@@ -39,7 +39,7 @@ func writeSettings(b *strings.Builder, r *Report) {
 	}
 	line(b, "run", when)
 	if r.MergedFrom > 0 {
-		b.WriteString("- merged: " + strconv.Itoa(r.MergedFrom) + " runs (histograms merged, counters summed; see tpsmon merge)\n")
+		b.WriteString("- merged: " + strconv.Itoa(r.MergedFrom) + " results (shards or whole runs: histograms merged, counters summed)\n")
 	}
 	if sh := s.Shard; sh != nil {
 		b.WriteString("- shard: " + shardWords(sh) + " (this run sent its share of each level's users; merge the shards' results.json)\n")

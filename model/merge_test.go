@@ -261,7 +261,7 @@ func TestMergeReadsOlderReports(t *testing.T) {
 func TestMarkdownSaysMergedAndShard(t *testing.T) {
 	r := sampleReport()
 	r.MergedFrom = 4
-	if md := Markdown(r); !strings.Contains(md, "- merged: 4 runs") {
+	if md := Markdown(r); !strings.Contains(md, "- merged: 4 results (shards or whole runs") {
 		t.Errorf("no merged line:\n%s", md)
 	}
 	r.MergedFrom, r.Settings.Shard = 0, &ReportShard{Index: 2, Count: 4}

@@ -57,7 +57,7 @@ func TestMergeCommand(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "- merged: 2 runs") || !strings.Contains(r.stdout, "| 4 | 20 | 20 | 0 |") {
+	if !strings.Contains(r.stdout, "- merged: 2 results") || !strings.Contains(r.stdout, "| 4 | 20 | 20 | 0 |") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
 	if !strings.Contains(r.stderr, "wrote "+out) || !strings.Contains(r.stderr, "wrote "+csv) {
