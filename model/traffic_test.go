@@ -206,3 +206,19 @@ func TestTrafficFeedsItsParts(t *testing.T) {
 		t.Errorf("chunk gaps %+v: a failed request's gaps must stay out", st.ChunkGaps)
 	}
 }
+
+func TestClientWait(t *testing.T) {
+	c := NewClientWait()
+	if c.Stats() != (WaitStats{}) {
+		t.Errorf("empty wait stats = %+v", c.Stats())
+	}
+	for i := range 100 {
+		c.Add(time.Duration(i)*time.Millisecond, i >= 80)
+	}
+	c.Add(-time.Second, false) // a clock step: counted as no wait
+	st := c.Stats()
+	if st.Arrivals != 101 || st.Capped != 20 || math.Abs(st.CappedShare-20.0/101) > 1e-12 ||
+		math.Abs(st.P50-49) > 0.05 || math.Abs(st.P95-94) > 0.1 || st.Max != 99 {
+		t.Errorf("wait stats %+v", st)
+	}
+}
