@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -192,6 +193,20 @@ peek:
 		break peek
 	}
 	return parseLines(br)
+}
+
+// LoadFile reads the dataset at path (see Parse). Errors name the file.
+func LoadFile(path string) (entries []Entry, skipped int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err // *fs.PathError names the file
+	}
+	defer f.Close()
+	entries, skipped, err = Parse(f)
+	if err != nil {
+		return nil, skipped, fmt.Errorf("%s: %w", path, err)
+	}
+	return entries, skipped, nil
 }
 
 func parseLines(r io.Reader) ([]Entry, int, error) {

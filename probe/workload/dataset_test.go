@@ -2,6 +2,8 @@ package workload
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -143,4 +145,41 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("accepted max_tokens %d", e.MaxTokens)
 		}
 	})
+}
+
+func TestLoadFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	if err := os.WriteFile(good, []byte(`{"prompt": "a"}`+"\n"+`{"messages": [{"role": "user", "content": "b"}, {"role": "assistant", "content": "c"}]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := LoadFile(good)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("LoadFile: %v, %d entries", err, len(got))
+	}
+	if txt := (Request{Messages: got[1].Messages}).Text(); txt != "b\n\nc" {
+		t.Errorf("Text() of messages = %q", txt)
+	}
+	if txt := (Request{Prompt: "a"}).Text(); txt != "a" {
+		t.Errorf("Text() of a prompt = %q", txt)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"prompt": "a"}`+"\n"+`{"prompt": 1}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = LoadFile(bad)
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "bad.jsonl") {
+		t.Errorf("bad file: %v, want line 2 and the file's name", err)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadFile(empty); !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "empty.jsonl") {
+		t.Errorf("empty file: %v", err)
+	}
+	if _, _, err := LoadFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
 }

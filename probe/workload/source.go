@@ -30,6 +30,19 @@ type Request struct {
 	PromptTokens int
 }
 
+// Text is the prompt as one text: Prompt, or the messages' contents joined by blank
+// lines (what a completions-API client sends for a chat dataset).
+func (r Request) Text() string {
+	if r.Messages == nil {
+		return r.Prompt
+	}
+	parts := make([]string, len(r.Messages))
+	for i, m := range r.Messages {
+		parts[i] = m.Content
+	}
+	return strings.Join(parts, "\n\n")
+}
+
 // Source gives the request with index i (0-based, in the order requests are sent).
 // It is safe for concurrent use and gives the same request for the same i.
 type Source interface {
