@@ -174,6 +174,9 @@ func firstHumanTurn(raw json.RawMessage) (string, error) {
 // is refused. A dataset with no request is refused with ErrEmpty.
 func Parse(r io.Reader) (entries []Entry, skipped int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		_, _ = br.Discard(3) // a UTF-8 byte order mark, as some editors write
+	}
 peek:
 	for {
 		c, err := br.Peek(1)

@@ -63,6 +63,14 @@ func TestParseRefusesABadLineWithItsNumber(t *testing.T) {
 	}
 }
 
+func TestParseSkipsAByteOrderMark(t *testing.T) {
+	for _, in := range []string{"\ufeff{\"prompt\": \"a\"}\n", "\ufeff[{\"prompt\": \"a\"}]"} {
+		if got, _, err := Parse(strings.NewReader(in)); err != nil || len(got) != 1 || got[0].Prompt != "a" {
+			t.Errorf("Parse(%q) = %+v, %v", in, got, err)
+		}
+	}
+}
+
 func TestParseRefusesAnEmptyFile(t *testing.T) {
 	for _, in := range []string{"", "\n\n  \n", "[]", " [ ] "} {
 		if _, _, err := Parse(strings.NewReader(in)); !errors.Is(err, ErrEmpty) {
