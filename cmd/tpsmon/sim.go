@@ -16,7 +16,7 @@ type simFlags struct {
 	stepMs, stepMsPerSeq, prefillMsPerToken float64
 	jitter, errorRate                       float64
 	seed                                    int64
-	maxQueue, prefixCacheTokens             int
+	maxQueue, prefixCacheTokens, kvTokens   int
 	dropRate, stallRate, stallMs            float64
 }
 
@@ -58,6 +58,7 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 	fs.Float64Var(&f.dropRate, "drop-rate", 0, "fraction of streams cut mid-way, no finish_reason nor [DONE] (default: the profile's)")
 	fs.Float64Var(&f.stallRate, "stall-rate", 0, "fraction of streams that pause once mid-way for --stall-ms (default: the profile's)")
 	fs.Float64Var(&f.stallMs, "stall-ms", 0, "how long a stalled stream pauses, ms (default: the profile's)")
+	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache budget in tokens (prompts and answers of the running sequences); over it the newest are preempted; 0 = unlimited (default: the profile's)")
 	fs.IntVar(&f.prefixCacheTokens, "prefix-cache-tokens", 0, "prompt tokens a prefix cache holds: a prompt's leading blocks seen before skip prefill; 0 = no cache (default: the profile's)")
 	return c
 }
@@ -93,6 +94,7 @@ func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
 		{"drop-rate", f.dropRate < 0 || f.dropRate > 1, "from 0 to 1", func() { cfg.DropRate = f.dropRate }},
 		{"stall-rate", f.stallRate < 0 || f.stallRate > 1, "from 0 to 1", func() { cfg.StallRate = f.stallRate }},
 		{"stall-ms", f.stallMs < 0, "0 or more", func() { cfg.StallMs = f.stallMs }},
+		{"kv-tokens", f.kvTokens < 0, "0 or more", func() { cfg.KVTokens = f.kvTokens }},
 		{"prefix-cache-tokens", f.prefixCacheTokens < 0, "0 or more", func() { cfg.PrefixCacheTokens = f.prefixCacheTokens }},
 	}
 	for _, c := range checks {
@@ -172,6 +174,9 @@ func describeSim(cfg sim.Config) string {
 	}
 	if len(faults) > 0 {
 		fmt.Fprintf(&b, "  faults: %s\n", strings.Join(faults, ", "))
+	}
+	if cfg.KVTokens > 0 {
+		fmt.Fprintf(&b, "  KV cache of %d tokens: over it the newest sequences are preempted and recomputed\n", cfg.KVTokens)
 	}
 	if cfg.PrefixCacheTokens > 0 {
 		fmt.Fprintf(&b, "  prefix cache of %d prompt tokens: a prompt's leading blocks seen before skip prefill\n", cfg.PrefixCacheTokens)

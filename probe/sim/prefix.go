@@ -16,6 +16,11 @@ import (
 // one is full the older one is dropped. Prompts that differ from their first block on
 // share nothing, so tpsmon's default prompts (each different from its first word) never
 // hit; a shared prefix (tpsmon --prefix-tokens) does.
+//
+// A sequence's cached tokens are left out of its prompt in the scheduler: they cost no
+// prefill (nor again after a preemption) and do not count in the KV cache it holds
+// (Config.KVTokens): vLLM shares cached blocks between sequences, so a shared prefix is
+// held once, not once per sequence. Usage still reports the whole prompt.
 
 // prefixBlockTokens is the block size in tokens (vLLM's default block size).
 const prefixBlockTokens = 16
