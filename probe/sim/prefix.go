@@ -110,6 +110,15 @@ func (s *Server) PrefixCache() (cached, prompt int64) {
 	return s.cache.hits.Load(), s.cache.looked.Load()
 }
 
+// cachedPrompt is how many of a request's prompt tokens the prefix cache holds (0 when
+// the cache is off), caching its blocks.
+func (s *Server) cachedPrompt(req *request, chat bool, promptTokens int) int {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.cached(promptKey(req, chat), promptTokens)
+}
+
 // promptKey is the text a request's prompt is cached by: the chat messages' contents
 // in order (as sent, in JSON), or the completions prompt.
 func promptKey(req *request, chat bool) []byte {
