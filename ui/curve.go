@@ -30,17 +30,11 @@ const curveSplitW = 100
 // that share the x axis. Points: • a measured level, ● the level being measured now
 // (it moves live), ◆ the capacity level. The per-user chart has the SLO target as a rule.
 type curvePanel struct {
-	st     Styles
-	w, h   int
+	panel
 	series []curveSeries
 	target float64
-	cache  string
-	dirty  bool
 	cv     [2]canvas.Model // the charts' canvases, kept between redraws
 }
-
-func (p *curvePanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *curvePanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
 
 // SetData replaces the curves; call it when a bucket arrived (levels move at most once
 // per bucket on screen).
@@ -48,13 +42,8 @@ func (p *curvePanel) SetData(s []curveSeries, target float64) {
 	p.series, p.target, p.dirty = s, target, true
 }
 
-func (p *curvePanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
-	}
-	return p.cache
-}
+// View returns the curve, redrawn only after SetData, SetSize or SetStyles.
+func (p *curvePanel) View() string { return p.view(p.render) }
 
 // curveArrangement says whether the two charts sit side by side and each chart's size
 // (title line excluded).
@@ -67,9 +56,6 @@ func curveArrangement(w, h int) (split bool, cw, ch int) {
 }
 
 func (p *curvePanel) render() string {
-	if p.w <= 0 || p.h <= 0 {
-		return ""
-	}
 	st := p.st
 	title := st.Title.Render("degradation curve") + st.Faint.Render(" (x = users)")
 	legend := p.legend()

@@ -377,3 +377,38 @@ func countBraille(s string) int {
 	}
 	return n
 }
+
+// TestPanelBase: the shared base renders once per change (data, size, styles), and a
+// panel with no room shows nothing without rendering.
+func TestPanelBase(t *testing.T) {
+	var p panel
+	calls := 0
+	render := func() string { calls++; return "x" }
+	if got := p.view(render); got != "" || calls != 0 {
+		t.Fatalf("zero-value panel: view %q after %d renders, want nothing and none", got, calls)
+	}
+	p.SetSize(10, 0)
+	if got := p.view(render); got != "" || calls != 0 {
+		t.Fatalf("no height: view %q after %d renders, want nothing and none", got, calls)
+	}
+	p.SetSize(10, 2)
+	for range 3 {
+		if got := p.view(render); got != "x" {
+			t.Fatalf("view %q, want x", got)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("%d renders for one size, want 1 (cached)", calls)
+	}
+	p.SetStyles(testStyles())
+	p.view(render)
+	p.dirty = true // what a SetData does
+	p.view(render)
+	if calls != 3 {
+		t.Fatalf("%d renders, want 3 (size, styles, data)", calls)
+	}
+	p.SetSize(0, 2)
+	if got := p.view(render); got != "" || calls != 3 {
+		t.Fatalf("shrunk to nothing: view %q after %d renders, want the old view dropped", got, calls)
+	}
+}

@@ -24,18 +24,12 @@ const seriesLabelW = 36
 // SLO), aggregate TPS, and TTFT p50/p95, each a sparkline of the newest per-second
 // buckets with its current value and unit beside it.
 type seriesPanel struct {
-	st      Styles
-	w, h    int
+	panel
 	buckets []model.Bucket
 	live    model.Live
-	target  float64 // per-user TPS target (SLO)
-	cache   string
-	dirty   bool
+	target  float64         // per-user TPS target (SLO)
 	cv      [3]canvas.Model // the sparklines' canvases, kept between redraws
 }
-
-func (p *seriesPanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *seriesPanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
 
 // SetData takes the newest buckets (oldest first) and live values. Call it when a
 // new bucket arrived; the sparklines are drawn again only then (or on resize).
@@ -49,13 +43,8 @@ func (p *seriesPanel) History() int {
 	return max(cw, 1)
 }
 
-func (p *seriesPanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
-	}
-	return p.cache
-}
+// View returns the series, redrawn only after SetData, SetSize or SetStyles.
+func (p *seriesPanel) View() string { return p.view(p.render) }
 
 // seriesArrangement says whether the series sit side by side, and each sparkline's size.
 func seriesArrangement(w, h int) (cols bool, chartW, chartH int) {
@@ -68,9 +57,6 @@ func seriesArrangement(w, h int) (cols bool, chartW, chartH int) {
 }
 
 func (p *seriesPanel) render() string {
-	if p.w <= 0 || p.h <= 0 {
-		return ""
-	}
 	st, live := p.st, p.live
 	none := st.Faint.Render("—")
 	unit := func(s string) string { return st.Faint.Render(" " + s) }

@@ -29,31 +29,20 @@ func tableWidth() int {
 // tablePanel is the level table of the focused endpoint: one row per concurrency held
 // (▸ the level being measured now, ◆ the capacity level).
 type tablePanel struct {
-	st       Styles
-	w, h     int
+	panel
 	name     string
 	levels   []model.LevelStats
 	capacity int
 	target   float64
-	cache    string
-	dirty    bool
 }
-
-func (p *tablePanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *tablePanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
 
 // SetData replaces the rows.
 func (p *tablePanel) SetData(name string, levels []model.LevelStats, capacity int, target float64) {
 	p.name, p.levels, p.capacity, p.target, p.dirty = name, levels, capacity, target, true
 }
 
-func (p *tablePanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
-	}
-	return p.cache
-}
+// View returns the table, redrawn only after SetData, SetSize or SetStyles.
+func (p *tablePanel) View() string { return p.view(p.render) }
 
 // visibleRows picks which of n rows fit in room lines, keeping row keep (the open
 // level, -1 for none) visible and preferring the newest: it returns [from, to).
@@ -72,9 +61,6 @@ func visibleRows(n, room, keep int) (from, to int) {
 }
 
 func (p *tablePanel) render() string {
-	if p.w <= 0 || p.h <= 0 {
-		return ""
-	}
 	st := p.st
 	title := st.Title.Render("levels")
 	if p.name != "" {
