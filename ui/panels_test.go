@@ -190,16 +190,28 @@ func TestTablePanel(t *testing.T) {
 	openFirst := rampLevels()
 	openFirst[len(openFirst)-1].Open = false
 	openFirst[1].Open = true
+	measuring := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: 100 * time.Second}
+	waiting := levelProgress{Users: 32, Steady: 40, Need: 64, MaxLeft: 80 * time.Second}
+	short := func(u int) bool { return u == 16 || u == 4 }
 	cases := []struct {
-		name   string
-		size   size
-		levels []model.LevelStats
+		name     string
+		size     size
+		levels   []model.LevelStats
+		progress levelProgress
+		short    func(int) bool
 	}{
-		{"all_rows_80x8", size{80, 8}, levels},
-		{"newest_rows_80x5", size{80, 5}, levels},
-		{"keeps_open_row_80x5", size{80, 5}, openFirst},
-		{"narrow_50x8", size{50, 8}, levels},
-		{"empty_80x5", size{80, 5}, nil},
+		{"all_rows_80x8", size{80, 8}, levels, levelProgress{}, nil},
+		{"newest_rows_80x5", size{80, 5}, levels, levelProgress{}, nil},
+		{"keeps_open_row_80x5", size{80, 5}, openFirst, levelProgress{}, nil},
+		{"narrow_50x8", size{50, 8}, levels, levelProgress{}, nil},
+		{"empty_80x5", size{80, 5}, nil, levelProgress{}, nil},
+		{"progress_80x9", size{80, 9}, levels, measuring, nil},
+		{"warming_80x9", size{80, 9}, levels, levelProgress{Users: 32, Need: 64, Warming: true, Left: 10 * time.Second}, nil},
+		{"waiting_80x9", size{80, 9}, levels, waiting, nil},
+		{"short_80x9", size{80, 9}, levels, levelProgress{}, short},
+		{"progress_short_80x10", size{80, 10}, levels, measuring, short},
+		{"crowded_progress_short_80x5", size{80, 5}, levels, measuring, short},
+		{"crowded_progress_short_80x6", size{80, 6}, levels, measuring, short},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -207,10 +219,40 @@ func TestTablePanel(t *testing.T) {
 			p.SetStyles(testStyles())
 			p.SetSize(c.size.w, c.size.h)
 			p.SetData("sim", c.levels, 16, 30)
+			p.SetProgress(c.progress)
+			p.SetShort(c.short)
 			out := p.View()
 			checkBox(t, out, c.size.w, c.size.h)
 			golden(t, out)
 		})
+	}
+}
+
+// TestTableProgressRedrawsOnVisibleChange: the progress redraws the table when what it
+// shows changes (a request, a second of hold), not on every tick.
+func TestTableProgressRedrawsOnVisibleChange(t *testing.T) {
+	var p tablePanel
+	p.SetStyles(testStyles())
+	p.SetSize(80, 9)
+	p.SetData("sim", rampLevels(), 16, 30)
+	lp := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: time.Minute}
+	p.SetProgress(lp)
+	if !strings.Contains(ansi.Strip(p.View()), "▸ 12/64 steady requests, 6s left") {
+		t.Fatalf("no progress line:\n%s", ansi.Strip(p.View()))
+	}
+	lp.Left -= 250 * time.Millisecond // still 6s on screen
+	p.SetProgress(lp)
+	if p.dirty {
+		t.Error("a quarter second of hold with no visible change marked the table dirty")
+	}
+	lp.Steady++
+	p.SetProgress(lp)
+	if !strings.Contains(ansi.Strip(p.View()), "▸ 13/64 steady requests") {
+		t.Errorf("a new steady request is not shown:\n%s", ansi.Strip(p.View()))
+	}
+	p.SetProgress(levelProgress{})
+	if strings.Contains(ansi.Strip(p.View()), "requests,") {
+		t.Errorf("the progress stays after the ramp stopped:\n%s", ansi.Strip(p.View()))
 	}
 }
 
