@@ -15,6 +15,21 @@ type size struct{ w, h int }
 
 func (s size) String() string { return fmt.Sprintf("%dx%d", s.w, s.h) }
 
+// sized gives p the test styles and sz, as the root does before any data.
+func sized[P component](p P, sz size) P {
+	p.SetStyles(testStyles())
+	p.SetSize(sz.w, sz.h)
+	return p
+}
+
+// goldenView checks that p's view fits sz and matches the test's golden file.
+func goldenView(t *testing.T, p component, sz size) {
+	t.Helper()
+	out := p.View()
+	checkBox(t, out, sz.w, sz.h)
+	golden(t, out)
+}
+
 func TestHeaderPanel(t *testing.T) {
 	base := headerData{
 		Name: "sim", Model: "sim-llama-8b", Host: "127.0.0.1:8000", Simulated: true, Count: 1,
@@ -40,13 +55,9 @@ func TestHeaderPanel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := base
 			c.edit(&d)
-			var p headerPanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&headerPanel{}, c.size)
 			p.SetData(d)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
@@ -72,17 +83,13 @@ func TestSeriesPanel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p seriesPanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&seriesPanel{}, c.size)
 			bs := c.buckets
 			if n := p.History(); len(bs) > n {
 				bs = bs[len(bs)-n:]
 			}
 			p.SetData(bs, c.live, 30)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
@@ -95,9 +102,7 @@ func TestSeriesHeadsNotCut(t *testing.T) {
 	live := model.Live{At: last.Start, AggregateTPS: 12345, UserTPS: 19.2, HasUser: true,
 		TTFTP50: 720 * time.Millisecond, TTFTP95: 1910 * time.Millisecond, HasTTFT: true}
 	for w := seriesCols; w <= 140; w++ {
-		var p seriesPanel
-		p.SetStyles(testStyles())
-		p.SetSize(w, 7)
+		p := sized(&seriesPanel{}, size{w, 7})
 		p.SetData(full, live, 30)
 		head := strings.Split(ansi.Strip(p.View()), "\n")[0]
 		if strings.Contains(head, "…") {
@@ -134,21 +139,15 @@ func TestCurvePanel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p curvePanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&curvePanel{}, c.size)
 			p.SetData(c.series, 30)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
 
 func TestCurveMarksOpenAndCapacity(t *testing.T) {
-	var p curvePanel
-	p.SetStyles(testStyles())
-	p.SetSize(80, 12)
+	p := sized(&curvePanel{}, size{80, 12})
 	p.SetData([]curveSeries{{Name: "sim", Levels: rampLevels(), Capacity: 16}}, 30)
 	out := p.View()
 	// one open point and one capacity point per chart
@@ -173,9 +172,7 @@ func TestCurveXLabelsEverySeries(t *testing.T) {
 	ls := rampLevels()
 	a := []model.LevelStats{ls[3], ls[4]} // 8, 16
 	b := []model.LevelStats{ls[0], ls[1]} // 1, 2
-	var p curvePanel
-	p.SetStyles(testStyles())
-	p.SetSize(120, 14)
+	p := sized(&curvePanel{}, size{120, 14})
 	p.SetData([]curveSeries{{Name: "a", Levels: a}, {Name: "b", Levels: b}}, 30)
 	lines := strings.Split(ansi.Strip(p.View()), "\n")
 	axis := strings.Fields(lines[len(lines)-1])
@@ -215,15 +212,11 @@ func TestTablePanel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p tablePanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&tablePanel{}, c.size)
 			p.SetData("sim", c.levels, 16, 30)
 			p.SetProgress(c.progress)
 			p.SetShort(c.short)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
@@ -231,9 +224,7 @@ func TestTablePanel(t *testing.T) {
 // TestTableProgressRedrawsOnVisibleChange: the progress redraws the table when what it
 // shows changes (a request, a second of hold), not on every tick.
 func TestTableProgressRedrawsOnVisibleChange(t *testing.T) {
-	var p tablePanel
-	p.SetStyles(testStyles())
-	p.SetSize(80, 9)
+	p := sized(&tablePanel{}, size{80, 9})
 	p.SetData("sim", rampLevels(), 16, 30)
 	lp := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: time.Minute}
 	p.SetProgress(lp)
@@ -294,13 +285,9 @@ func TestStatusPanel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p statusPanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&statusPanel{}, c.size)
 			p.SetData(c.d)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
@@ -314,9 +301,7 @@ func TestErrorKindsOrderAndCanceled(t *testing.T) {
 }
 
 func TestPanelsCacheUntilDataChanges(t *testing.T) {
-	var p headerPanel
-	p.SetStyles(testStyles())
-	p.SetSize(80, 2)
+	p := sized(&headerPanel{}, size{80, 2})
 	p.SetData(headerData{Name: "a", Target: 1})
 	first := p.View()
 	p.SetData(headerData{Name: "a", Target: 1})
@@ -382,9 +367,7 @@ func TestCurveAxisLabelsWhereValuesAre(t *testing.T) {
 		for i := range levels {
 			levels[i].UserTPS.P50 = want[min(i, len(want)-1)]
 		}
-		var p curvePanel
-		p.SetStyles(testStyles())
-		p.SetSize(sz.w, sz.h)
+		p := sized(&curvePanel{}, sz)
 		p.SetData([]curveSeries{{Name: "sim", Levels: levels}}, 30)
 		lines := strings.Split(ansi.Strip(p.View()), "\n")
 		row := func(label string) (string, bool) {
