@@ -73,7 +73,7 @@ func (p *tablePanel) SetShort(short func(users int) bool) {
 	p.short, p.dirty = short, true
 }
 
-// View returns the table, redrawn only after SetData, SetSize or SetStyles.
+// View returns the table, redrawn only after a setter changed what it shows.
 func (p *tablePanel) View() string { return p.view(p.render) }
 
 // visibleRows picks which of n rows fit in room lines, keeping row keep (the open
