@@ -189,33 +189,32 @@ func TestTablePanel(t *testing.T) {
 	openFirst[1].Open = true
 	measuring := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: 100 * time.Second}
 	waiting := levelProgress{Users: 32, Steady: 40, Need: 64, MaxLeft: 80 * time.Second}
-	short := func(u int) bool { return u == 16 || u == 4 }
+	short := rampLevels()
+	short[2].Short, short[4].Short = true, true // 4 and 16 users
 	cases := []struct {
 		name     string
 		size     size
 		levels   []model.LevelStats
 		progress levelProgress
-		short    func(int) bool
 	}{
-		{"all_rows_80x8", size{80, 8}, levels, levelProgress{}, nil},
-		{"newest_rows_80x5", size{80, 5}, levels, levelProgress{}, nil},
-		{"keeps_open_row_80x5", size{80, 5}, openFirst, levelProgress{}, nil},
-		{"narrow_50x8", size{50, 8}, levels, levelProgress{}, nil},
-		{"empty_80x5", size{80, 5}, nil, levelProgress{}, nil},
-		{"progress_80x9", size{80, 9}, levels, measuring, nil},
-		{"warming_80x9", size{80, 9}, levels, levelProgress{Users: 32, Need: 64, Warming: true, Left: 10 * time.Second}, nil},
-		{"waiting_80x9", size{80, 9}, levels, waiting, nil},
-		{"short_80x9", size{80, 9}, levels, levelProgress{}, short},
-		{"progress_short_80x10", size{80, 10}, levels, measuring, short},
-		{"crowded_progress_short_80x5", size{80, 5}, levels, measuring, short},
-		{"crowded_progress_short_80x6", size{80, 6}, levels, measuring, short},
+		{"all_rows_80x8", size{80, 8}, levels, levelProgress{}},
+		{"newest_rows_80x5", size{80, 5}, levels, levelProgress{}},
+		{"keeps_open_row_80x5", size{80, 5}, openFirst, levelProgress{}},
+		{"narrow_50x8", size{50, 8}, levels, levelProgress{}},
+		{"empty_80x5", size{80, 5}, nil, levelProgress{}},
+		{"progress_80x9", size{80, 9}, levels, measuring},
+		{"warming_80x9", size{80, 9}, levels, levelProgress{Users: 32, Need: 64, Warming: true, Left: 10 * time.Second}},
+		{"waiting_80x9", size{80, 9}, levels, waiting},
+		{"short_80x9", size{80, 9}, short, levelProgress{}},
+		{"progress_short_80x10", size{80, 10}, short, measuring},
+		{"crowded_progress_short_80x5", size{80, 5}, short, measuring},
+		{"crowded_progress_short_80x6", size{80, 6}, short, measuring},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := sized(&tablePanel{}, c.size)
 			p.SetData("sim", c.levels, 16, 30)
 			p.SetProgress(c.progress)
-			p.SetShort(c.short)
 			goldenView(t, p, c.size)
 		})
 	}

@@ -39,8 +39,8 @@ type levelProgress struct {
 }
 
 // tablePanel is the level table of the focused endpoint: one row per concurrency held
-// (▸ the level being measured now, ◆ the capacity level, * after the requests a level
-// held short), and under the rows the progress of the level being measured and the
+// (▸ the level being measured now, ◆ the capacity level, * after the requests of a level
+// held short: model.LevelStats.Short), and under the rows the progress of the level being measured and the
 // legend of the short mark.
 type tablePanel struct {
 	panel
@@ -49,7 +49,6 @@ type tablePanel struct {
 	capacity int
 	target   float64
 	progress levelProgress
-	short    func(users int) bool // nil: no level is short
 }
 
 // SetData replaces the rows.
@@ -64,13 +63,6 @@ func (p *tablePanel) SetProgress(lp levelProgress) {
 	if lp != p.progress {
 		p.progress, p.dirty = lp, true
 	}
-}
-
-// SetShort sets what says whether the level at users was held short (it reached the
-// maximum hold before the level rule was met); it is asked for each row at every
-// redraw, so it is set once. nil: no level is short.
-func (p *tablePanel) SetShort(short func(users int) bool) {
-	p.short, p.dirty = short, true
 }
 
 // View returns the table, redrawn only after a setter changed what it shows.
@@ -132,9 +124,6 @@ func (p *tablePanel) render() string {
 	return fitBlock(strings.Join(lines, "\n"), p.w, p.h)
 }
 
-// isShort reports whether the level at users was held short.
-func (p *tablePanel) isShort(users int) bool { return p.short != nil && p.short(users) }
-
 // footer is what goes under the rows, most wanted first: the progress of the level being
 // measured against the level rule's minimum ("▸ 12/64 steady requests, 6s left"), and
 // the legend of the short mark, naming the short levels.
@@ -159,7 +148,7 @@ func (p *tablePanel) footer() []string {
 	}
 	var short []string
 	for _, l := range p.levels {
-		if p.isShort(l.Concurrency) {
+		if l.Short {
 			short = append(short, strconv.Itoa(l.Concurrency))
 		}
 	}
@@ -205,7 +194,7 @@ func (p *tablePanel) row(l model.LevelStats) string {
 		users = st.Open
 	}
 	after := " " // after the requests: * when the level was held short
-	if p.isShort(l.Concurrency) {
+	if l.Short {
 		after = st.Warn.Render("*")
 	}
 	return mark +
