@@ -227,7 +227,7 @@ func TestTableProgressRedrawsOnVisibleChange(t *testing.T) {
 	p.SetData("sim", rampLevels(), 16, 30)
 	lp := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: time.Minute}
 	p.SetProgress(lp)
-	if !strings.Contains(ansi.Strip(p.View()), "▸ 12/64 steady requests, 6s left") {
+	if !strings.Contains(ansi.Strip(p.View()), "▸ 32 users: 12/64 steady requests, 6s left") {
 		t.Fatalf("no progress line:\n%s", ansi.Strip(p.View()))
 	}
 	lp.Left -= 250 * time.Millisecond // still 6s on screen
@@ -237,7 +237,7 @@ func TestTableProgressRedrawsOnVisibleChange(t *testing.T) {
 	}
 	lp.Steady++
 	p.SetProgress(lp)
-	if !strings.Contains(ansi.Strip(p.View()), "▸ 13/64 steady requests") {
+	if !strings.Contains(ansi.Strip(p.View()), "▸ 32 users: 13/64 steady requests") {
 		t.Errorf("a new steady request is not shown:\n%s", ansi.Strip(p.View()))
 	}
 	p.SetProgress(levelProgress{})

@@ -125,14 +125,14 @@ func (p *tablePanel) render() string {
 }
 
 // footer is what goes under the rows, most wanted first: the progress of the level being
-// measured against the level rule's minimum ("▸ 12/64 steady requests, 6s left"), and
+// measured against the level rule's minimum ("▸ 32 users: 12/64 steady requests, 6s left"), and
 // the legend of the short mark, naming the short levels.
 func (p *tablePanel) footer() []string {
 	st := p.st
 	var foot []string
 	if lp := p.progress; lp.Users > 0 {
-		line := st.Open.Render("▸ ") + st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) +
-			st.Faint.Render(" steady requests, ")
+		line := st.Open.Render("▸ ") + st.Text.Render(users(lp.Users)) + st.Faint.Render(": ") +
+			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
 		switch {
 		case lp.Warming:
 			line += st.Faint.Render("warming up")
