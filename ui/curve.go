@@ -30,17 +30,11 @@ const curveSplitW = 100
 // that share the x axis. Points: • a measured level, ● the level being measured now
 // (it moves live), ◆ the capacity level. The per-user chart has the SLO target as a rule.
 type curvePanel struct {
-	st     Styles
-	w, h   int
+	panel
 	series []curveSeries
 	target float64
-	cache  string
-	dirty  bool
 	cv     [2]canvas.Model // the charts' canvases, kept between redraws
 }
-
-func (p *curvePanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *curvePanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
 
 // SetData replaces the curves; call it when a bucket arrived (levels move at most once
 // per bucket on screen).
@@ -48,13 +42,8 @@ func (p *curvePanel) SetData(s []curveSeries, target float64) {
 	p.series, p.target, p.dirty = s, target, true
 }
 
-func (p *curvePanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
-	}
-	return p.cache
-}
+// View returns the curve, redrawn only after SetData, SetSize or SetStyles.
+func (p *curvePanel) View() string { return p.view(p.render) }
 
 // curveArrangement says whether the two charts sit side by side and each chart's size
 // (title line excluded).
@@ -67,9 +56,6 @@ func curveArrangement(w, h int) (split bool, cw, ch int) {
 }
 
 func (p *curvePanel) render() string {
-	if p.w <= 0 || p.h <= 0 {
-		return ""
-	}
 	st := p.st
 	title := st.Title.Render("degradation curve") + st.Faint.Render(" (x = users)")
 	legend := p.legend()
@@ -145,9 +131,9 @@ func log2x(c int) float64 { return math.Log2(float64(max(c, 1))) }
 // x axis) exactly as ntcharts' braille grid does, so that labels and markers land in the
 // cell that holds the line's dot for the same value.
 type plotArea struct {
-	x0, gw, gh int // first graph column; graph width and height in cells
+	x0, gw, gh int // first graph column (labels and axis left of it); graph width, height
 	minX, maxX float64
-	top        float64 // y range is [0, top]
+	top, step  float64 // y range is [0, top], with a tick every step
 }
 
 // dot is the braille dot of (x, y): graph.BrailleGrid.GridPoint for this area.
@@ -168,11 +154,49 @@ func (a plotArea) cell(x, y float64) canvas.Point {
 	return canvas.Point{X: a.x0 + d.X/2, Y: d.Y / 4}
 }
 
+// ticks is the number of steps from 0 to the top of the y axis.
+func (a plotArea) ticks() int { return int(math.Round(a.top / a.step)) }
+
+// line draws pts joined by braille lines on one grid (ntcharts' DrawBrailleLine makes
+// a grid per segment).
+func (a plotArea) line(c *canvas.Model, pts []canvas.Float64Point, style lipgloss.Style) {
+	if len(pts) < 2 {
+		return
+	}
+	g := graph.NewBrailleGrid(a.gw, a.gh, a.minX, a.maxX, 0, a.top)
+	for i := 1; i < len(pts); i++ {
+		for _, p := range graph.GetLinePointsWithLimit(g.GridPoint(pts[i-1]), g.GridPoint(pts[i]), 0) {
+			g.Set(p)
+		}
+	}
+	graph.DrawBraillePatterns(c, canvas.Point{X: a.x0}, g.BraillePatterns(), style)
+}
+
+// levelMetric is the value a chart draws for a level, and whether the level has one.
+type levelMetric func(model.LevelStats) (float64, bool)
+
 // chart draws one chart of every series' metric against concurrency. The y axis has
 // round ticks (0, step, 2*step ... top) at the rows where those values are drawn; a
 // positive target is drawn as a rule and labelled with its value on the axis.
-func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(model.LevelStats) (float64, bool), target float64) string {
+func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric levelMetric, target float64) string {
 	st := p.st
+	a := p.area(w, h, metric, target)
+	// the layout of an ntcharts linechart: y labels, the y axis, the graph; the x axis
+	// and its labels on the last two rows. Drawn on a reused canvas (resetCanvas).
+	resetCanvas(c, w, h)
+	graph.DrawXYAxis(c, canvas.Point{X: a.x0 - 1, Y: a.gh}, st.Axis)
+	p.yLabels(c, a, target)
+	p.xLabels(c, a, w)
+	for si, s := range p.series {
+		p.plot(c, a, s, st.SeriesStyle(si), metric)
+	}
+	return st.Faint.Render(title) + "\n" + renderCanvas(c)
+}
+
+// area scales a w x h chart to every series' metric: x spans the measured concurrencies
+// on a log2 scale (at least one doubling), y has round ticks from 0 up to the largest
+// value or the target, and the y labels get the width of the widest of them.
+func (p *curvePanel) area(w, h int, metric levelMetric, target float64) plotArea {
 	minC, maxC, maxY := math.MaxInt, 0, target
 	for _, s := range p.series {
 		for _, l := range s.Levels {
@@ -182,53 +206,43 @@ func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(
 			}
 		}
 	}
-	minX, maxX := log2x(minC), log2x(maxC)
-	if maxX-minX < 1 {
-		maxX = minX + 1
+	a := plotArea{minX: log2x(minC), maxX: log2x(maxC), gh: h - 2} // the x axis and its labels take the last two rows
+	if a.maxX-a.minX < 1 {
+		a.maxX = a.minX + 1
 	}
-	gh := h - 2 // the x axis and its labels take the last two rows
-	top, step := axisTicks(maxY, gh)
-	targetLabel := ""
-	if target > 0 && target <= top {
-		targetLabel = fmtTick(target, 0)
+	a.top, a.step = axisTicks(maxY, a.gh)
+	lw := 3 // at least 3: the chart does not shift sideways when the top passes 100
+	if target > 0 && target <= a.top {
+		lw = max(lw, len(fmtTick(target, 0)))
 	}
-	lw := max(len(targetLabel), 3) // at least 3: the chart does not shift sideways when the top passes 100
-	ticks := int(math.Round(top / step))
-	for i := range ticks + 1 {
-		lw = max(lw, len(fmtTick(float64(i)*step, step)))
+	for i := range a.ticks() + 1 {
+		lw = max(lw, len(fmtTick(float64(i)*a.step, a.step)))
 	}
-	// the layout of an ntcharts linechart: y labels, the y axis, the graph; the x axis
-	// and its labels on the last two rows. Drawn on a reused canvas (resetCanvas).
-	resetCanvas(c, w, h)
-	origin := canvas.Point{X: lw, Y: h - 2}
-	graph.DrawXYAxis(c, origin, st.Axis)
-	area := plotArea{x0: origin.X + 1, gw: w - lw - 1, gh: gh, minX: minX, maxX: maxX, top: top}
+	a.x0, a.gw = lw+1, w-lw-1
+	return a
+}
+
+// yLabels writes the tick values right-aligned left of the y axis, and a target inside
+// the range as a rule across the graph, labelled with its value.
+func (p *curvePanel) yLabels(c *canvas.Model, a plotArea, target float64) {
+	lw := a.x0 - 1
 	label := func(row int, s string, style lipgloss.Style) {
-		c.SetStringWithStyle(canvas.Point{X: origin.X - lw, Y: row}, fmt.Sprintf("%*s", lw, s), style)
+		c.SetStringWithStyle(canvas.Point{X: 0, Y: row}, fmt.Sprintf("%*s", lw, s), style)
 	}
-	for i := range ticks + 1 {
-		v := float64(i) * step
-		label(area.cell(minX, v).Y, fmtTick(v, step), st.Label)
+	for i := range a.ticks() + 1 {
+		v := float64(i) * a.step
+		label(a.cell(a.minX, v).Y, fmtTick(v, a.step), p.st.Label)
 	}
-	// braille lines: one grid per series (ntcharts' DrawBrailleLine makes a grid per segment)
-	braille := func(pts []canvas.Float64Point, style lipgloss.Style) {
-		if len(pts) < 2 {
-			return
-		}
-		g := graph.NewBrailleGrid(area.gw, area.gh, minX, maxX, 0, top)
-		for i := 1; i < len(pts); i++ {
-			for _, p := range graph.GetLinePointsWithLimit(g.GridPoint(pts[i-1]), g.GridPoint(pts[i]), 0) {
-				g.Set(p)
-			}
-		}
-		graph.DrawBraillePatterns(c, canvas.Point{X: area.x0}, g.BraillePatterns(), style)
+	if target > 0 && target <= a.top {
+		a.line(c, []canvas.Float64Point{{X: a.minX, Y: target}, {X: a.maxX, Y: target}}, p.st.Target)
+		label(a.cell(a.minX, target).Y, fmtTick(target, 0), p.st.Target)
 	}
-	if targetLabel != "" {
-		braille([]canvas.Float64Point{{X: minX, Y: target}, {X: maxX, Y: target}}, st.Target)
-		label(area.cell(minX, target).Y, targetLabel, st.Target)
-	}
-	// x labels at the measured concurrencies of every series, left to right (drawn for
-	// every level, even one with no value yet, so the axis reads the same on both charts)
+}
+
+// xLabels writes the measured concurrencies of every series under the x axis, left to
+// right, skipping a label that would touch the one before. Every level is labelled,
+// even one with no value yet, so the axis reads the same on both charts.
+func (p *curvePanel) xLabels(c *canvas.Model, a plotArea, w int) {
 	var concs []int
 	for _, s := range p.series {
 		for _, l := range s.Levels {
@@ -239,37 +253,39 @@ func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric func(
 	labelEnd := -1
 	for _, conc := range slices.Compact(concs) {
 		lbl := strconv.Itoa(conc)
-		col := min(area.cell(log2x(conc), 0).X, w-len(lbl))
+		col := min(a.cell(log2x(conc), 0).X, w-len(lbl))
 		if col > labelEnd {
-			c.SetStringWithStyle(canvas.Point{X: col, Y: origin.Y + 1}, lbl, st.Label)
+			c.SetStringWithStyle(canvas.Point{X: col, Y: a.gh + 1}, lbl, p.st.Label)
 			labelEnd = col + len(lbl)
 		}
 	}
-	for si, s := range p.series {
-		style := st.SeriesStyle(si)
-		pts := make([]canvas.Float64Point, 0, len(s.Levels))
-		for _, l := range s.Levels {
-			if v, ok := metric(l); ok {
-				pts = append(pts, canvas.Float64Point{X: log2x(l.Concurrency), Y: v})
-			}
-		}
-		braille(pts, style)
-		for _, l := range s.Levels {
-			v, ok := metric(l)
-			if !ok {
-				continue
-			}
-			r, rs := '•', style
-			switch {
-			case l.Open:
-				r, rs = '●', st.Open
-			case s.Capacity > 0 && l.Concurrency == s.Capacity:
-				r, rs = '◆', st.Good
-			}
-			c.SetCell(area.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
+}
+
+// plot draws one series: its levels' values joined by a line in style, and a marker on
+// each (• a measured level, ● the level being measured now, ◆ the capacity level).
+func (p *curvePanel) plot(c *canvas.Model, a plotArea, s curveSeries, style lipgloss.Style, metric levelMetric) {
+	st := p.st
+	pts := make([]canvas.Float64Point, 0, len(s.Levels))
+	for _, l := range s.Levels {
+		if v, ok := metric(l); ok {
+			pts = append(pts, canvas.Float64Point{X: log2x(l.Concurrency), Y: v})
 		}
 	}
-	return st.Faint.Render(title) + "\n" + renderCanvas(c)
+	a.line(c, pts, style)
+	for _, l := range s.Levels {
+		v, ok := metric(l)
+		if !ok {
+			continue
+		}
+		r, rs := '•', style
+		switch {
+		case l.Open:
+			r, rs = '●', st.Open
+		case s.Capacity > 0 && l.Concurrency == s.Capacity:
+			r, rs = '◆', st.Good
+		}
+		c.SetCell(a.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
+	}
 }
 
 // axisTicks picks a round y axis for values up to maxV on a graph rows high: a step of

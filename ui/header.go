@@ -23,28 +23,19 @@ type headerData struct {
 
 // headerPanel is the top two lines: who is measured, and the load on it.
 type headerPanel struct {
-	st    Styles
-	w, h  int
-	data  headerData
-	cache string
-	dirty bool
+	panel
+	data headerData
 }
 
-func (p *headerPanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *headerPanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
+// SetData replaces what the header shows; the same data again does not redraw it.
 func (p *headerPanel) SetData(d headerData) {
 	if d != p.data {
 		p.data, p.dirty = d, true
 	}
 }
 
-func (p *headerPanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
-	}
-	return p.cache
-}
+// View returns the header, redrawn only when its data, size or styles changed.
+func (p *headerPanel) View() string { return p.view(p.render) }
 
 func (p *headerPanel) render() string {
 	d, st := p.data, p.st

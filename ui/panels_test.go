@@ -15,6 +15,21 @@ type size struct{ w, h int }
 
 func (s size) String() string { return fmt.Sprintf("%dx%d", s.w, s.h) }
 
+// sized gives p the test styles and sz, as the root does before any data.
+func sized[P component](p P, sz size) P {
+	p.SetStyles(testStyles())
+	p.SetSize(sz.w, sz.h)
+	return p
+}
+
+// goldenView checks that p's view fits sz and matches the test's golden file.
+func goldenView(t *testing.T, p component, sz size) {
+	t.Helper()
+	out := p.View()
+	checkBox(t, out, sz.w, sz.h)
+	golden(t, out)
+}
+
 func TestHeaderPanel(t *testing.T) {
 	base := headerData{
 		Name: "sim", Model: "sim-llama-8b", Host: "127.0.0.1:8000", Simulated: true, Count: 1,
@@ -40,13 +55,9 @@ func TestHeaderPanel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := base
 			c.edit(&d)
-			var p headerPanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&headerPanel{}, c.size)
 			p.SetData(d)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
@@ -72,17 +83,13 @@ func TestSeriesPanel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p seriesPanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&seriesPanel{}, c.size)
 			bs := c.buckets
 			if n := p.History(); len(bs) > n {
 				bs = bs[len(bs)-n:]
 			}
 			p.SetData(bs, c.live, 30)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
@@ -95,9 +102,7 @@ func TestSeriesHeadsNotCut(t *testing.T) {
 	live := model.Live{At: last.Start, AggregateTPS: 12345, UserTPS: 19.2, HasUser: true,
 		TTFTP50: 720 * time.Millisecond, TTFTP95: 1910 * time.Millisecond, HasTTFT: true}
 	for w := seriesCols; w <= 140; w++ {
-		var p seriesPanel
-		p.SetStyles(testStyles())
-		p.SetSize(w, 7)
+		p := sized(&seriesPanel{}, size{w, 7})
 		p.SetData(full, live, 30)
 		head := strings.Split(ansi.Strip(p.View()), "\n")[0]
 		if strings.Contains(head, "…") {
@@ -134,21 +139,15 @@ func TestCurvePanel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p curvePanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&curvePanel{}, c.size)
 			p.SetData(c.series, 30)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
 
 func TestCurveMarksOpenAndCapacity(t *testing.T) {
-	var p curvePanel
-	p.SetStyles(testStyles())
-	p.SetSize(80, 12)
+	p := sized(&curvePanel{}, size{80, 12})
 	p.SetData([]curveSeries{{Name: "sim", Levels: rampLevels(), Capacity: 16}}, 30)
 	out := p.View()
 	// one open point and one capacity point per chart
@@ -173,9 +172,7 @@ func TestCurveXLabelsEverySeries(t *testing.T) {
 	ls := rampLevels()
 	a := []model.LevelStats{ls[3], ls[4]} // 8, 16
 	b := []model.LevelStats{ls[0], ls[1]} // 1, 2
-	var p curvePanel
-	p.SetStyles(testStyles())
-	p.SetSize(120, 14)
+	p := sized(&curvePanel{}, size{120, 14})
 	p.SetData([]curveSeries{{Name: "a", Levels: a}, {Name: "b", Levels: b}}, 30)
 	lines := strings.Split(ansi.Strip(p.View()), "\n")
 	axis := strings.Fields(lines[len(lines)-1])
@@ -190,27 +187,62 @@ func TestTablePanel(t *testing.T) {
 	openFirst := rampLevels()
 	openFirst[len(openFirst)-1].Open = false
 	openFirst[1].Open = true
+	measuring := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: 100 * time.Second}
+	waiting := levelProgress{Users: 32, Steady: 40, Need: 64, MaxLeft: 80 * time.Second}
+	short := rampLevels()
+	short[2].Short, short[4].Short = true, true // 4 and 16 users
 	cases := []struct {
-		name   string
-		size   size
-		levels []model.LevelStats
+		name     string
+		size     size
+		levels   []model.LevelStats
+		progress levelProgress
 	}{
-		{"all_rows_80x8", size{80, 8}, levels},
-		{"newest_rows_80x5", size{80, 5}, levels},
-		{"keeps_open_row_80x5", size{80, 5}, openFirst},
-		{"narrow_50x8", size{50, 8}, levels},
-		{"empty_80x5", size{80, 5}, nil},
+		{"all_rows_80x8", size{80, 8}, levels, levelProgress{}},
+		{"newest_rows_80x5", size{80, 5}, levels, levelProgress{}},
+		{"keeps_open_row_80x5", size{80, 5}, openFirst, levelProgress{}},
+		{"narrow_50x8", size{50, 8}, levels, levelProgress{}},
+		{"empty_80x5", size{80, 5}, nil, levelProgress{}},
+		{"progress_80x9", size{80, 9}, levels, measuring},
+		{"warming_80x9", size{80, 9}, levels, levelProgress{Users: 32, Need: 64, Warming: true, Left: 10 * time.Second}},
+		{"waiting_80x9", size{80, 9}, levels, waiting},
+		{"short_80x9", size{80, 9}, short, levelProgress{}},
+		{"progress_short_80x10", size{80, 10}, short, measuring},
+		{"crowded_progress_short_80x5", size{80, 5}, short, measuring},
+		{"crowded_progress_short_80x6", size{80, 6}, short, measuring},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p tablePanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&tablePanel{}, c.size)
 			p.SetData("sim", c.levels, 16, 30)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			p.SetProgress(c.progress)
+			goldenView(t, p, c.size)
 		})
+	}
+}
+
+// TestTableProgressRedrawsOnVisibleChange: the progress redraws the table when what it
+// shows changes (a request, a second of hold), not on every tick.
+func TestTableProgressRedrawsOnVisibleChange(t *testing.T) {
+	p := sized(&tablePanel{}, size{80, 9})
+	p.SetData("sim", rampLevels(), 16, 30)
+	lp := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: time.Minute}
+	p.SetProgress(lp)
+	if !strings.Contains(ansi.Strip(p.View()), "▸ 32 users: 12/64 steady requests, 6s left") {
+		t.Fatalf("no progress line:\n%s", ansi.Strip(p.View()))
+	}
+	lp.Left -= 250 * time.Millisecond // still 6s on screen
+	p.SetProgress(lp)
+	if p.dirty {
+		t.Error("a quarter second of hold with no visible change marked the table dirty")
+	}
+	lp.Steady++
+	p.SetProgress(lp)
+	if !strings.Contains(ansi.Strip(p.View()), "▸ 32 users: 13/64 steady requests") {
+		t.Errorf("a new steady request is not shown:\n%s", ansi.Strip(p.View()))
+	}
+	p.SetProgress(levelProgress{})
+	if strings.Contains(ansi.Strip(p.View()), "requests,") {
+		t.Errorf("the progress stays after the ramp stopped:\n%s", ansi.Strip(p.View()))
 	}
 }
 
@@ -252,13 +284,9 @@ func TestStatusPanel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var p statusPanel
-			p.SetStyles(testStyles())
-			p.SetSize(c.size.w, c.size.h)
+			p := sized(&statusPanel{}, c.size)
 			p.SetData(c.d)
-			out := p.View()
-			checkBox(t, out, c.size.w, c.size.h)
-			golden(t, out)
+			goldenView(t, p, c.size)
 		})
 	}
 }
@@ -272,9 +300,7 @@ func TestErrorKindsOrderAndCanceled(t *testing.T) {
 }
 
 func TestPanelsCacheUntilDataChanges(t *testing.T) {
-	var p headerPanel
-	p.SetStyles(testStyles())
-	p.SetSize(80, 2)
+	p := sized(&headerPanel{}, size{80, 2})
 	p.SetData(headerData{Name: "a", Target: 1})
 	first := p.View()
 	p.SetData(headerData{Name: "a", Target: 1})
@@ -340,9 +366,7 @@ func TestCurveAxisLabelsWhereValuesAre(t *testing.T) {
 		for i := range levels {
 			levels[i].UserTPS.P50 = want[min(i, len(want)-1)]
 		}
-		var p curvePanel
-		p.SetStyles(testStyles())
-		p.SetSize(sz.w, sz.h)
+		p := sized(&curvePanel{}, sz)
 		p.SetData([]curveSeries{{Name: "sim", Levels: levels}}, 30)
 		lines := strings.Split(ansi.Strip(p.View()), "\n")
 		row := func(label string) (string, bool) {
@@ -376,4 +400,39 @@ func countBraille(s string) int {
 		}
 	}
 	return n
+}
+
+// TestPanelBase: the shared base renders once per change (data, size, styles), and a
+// panel with no room shows nothing without rendering.
+func TestPanelBase(t *testing.T) {
+	var p panel
+	calls := 0
+	render := func() string { calls++; return "x" }
+	if got := p.view(render); got != "" || calls != 0 {
+		t.Fatalf("zero-value panel: view %q after %d renders, want nothing and none", got, calls)
+	}
+	p.SetSize(10, 0)
+	if got := p.view(render); got != "" || calls != 0 {
+		t.Fatalf("no height: view %q after %d renders, want nothing and none", got, calls)
+	}
+	p.SetSize(10, 2)
+	for range 3 {
+		if got := p.view(render); got != "x" {
+			t.Fatalf("view %q, want x", got)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("%d renders for one size, want 1 (cached)", calls)
+	}
+	p.SetStyles(testStyles())
+	p.view(render)
+	p.dirty = true // what a SetData does
+	p.view(render)
+	if calls != 3 {
+		t.Fatalf("%d renders, want 3 (size, styles, data)", calls)
+	}
+	p.SetSize(0, 2)
+	if got := p.view(render); got != "" || calls != 3 {
+		t.Fatalf("shrunk to nothing: view %q after %d renders, want the old view dropped", got, calls)
+	}
 }

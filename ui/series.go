@@ -24,18 +24,12 @@ const seriesLabelW = 36
 // SLO), aggregate TPS, and TTFT p50/p95, each a sparkline of the newest per-second
 // buckets with its current value and unit beside it.
 type seriesPanel struct {
-	st      Styles
-	w, h    int
+	panel
 	buckets []model.Bucket
 	live    model.Live
-	target  float64 // per-user TPS target (SLO)
-	cache   string
-	dirty   bool
+	target  float64         // per-user TPS target (SLO)
 	cv      [3]canvas.Model // the sparklines' canvases, kept between redraws
 }
-
-func (p *seriesPanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *seriesPanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
 
 // SetData takes the newest buckets (oldest first) and live values. Call it when a
 // new bucket arrived; the sparklines are drawn again only then (or on resize).
@@ -49,13 +43,8 @@ func (p *seriesPanel) History() int {
 	return max(cw, 1)
 }
 
-func (p *seriesPanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
-	}
-	return p.cache
-}
+// View returns the series, redrawn only after SetData, SetSize or SetStyles.
+func (p *seriesPanel) View() string { return p.view(p.render) }
 
 // seriesArrangement says whether the series sit side by side, and each sparkline's size.
 func seriesArrangement(w, h int) (cols bool, chartW, chartH int) {
@@ -67,10 +56,19 @@ func seriesArrangement(w, h int) (cols bool, chartW, chartH int) {
 	return false, max(w-seriesLabelW-1, 0), rh
 }
 
+// render draws the heads and sparklines in columns or stacked, as the size allows.
 func (p *seriesPanel) render() string {
-	if p.w <= 0 || p.h <= 0 {
-		return ""
+	labels, values := p.heads()
+	cols, cw, ch := seriesArrangement(p.w, p.h)
+	charts := p.sparks(cw, ch)
+	if cols {
+		return p.columns(labels, values, charts, cw)
 	}
+	return p.stacked(labels, values, charts, ch)
+}
+
+// heads are the series' titles and their current values with units ("—" before any).
+func (p *seriesPanel) heads() (labels, values [3]string) {
 	st, live := p.st, p.live
 	none := st.Faint.Render("—")
 	unit := func(s string) string { return st.Faint.Render(" " + s) }
@@ -88,18 +86,22 @@ func (p *seriesPanel) render() string {
 		ttft = st.Faint.Render("p50 ") + st.Value.Render(fmtDur(live.TTFTP50)) +
 			st.Faint.Render("  p95 ") + st.Value.Render(fmtDur(live.TTFTP95))
 	}
-	labels := [3]string{
+	labels = [3]string{
 		st.Title.Render("per-user p50 "),
 		st.Title.Render("aggregate "),
 		st.Title.Render("TTFT "),
 	}
-	values := [3]string{user, agg, ttft}
+	return labels, [3]string{user, agg, ttft}
+}
 
-	cols, cw, ch := seriesArrangement(p.w, p.h)
-	n := len(p.buckets)
-	if n > cw {
-		n = cw
+// sparks draws the three sparklines, cw x ch each, of the newest buckets that fit
+// (none when there is no room).
+func (p *seriesPanel) sparks(cw, ch int) (charts [3]string) {
+	if cw <= 0 || ch <= 0 {
+		return charts
 	}
+	st := p.st
+	n := min(len(p.buckets), cw)
 	bs := p.buckets[len(p.buckets)-n:]
 	userV := make([]float64, n)
 	aggV := make([]float64, n)
@@ -115,28 +117,32 @@ func (p *seriesPanel) render() string {
 			p95V[i] = float64(b.TTFTP95) / float64(time.Millisecond)
 		}
 	}
-	charts := [3]string{}
-	if cw > 0 && ch > 0 {
-		charts[0] = drawSpark(&p.cv[0], cw, ch, userV, nil, p.target, st.SeriesStyle(0), st.Target)
-		charts[1] = drawSpark(&p.cv[1], cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target)
-		charts[2] = drawSpark(&p.cv[2], cw, ch, p95V, p50V, 0, st.Faint, st.SeriesStyle(2))
-	}
+	charts[0] = drawSpark(&p.cv[0], cw, ch, userV, nil, p.target, st.SeriesStyle(0), st.Target)
+	charts[1] = drawSpark(&p.cv[1], cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target)
+	charts[2] = drawSpark(&p.cv[2], cw, ch, p95V, p50V, 0, st.Faint, st.SeriesStyle(2))
+	return charts
+}
 
-	if cols {
-		if note := st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64)); p.target > 0 &&
-			ansi.StringWidth(labels[0]+values[0]+note) <= cw {
-			values[0] += note // only when it fits: never cut the value's unit for it
-		}
-		blocks := make([]string, 3)
-		for i := range blocks {
-			head := fitWidth(labels[i]+values[i], cw)
-			blocks[i] = head
-			if charts[i] != "" {
-				blocks[i] += "\n" + charts[i]
-			}
-		}
-		return fitBlock(sideBySide(2, []int{cw, cw, cw}, blocks...), p.w, p.h)
+// columns sets the three series side by side, cw cells each: the head, then the chart.
+// The per-user head also names the target when it fits.
+func (p *seriesPanel) columns(labels, values, charts [3]string, cw int) string {
+	if note := p.st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64)); p.target > 0 &&
+		ansi.StringWidth(labels[0]+values[0]+note) <= cw {
+		values[0] += note // only when it fits: never cut the value's unit for it
 	}
+	blocks := make([]string, 3)
+	for i := range blocks {
+		blocks[i] = fitWidth(labels[i]+values[i], cw)
+		if charts[i] != "" {
+			blocks[i] += "\n" + charts[i]
+		}
+	}
+	return fitBlock(sideBySide(2, []int{cw, cw, cw}, blocks...), p.w, p.h)
+}
+
+// stacked sets the series one under the other, ch lines each: the head in a label
+// column left of the chart. Series that do not fit the height are left out.
+func (p *seriesPanel) stacked(labels, values, charts [3]string, ch int) string {
 	rows := make([]string, 0, 3)
 	for i := range 3 {
 		if len(rows)*ch >= p.h {

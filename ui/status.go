@@ -22,26 +22,17 @@ type statusData struct {
 // statusPanel shows active streams, requests, errors by kind, the last error of the
 // focused endpoint, and the status message of the latest action.
 type statusPanel struct {
-	st    Styles
-	w, h  int
-	data  statusData
-	cache string
-	dirty bool
+	panel
+	data statusData
 }
 
-func (p *statusPanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *statusPanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
+// SetData replaces the counts and the message.
 func (p *statusPanel) SetData(d statusData) {
 	p.data, p.dirty = d, true
 }
 
-func (p *statusPanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
-	}
-	return p.cache
-}
+// View returns the status lines, redrawn only after SetData, SetSize or SetStyles.
+func (p *statusPanel) View() string { return p.view(p.render) }
 
 // errorKinds returns "kind n" pairs, most frequent first (ties by name).
 func errorKinds(errs map[model.ErrorKind]int) []string {
@@ -65,9 +56,6 @@ func errorKinds(errs map[model.ErrorKind]int) []string {
 }
 
 func (p *statusPanel) render() string {
-	if p.w <= 0 || p.h <= 0 {
-		return ""
-	}
 	d, st := p.data, p.st
 	sep := st.Faint.Render(" · ")
 	counts := st.Faint.Render("active ") + st.Value.Render(fmt.Sprint(d.Active)) + sep +

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -26,34 +27,46 @@ func tableWidth() int {
 	return w
 }
 
+// levelProgress is how the level the ramp holds now stands against the level rule (what
+// the run engine's LevelProgress says, as the table shows it). Users 0: no ramp drives
+// the endpoint.
+type levelProgress struct {
+	Users        int
+	Steady, Need int           // steady completed requests so far, and the rule's minimum
+	Warming      bool          // not steady yet: the hold has not started
+	Left         time.Duration // hold time still to go (0 once held)
+	MaxLeft      time.Duration // time left before the maximum hold ends the level
+}
+
 // tablePanel is the level table of the focused endpoint: one row per concurrency held
-// (▸ the level being measured now, ◆ the capacity level).
+// (▸ the level being measured now, ◆ the capacity level, * after the requests of a level
+// held short: model.LevelStats.Short), and under the rows the progress of the level being measured and the
+// legend of the short mark.
 type tablePanel struct {
-	st       Styles
-	w, h     int
+	panel
 	name     string
 	levels   []model.LevelStats
 	capacity int
 	target   float64
-	cache    string
-	dirty    bool
+	progress levelProgress
 }
-
-func (p *tablePanel) SetSize(w, h int)    { p.w, p.h, p.dirty = w, h, true }
-func (p *tablePanel) SetStyles(st Styles) { p.st, p.dirty = st, true }
 
 // SetData replaces the rows.
 func (p *tablePanel) SetData(name string, levels []model.LevelStats, capacity int, target float64) {
 	p.name, p.levels, p.capacity, p.target, p.dirty = name, levels, capacity, target, true
 }
 
-func (p *tablePanel) View() string {
-	if p.dirty {
-		p.cache = p.render()
-		p.dirty = false
+// SetProgress sets how the level being measured stands (zero: no ramp drives the
+// endpoint). The table redraws only when what it shows changes (times in seconds).
+func (p *tablePanel) SetProgress(lp levelProgress) {
+	lp.Left, lp.MaxLeft = lp.Left.Round(time.Second), lp.MaxLeft.Round(time.Second)
+	if lp != p.progress {
+		p.progress, p.dirty = lp, true
 	}
-	return p.cache
 }
+
+// View returns the table, redrawn only after a setter changed what it shows.
+func (p *tablePanel) View() string { return p.view(p.render) }
 
 // visibleRows picks which of n rows fit in room lines, keeping row keep (the open
 // level, -1 for none) visible and preferring the newest: it returns [from, to).
@@ -72,9 +85,6 @@ func visibleRows(n, room, keep int) (from, to int) {
 }
 
 func (p *tablePanel) render() string {
-	if p.w <= 0 || p.h <= 0 {
-		return ""
-	}
 	st := p.st
 	title := st.Title.Render("levels")
 	if p.name != "" {
@@ -102,11 +112,51 @@ func (p *tablePanel) render() string {
 			open = i
 		}
 	}
-	from, to := visibleRows(len(p.levels), p.h-2, open)
+	foot := p.footer()
+	for len(foot) > 0 && p.h-2-len(foot) < min(len(p.levels), 2) {
+		foot = foot[:len(foot)-1] // the rows first: at least two of them
+	}
+	from, to := visibleRows(len(p.levels), p.h-2-len(foot), open)
 	for _, l := range p.levels[from:to] {
 		lines = append(lines, p.row(l))
 	}
+	lines = append(lines, foot...)
 	return fitBlock(strings.Join(lines, "\n"), p.w, p.h)
+}
+
+// footer is what goes under the rows, most wanted first: the progress of the level being
+// measured against the level rule's minimum ("▸ 32 users: 12/64 steady requests, 6s left"), and
+// the legend of the short mark, naming the short levels.
+func (p *tablePanel) footer() []string {
+	st := p.st
+	var foot []string
+	if lp := p.progress; lp.Users > 0 {
+		line := st.Open.Render("▸ ") + st.Text.Render(users(lp.Users)) + st.Faint.Render(": ") +
+			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
+		switch {
+		case lp.Warming:
+			line += st.Faint.Render("warming up")
+		case lp.Left > 0:
+			line += st.Value.Render(lp.Left.String()) + st.Faint.Render(" left")
+		case lp.Steady < lp.Need:
+			line += st.Faint.Render("waiting for more, ") + st.Value.Render(lp.MaxLeft.String()) +
+				st.Faint.Render(" at most")
+		default:
+			line += st.Faint.Render("held")
+		}
+		foot = append(foot, line)
+	}
+	var short []string
+	for _, l := range p.levels {
+		if l.Short {
+			short = append(short, strconv.Itoa(l.Concurrency))
+		}
+	}
+	if len(short) > 0 {
+		foot = append(foot, st.Warn.Render("*")+st.Faint.Render(" short: "+strings.Join(short, ", ")+
+			" users (the maximum hold came first)"))
+	}
+	return foot
 }
 
 func (p *tablePanel) row(l model.LevelStats) string {
@@ -143,9 +193,13 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	if l.Open {
 		users = st.Open
 	}
+	after := " " // after the requests: * when the level was held short
+	if l.Short {
+		after = st.Warn.Render("*")
+	}
 	return mark +
 		users.Render(cell(0, strconv.Itoa(l.Concurrency))) + " " +
-		st.Text.Render(cell(1, strconv.Itoa(l.Requests))) + " " +
+		st.Text.Render(cell(1, strconv.Itoa(l.Requests))) + after +
 		userStyle.Render(cell(2, user)) + " " +
 		st.Text.Render(cell(3, agg)) + " " +
 		st.Text.Render(cell(4, t50)) + " " +

@@ -1,0 +1,47 @@
+package ui
+
+// component is what the root asks of every panel (in the spirit of soft-serve's
+// common.Component): a size, the styles, and a view. Panels take no input; their data
+// comes through a SetData of their own.
+type component interface {
+	SetSize(w, h int)
+	SetStyles(st Styles)
+	View() string
+}
+
+var (
+	_ component = (*headerPanel)(nil)
+	_ component = (*seriesPanel)(nil)
+	_ component = (*curvePanel)(nil)
+	_ component = (*tablePanel)(nil)
+	_ component = (*statusPanel)(nil)
+)
+
+// panel is the part every panel embeds (in the spirit of soft-serve's common.Common):
+// its size, the styles, and its view cached until something it draws changes. A
+// panel's SetData sets dirty; its View is view(render).
+type panel struct {
+	st    Styles
+	w, h  int
+	cache string
+	dirty bool // the cache is stale: render again on the next View
+}
+
+// SetSize sets the panel's size in cells; the next View redraws.
+func (p *panel) SetSize(w, h int) { p.w, p.h, p.dirty = w, h, true }
+
+// SetStyles sets the styles (a new theme); the next View redraws.
+func (p *panel) SetStyles(st Styles) { p.st, p.dirty = st, true }
+
+// view returns the cached view, calling render first when the panel is dirty. A panel
+// with no room shows nothing and is not rendered.
+func (p *panel) view(render func() string) string {
+	if p.dirty {
+		p.cache = ""
+		if p.w > 0 && p.h > 0 {
+			p.cache = render()
+		}
+		p.dirty = false
+	}
+	return p.cache
+}
