@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -26,7 +27,7 @@ type plan struct {
 	simulate  bool             // no endpoint configured: measure the built-in simulator
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
-	ramp      probe.Ramp
+	ramp      engine.Ramp
 	slo       model.SLO
 }
 
@@ -113,7 +114,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	p.ramp = probe.Ramp{Levels: levels, Hold: f.hold}
+	p.ramp = engine.Ramp{Levels: levels, Hold: f.hold}
 	if len(cfg.Ramp.Levels) > 0 && !changed("ramp") {
 		p.ramp.Levels = p.ramp.Levels[:0]
 		for _, l := range cfg.Ramp.Levels {

@@ -39,8 +39,11 @@ func (p Progress) String() string {
 	case p.Draining:
 		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
 	case p.LevelChange:
-		fmt.Fprintf(&b, "level %d/%d: %s, held %s and %d %s once warm-up is over, %d %s so far", p.Level, p.Levels, users(p.Concurrency),
-			roundDur(p.Hold), p.Need, plural(p.Need, "request"), p.Errors, plural(p.Errors, "error"))
+		fmt.Fprintf(&b, "level %d/%d: %s, held %s", p.Level, p.Levels, users(p.Concurrency), roundDur(p.Hold))
+		if p.Need > 0 {
+			fmt.Fprintf(&b, " and %d %s", p.Need, plural(p.Need, "request"))
+		}
+		fmt.Fprintf(&b, " once warm-up is over, %d %s so far", p.Errors, plural(p.Errors, "error"))
 		return b.String()
 	default:
 		fmt.Fprintf(&b, "level %d/%d, %s, %d/%d requests, ", p.Level, p.Levels, users(p.Concurrency), p.Steady, p.Need)
