@@ -9,6 +9,9 @@ import (
 // StartRamp starts the ramp at now on the endpoints targets (resuming paused ones), each
 // at the first level. Each endpoint walks on its own.
 func (e *Engine) StartRamp(targets []int, now time.Time) {
+	if e.trace != nil {
+		e.trace("start", nil, now)
+	}
 	e.clock(now)
 	for _, i := range targets {
 		ep := e.eps[i]

@@ -92,7 +92,7 @@ type Engine struct {
 	started time.Time // wall clock, for the report
 	t0      time.Time // first StartRamp or Step: MaxDuration counts from it
 	over    bool      // MaxDuration ended the run
-	trace   func(ev *probe.Event, step time.Time)
+	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
 }
 
 // endpoint is one endpoint's state in the engine.
@@ -216,7 +216,7 @@ func (e *Engine) Close() {
 // Handle hands one pool event to its endpoint's level book and ramp walk.
 func (e *Engine) Handle(ev probe.Event) {
 	if e.trace != nil {
-		e.trace(&ev, time.Time{})
+		e.trace("event", &ev, time.Time{})
 	}
 	if ev.Endpoint < 0 || ev.Endpoint >= len(e.eps) {
 		return

@@ -102,7 +102,7 @@ type RampEnd struct {
 // the run when its maximum duration is over. It returns what it did.
 func (e *Engine) Step(now time.Time) []Notice {
 	if e.trace != nil {
-		e.trace(nil, now)
+		e.trace("step", nil, now)
 	}
 	e.clock(now)
 	if e.cfg.MaxDuration > 0 && !e.over && now.Sub(e.t0) >= e.cfg.MaxDuration {
