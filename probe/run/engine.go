@@ -89,9 +89,9 @@ type Engine struct {
 	cfg     Config
 	fleet   *Fleet
 	eps     []*endpoint
-	started time.Time // wall clock, for the report
-	t0      time.Time // first StartRamp or Step: MaxDuration counts from it
-	over    bool      // MaxDuration ended the run
+	started time.Time                                         // wall clock, for the report
+	t0      time.Time                                         // first StartRamp or Step: MaxDuration counts from it
+	over    bool                                              // MaxDuration ended the run
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
 }
 
