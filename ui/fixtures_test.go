@@ -159,6 +159,21 @@ func (f *fakeTracker) AddTick(tk *model.Tick)      { f.ticks++ }
 func (f *fakeTracker) UpdateSegment(model.Segment) { f.segments++ }
 func (f *fakeTracker) Reset(time.Time)             { f.resets++; f.levels, f.buckets = nil, nil }
 func (f *fakeTracker) Levels() []model.LevelStats  { return f.levels }
+func (f *fakeTracker) MarkShort(c int) {
+	for i := range f.levels {
+		if f.levels[i].Concurrency == c {
+			f.levels[i].Short = true
+		}
+	}
+}
+func (f *fakeTracker) Level(c int) (model.LevelStats, bool) {
+	for _, l := range f.levels {
+		if l.Concurrency == c {
+			return l, true
+		}
+	}
+	return model.LevelStats{}, false
+}
 func (f *fakeTracker) Buckets(n int) []model.Bucket {
 	if n < len(f.buckets) {
 		return f.buckets[len(f.buckets)-n:]

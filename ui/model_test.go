@@ -47,11 +47,11 @@ func TestAutoRamp(t *testing.T) {
 		t.Fatalf("10 s with 0 of 20 new requests: concurrency %d, want 1 (the level rule)", ctls[0].conc)
 	}
 	for i := range trs[0].levels {
-		trs[0].levels[i].Requests = 40
+		trs[0].levels[i].Steady = 40
 	}
 	tick(m, 11*time.Second)
 	if ctls[0].conc != 2 {
-		t.Fatalf("11 s with 40 requests: concurrency %d, want 2", ctls[0].conc)
+		t.Fatalf("11 s with 40 steady requests: concurrency %d, want 2", ctls[0].conc)
 	}
 	tick(m, 14*time.Second)
 	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 2/4 at 2 users, 0/20 requests, warming up") {
@@ -60,7 +60,7 @@ func TestAutoRamp(t *testing.T) {
 	for _, sec := range []int{15, 25, 35} {
 		steady(m, ctls[0].conc, time.Duration(sec)*time.Second)
 		for i := range trs[0].levels { // each level's own requests arrive
-			trs[0].levels[i].Requests += 40
+			trs[0].levels[i].Steady += 40
 		}
 		tick(m, time.Duration(sec+10)*time.Second)
 	}

@@ -114,6 +114,7 @@ func TestRunHeadlessInput(t *testing.T) {
 		})
 	}()
 	waitUntil(t, "2 users", func() bool { return pool.Concurrency() == 2 })
+	time.Sleep(500 * time.Millisecond) // requests of 40 ms end at 2 users (a level lists ended requests)
 	stop()
 	select {
 	case <-done:

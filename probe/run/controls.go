@@ -21,9 +21,7 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 		}
 		_, c := w.Level()
 		ep.ctl.SetConcurrency(c)
-		if r := row(ep.book.Levels(), c); r != nil {
-			w.Rebase(steadyCount(r))
-		}
+		w.Rebase(steadyOf(ep.book, c))
 		ep.walk, ep.end = w, RampEnd{}
 		clear(ep.warned)
 	}
@@ -138,11 +136,7 @@ func (e *Engine) Status(i int, now time.Time) (p LevelProgress, ok bool) {
 		return LevelProgress{}, false
 	}
 	_, c := ep.walk.Level()
-	steady := 0
-	if l := row(ep.book.Levels(), c); l != nil {
-		steady = steadyCount(l)
-	}
-	return ep.walk.Progress(now, steady), true
+	return ep.walk.Progress(now, steadyOf(ep.book, c)), true
 }
 
 // End is how endpoint i's latest ramp ended.

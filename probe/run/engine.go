@@ -27,7 +27,9 @@ type Book interface {
 	AddTick(tk *model.Tick)
 	UpdateSegment(seg model.Segment)
 	Reset(now time.Time)
+	MarkShort(users int)
 	Levels() []model.LevelStats
+	Level(users int) (model.LevelStats, bool)
 	Buckets(n int) []model.Bucket
 	Live() model.Live
 	TokenSource() string
@@ -138,7 +140,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{},
 			// The URL goes into reports and snapshots: never with its user:password part.
 			info: model.EndpointInfo{Name: probe.EndpointLabel(p.Endpoint), URL: probe.RedactedURL(p.Endpoint.BaseURL),
-				Model: p.Endpoint.Model, Simulated: p.Endpoint.Simulated},
+				Model: p.Endpoint.Model, API: apiOf(p.Endpoint), Simulated: p.Endpoint.Simulated},
 		})
 	}
 	return e, nil
@@ -240,4 +242,12 @@ func (e *Engine) clock(now time.Time) {
 	if e.t0.IsZero() {
 		e.t0 = now
 	}
+}
+
+// apiOf is the API an endpoint calls ("chat" when unset).
+func apiOf(ep probe.Endpoint) string {
+	if ep.API == "" {
+		return probe.DefaultAPI
+	}
+	return ep.API
 }

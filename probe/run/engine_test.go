@@ -177,7 +177,7 @@ func TestStopRules(t *testing.T) {
 				t.Errorf("notice %q; want it to say %q", ns[0], tt.say)
 			}
 			if tt.want != nil && tt.want[0] == RampStopped {
-				l := row(r.e.Book(0).Levels(), 2)
+				l := row(r.e.Book(0), 2)
 				if end := r.e.End(0); end.Kind != EndStopped || end.Stop.Users != 2 || (tt.fail > 0 && end.Stop.ErrorRate != l.ErrorRate) {
 					t.Errorf("end %+v; want stopped at 2 users on the row's own error rate %v", end, l.ErrorRate)
 				}

@@ -2,29 +2,28 @@ package run
 
 import "github.com/tpsmon/tpsmon/model"
 
-// The model API this engine reads from a level's row, in one place: h2 is moving
-// LevelStats to Requests = every ended request (warm-up included) and Steady = the
-// non-warm-up ones, with model.MinSteady and Tracker.MarkShort.
-
-// MinSteady is the level rule's minimum of steady completed requests at users:
-// max(20, 2 x users).
-func MinSteady(users int) int { return max(20, 2*users) }
+// MinSteady is the level rule's minimum of steady completed requests at users
+// (model.MinSteady: max(20, 2 x users)).
+func MinSteady(users int) int { return model.MinSteady(users) }
 
 // steadyCount is the number of steady (non-warm-up) ended requests in a level's row.
-func steadyCount(l *model.LevelStats) int { return l.Requests }
+func steadyCount(l *model.LevelStats) int { return l.Steady }
 
 // endedCount is the number of ended requests in a level's row, warm-up included.
 func endedCount(l *model.LevelStats) int { return l.Requests }
 
-// shortMarker is a level book that can mark a level short (model.Tracker.MarkShort).
-type shortMarker interface{ MarkShort(users int) }
-
-// row is the level of users in levels, nil when it has none.
-func row(levels []model.LevelStats, users int) *model.LevelStats {
-	for i := range levels {
-		if levels[i].Concurrency == users {
-			return &levels[i]
-		}
+// row is the level of users in b, nil when it has none.
+func row(b Book, users int) *model.LevelStats {
+	if l, ok := b.Level(users); ok {
+		return &l
 	}
 	return nil
+}
+
+// steadyOf is the steady count of b's level at users (0 when none).
+func steadyOf(b Book, users int) int {
+	if l := row(b, users); l != nil {
+		return steadyCount(l)
+	}
+	return 0
 }

@@ -1,9 +1,11 @@
 package run
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // Settings is the report's settings of the run: the ramp, the criteria, and the workload
@@ -11,18 +13,25 @@ import (
 func (e *Engine) Settings() model.ReportSettings {
 	r := e.cfg.Ramp
 	s := model.ReportSettings{
-		Ramp:  append([]int(nil), r.Levels...),
-		HoldS: r.Hold.Seconds(),
-		SLO:   e.cfg.SLO.Report(),
+		Ramp:     append([]int(nil), r.Levels...),
+		HoldS:    r.Hold.Seconds(),
+		MaxHoldS: r.MaxHoldOr().Seconds(),
+		SLO:      e.cfg.SLO.Report(),
 	}
 	if len(e.eps) > 0 {
 		ep := e.eps[0].ep
-		s.API = ep.API
-		if s.API == "" {
-			s.API = "chat"
-		}
+		s.API = apiOf(ep)
 		s.MaxTokens = ep.MaxTokens
 		s.PromptTokens = ep.PromptTokens
+		s.IgnoreEOS = ep.IgnoreEOS
+		s.TimeoutS = ep.Timeout.Seconds()
+		if ep.Timeout == 0 {
+			s.TimeoutS = probe.DefaultTimeout.Seconds()
+		}
+		for k := range ep.ExtraBody { // keys only: values may hold secrets
+			s.ExtraBodyKeys = append(s.ExtraBodyKeys, k)
+		}
+		slices.Sort(s.ExtraBodyKeys)
 	}
 	return s
 }
@@ -40,7 +49,9 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		Settings:    e.Settings(),
 	}
 	for _, ep := range e.eps {
-		r.Endpoints = append(r.Endpoints, ep.book.ReportEndpoint(ep.info))
+		info := ep.info
+		info.Interrupted = r.Interrupted
+		r.Endpoints = append(r.Endpoints, ep.book.ReportEndpoint(info))
 	}
 	return r
 }

@@ -97,13 +97,17 @@ func TestScreenAndBenchAgree(t *testing.T) {
 	if b, s := noticeKinds(res.Notices), noticeKinds(notices); b != s {
 		t.Errorf("notices differ\nbench  %s\nscreen %s", b, s)
 	}
-	// Every error the breaking endpoint saw is in one of its levels.
+	// Every request the breaking endpoint ended, and every error, is in one of its levels.
 	o := e.Outcome(1)
-	sum := 0
+	requests, failed := 0, 0
 	for _, l := range e.Book(1).Levels() {
-		sum += l.Requests - l.Succeeded
+		requests += l.Requests
+		failed += l.Requests - l.Succeeded
 	}
-	t.Logf("breaking endpoint: %d requests, %v; level errors %d; %s", o.Requests, o.Errors, sum, model.Markdown(res.Report))
+	if requests != o.Requests || failed != o.Requests-o.Succeeded || failed == 0 {
+		t.Errorf("levels hold %d requests, %d failed; the run ended %d, %d failed", requests, failed, o.Requests, o.Requests-o.Succeeded)
+	}
+	t.Logf("%s", model.Markdown(res.Report))
 }
 
 // noticeKinds is what each notice said, without how the endpoint settled (bench drains

@@ -122,8 +122,7 @@ func (e *Engine) stepWalk(i int, now time.Time, out []Notice) []Notice {
 	ep := e.eps[i]
 	w := ep.walk
 	_, c := w.Level()
-	levels := ep.book.Levels()
-	l := row(levels, c)
+	l := row(ep.book, c)
 	steady := 0
 	if l != nil {
 		steady = steadyCount(l)
@@ -141,9 +140,7 @@ func (e *Engine) stepWalk(i int, now time.Time, out []Notice) []Notice {
 	next, changed, done := w.Next(now, steady)
 	if end := w.LastEnd(); (changed || done) && end.Short {
 		ep.short[c] = true
-		if m, ok := ep.book.(shortMarker); ok {
-			m.MarkShort(c)
-		}
+		ep.book.MarkShort(c)
 		out = append(out, Notice{Kind: LevelShort, Endpoint: i, Name: ep.info.Name, Users: c, Level: p})
 	}
 	switch {
@@ -151,9 +148,7 @@ func (e *Engine) stepWalk(i int, now time.Time, out []Notice) []Notice {
 		out = append(out, e.endWalk(i, RampEnd{Kind: EndFinished, Users: c}))
 	case changed:
 		ep.ctl.SetConcurrency(next)
-		if r := row(levels, next); r != nil {
-			w.Rebase(steadyCount(r))
-		}
+		w.Rebase(steadyOf(ep.book, next))
 		out = append(out, Notice{Kind: LevelStarted, Endpoint: i, Name: ep.info.Name, Users: next, Level: w.Progress(now, 0)})
 	}
 	return out
