@@ -116,7 +116,7 @@ func TestAutoRampStops(t *testing.T) {
 		if m.eng.Ramping() {
 			t.Fatal("the ramp went on past 5% errors")
 		}
-		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 1 user on sim: errors 14.29% > 5%; settled at its capacity, 1 user") {
+		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 1 user on sim: errors 14.29% of 21 requests > 5%; settled at its capacity, 1 user") {
 			t.Errorf("status: %q", m.msg)
 		}
 		if ctls[0].conc != 1 {

@@ -37,7 +37,8 @@ func (m *root) rampText() string {
 	case p.Left > 0:
 		return s + fmt.Sprintf(", %ds left", int(p.Left.Round(time.Second)/time.Second))
 	}
-	return s
+	return s + ", up to " + p.MaxLeft.Round(time.Second).String() // held: waiting for requests
+
 }
 
 // users is "1 user" or "n users".

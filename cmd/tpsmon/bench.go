@@ -269,7 +269,7 @@ func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
 	for i, end := range res.Ramps {
 		if end.Kind == engine.EndStopped {
 			name := res.Report.Endpoints[i].Name
-			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s (--full-ramp walks every level).\n", name, users(end.Users), end.Stop)
+			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, users(end.Users), end.Stop)
 		}
 	}
 	if res.Over {

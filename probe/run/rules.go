@@ -22,17 +22,20 @@ const (
 // Stop is why a stop rule ended the ramp at a level.
 type Stop struct {
 	Users     int
+	Requests  int           // the requests the rule judged: ended ones (errors), steady ones (TTFT)
 	ErrorRate float64       // > StopErrorRate when the errors stopped it
 	TTFTP95   time.Duration // > StopTTFTFactor x Target when the TTFT stopped it
 	Target    time.Duration
 }
 
-// String says why, in words: "errors 7.6% > 5%" or "TTFT p95 4.2s > 2 x the 2s target".
+// String says why, in words: "errors 7.6% of 26 requests > 5%" or "TTFT p95 4.2s over
+// 32 steady requests > 2 x the 2s target". The level's row may move on afterwards: the
+// requests still in flight when the ramp stopped end in it.
 func (s Stop) String() string {
 	if s.TTFTP95 > 0 {
-		return fmt.Sprintf("TTFT p95 %s > %d x the %s target", roundLatency(s.TTFTP95), StopTTFTFactor, s.Target)
+		return fmt.Sprintf("TTFT p95 %s over %d steady requests > %d x the %s target", roundLatency(s.TTFTP95), s.Requests, StopTTFTFactor, s.Target)
 	}
-	return fmt.Sprintf("errors %s > %s", model.FormatPercent(s.ErrorRate), model.FormatPercent(StopErrorRate))
+	return fmt.Sprintf("errors %s of %d requests > %s", model.FormatPercent(s.ErrorRate), s.Requests, model.FormatPercent(StopErrorRate))
 }
 
 // checkStop applies the stop rules to l, the row of the level being held at users.
@@ -41,7 +44,7 @@ func checkStop(l *model.LevelStats, users int, slo model.SLO) (Stop, bool) {
 		return Stop{}, false
 	}
 	if endedCount(l) >= MinStopRequests && l.ErrorRate > StopErrorRate {
-		return Stop{Users: users, ErrorRate: l.ErrorRate}, true
+		return Stop{Users: users, Requests: endedCount(l), ErrorRate: l.ErrorRate}, true
 	}
 	target := slo.TTFTP95Max
 	if target <= 0 || target >= time.Duration(math.MaxInt64/StopTTFTFactor) {
@@ -49,7 +52,7 @@ func checkStop(l *model.LevelStats, users int, slo model.SLO) (Stop, bool) {
 	}
 	p95 := time.Duration(l.TTFT.P95 * float64(time.Millisecond))
 	if l.TTFT.Count > 0 && 2*steadyCount(l) >= MinSteady(users) && p95 > StopTTFTFactor*target {
-		return Stop{Users: users, TTFTP95: p95, Target: target}, true
+		return Stop{Users: users, Requests: steadyCount(l), TTFTP95: p95, Target: target}, true
 	}
 	return Stop{}, false
 }
