@@ -111,7 +111,11 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.feed(msg.events)
 		if msg.closed {
 			m.eventsClosed = true
-			m.say(true, "the load generators have stopped: press q to quit")
+			if m.eng.Over() {
+				m.say(true, "the run's maximum duration is over: the load generators have stopped; press q to quit")
+			} else {
+				m.say(true, "the load generators have stopped: press q to quit")
+			}
 			return m, nil
 		}
 		return m, waitEvents(m.ctx, m.events)

@@ -354,3 +354,28 @@ func TestEndpointStateHidesSecrets(t *testing.T) {
 		t.Errorf("host %q, URL %q", m.hosts[0], info.URL)
 	}
 }
+
+// TestMaxDurationOnScreen: when the run's maximum duration is over, the screen stops the
+// load and says why, also once the pools have ended.
+func TestMaxDurationOnScreen(t *testing.T) {
+	ctl := &fakeCtl{}
+	eng, err := run.New(run.Config{MaxDuration: time.Minute, Settle: run.SettleCapacity},
+		[]run.Part{{Endpoint: probe.Endpoint{Name: "sim"}, Control: ctl, Book: fullTracker()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newRoot(context.Background(), nil, eng, config{Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(press("r"))
+	tick(m, time.Minute)
+	if !ctl.stopped || !m.msgBad || !strings.Contains(m.msg, "maximum duration (1m0s) is over") {
+		t.Errorf("stopped %v, message %q", ctl.stopped, m.msg)
+	}
+	m.Update(eventsMsg{closed: true})
+	if !strings.Contains(m.msg, "the run's maximum duration is over: the load generators have stopped") {
+		t.Errorf("message %q", m.msg)
+	}
+}
