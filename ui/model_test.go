@@ -64,7 +64,7 @@ func TestAutoRamp(t *testing.T) {
 		}
 		tick(m, time.Duration(sec+10)*time.Second)
 	}
-	if m.eng.Ramping() || !strings.Contains(m.msg, "auto-ramp finished on sim: all 4 levels held; settled at its capacity, 16 users") {
+	if m.eng.Ramping() || !strings.Contains(m.msg, "auto-ramp finished on sim: all 4 levels held; back to capacity, 16 users") {
 		t.Fatalf("end: ramping %v, %q", m.eng.Ramping(), m.msg)
 	}
 	if want := []int{1, 2, 4, 8, 16}; fmt.Sprint(ctls[0].sets) != fmt.Sprint(want) {
@@ -116,7 +116,7 @@ func TestAutoRampStops(t *testing.T) {
 		if m.eng.Ramping() {
 			t.Fatal("the ramp went on past 5% errors")
 		}
-		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 1 user on sim: errors 14.29% of 21 requests > 5%; settled at its capacity, 1 user") {
+		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 1 user on sim: errors 14.29% > 5% (21 requests); back to capacity, 1 user") {
 			t.Errorf("status: %q", m.msg)
 		}
 		if ctls[0].conc != 1 {

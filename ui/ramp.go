@@ -35,7 +35,7 @@ func (m *root) rampText() string {
 	case p.Warming:
 		return s + ", warming up"
 	case p.Left > 0:
-		return s + fmt.Sprintf(", %ds left", int(p.Left.Round(time.Second)/time.Second))
+		return s + fmt.Sprintf(", %ds left", int((p.Left+time.Second-1)/time.Second))
 	}
 	return s + ", up to " + p.MaxLeft.Round(time.Second).String() // held: waiting for requests
 

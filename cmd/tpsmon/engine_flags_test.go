@@ -79,7 +79,7 @@ func TestBenchStopsOnErrors(t *testing.T) {
 	defer srv.Close()
 	args := []string{"bench", "--url", srv.URL + "/v1", "--model", "m", "--ramp", "1,2,4", "--hold", "100ms"}
 	r := cli(t, nil, secretEnv, nil, args...)
-	if !strings.Contains(r.stdout, "the ramp stopped at 1 user: errors ") || !strings.Contains(r.stdout, "> 5% when it stopped (--full-ramp walks every level)") ||
+	if !strings.Contains(r.stdout, "the ramp stopped at 1 user: errors ") || !strings.Contains(r.stdout, "> 5% (") || !strings.Contains(r.stdout, "requests) when it stopped (--full-ramp walks every level)") ||
 		strings.Contains(r.stdout, "| 2 |") {
 		t.Errorf("exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -89,7 +89,7 @@ func TestBenchStopsOnErrors(t *testing.T) {
 			t.Errorf("--full-ramp: no row %q:\n%s", w, r.stdout)
 		}
 	}
-	if !strings.Contains(r.stderr, "at 1 user errors ") || !strings.Contains(r.stderr, "> 5%; going on (--full-ramp)") {
+	if !strings.Contains(r.stderr, "at 1 user errors ") || !strings.Contains(r.stderr, "requests); going on (--full-ramp)") {
 		t.Errorf("--full-ramp: no warning:\n%s", r.stderr)
 	}
 }

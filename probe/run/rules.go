@@ -28,14 +28,14 @@ type Stop struct {
 	Target    time.Duration
 }
 
-// String says why, in words: "errors 7.6% of 26 requests > 5%" or "TTFT p95 4.2s over
-// 32 steady requests > 2 x the 2s target". The level's row may move on afterwards: the
-// requests still in flight when the ramp stopped end in it.
+// String says why, in words: "errors 7.6% > 5% (26 requests)" or "TTFT p95 4.2s > 2 x
+// 2s (32 steady requests)". The level's row may move on afterwards: the requests still
+// in flight when the ramp stopped end in it.
 func (s Stop) String() string {
 	if s.TTFTP95 > 0 {
-		return fmt.Sprintf("TTFT p95 %s over %d steady requests > %d x the %s target", roundLatency(s.TTFTP95), s.Requests, StopTTFTFactor, s.Target)
+		return fmt.Sprintf("TTFT p95 %s > %d x %s (%d steady requests)", roundLatency(s.TTFTP95), StopTTFTFactor, s.Target, s.Requests)
 	}
-	return fmt.Sprintf("errors %s of %d requests > %s", model.FormatPercent(s.ErrorRate), s.Requests, model.FormatPercent(StopErrorRate))
+	return fmt.Sprintf("errors %s > %s (%d requests)", model.FormatPercent(s.ErrorRate), model.FormatPercent(StopErrorRate), s.Requests)
 }
 
 // checkStop applies the stop rules to l, the row of the level being held at users.

@@ -62,11 +62,11 @@ func (n Notice) settled() string {
 	case n.Capacity && n.Settled == 0:
 		return "no level meets the criteria: load stopped"
 	case n.Capacity:
-		return fmt.Sprintf("settled at its capacity, %s", users(n.Settled))
+		return fmt.Sprintf("back to capacity, %s", users(n.Settled))
 	case n.Settled == 0:
 		return "load stopped"
 	}
-	return fmt.Sprintf("settled at %s", users(n.Settled))
+	return fmt.Sprintf("back to %s", users(n.Settled))
 }
 
 // users is "1 user" or "n users".
