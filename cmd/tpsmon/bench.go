@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	engine "github.com/tpsmon/tpsmon/probe/run"
 )
 
@@ -141,13 +141,14 @@ func benchExit(res *engine.Result, p *plan, f *runFlags) error {
 }
 
 // writeOutputs writes --out and --csv (also after an interruption) and says where. A
-// file that cannot be written does not keep the other from being written.
+// file that cannot be written does not keep the other from being written. Each is
+// written atomically: a run cut while writing leaves the old file whole.
 func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
 	var failed []string
 	if f.out != "" {
 		data, err := json.MarshalIndent(rep, "", "  ")
 		if err == nil {
-			err = os.WriteFile(f.out, append(data, '\n'), 0o644)
+			err = atomicfile.Write(f.out, append(data, '\n'), 0o644)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("--out: cannot write the results: %v", err))
@@ -156,7 +157,7 @@ func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
 		}
 	}
 	if f.csv != "" {
-		if err := os.WriteFile(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
+		if err := atomicfile.Write(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
 			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
 		} else {
 			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
