@@ -92,6 +92,9 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 					b.report(n.Endpoint, true, now)
 					continue
 				}
+				if n.Kind == RampStopped && b.e.Ramping() {
+					b.report(n.Endpoint, true, now) // the others go on: say why this one ended
+				}
 				b.notices = append(b.notices, n)
 			}
 		case <-ctx.Done():

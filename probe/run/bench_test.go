@@ -70,6 +70,8 @@ func TestProgressString(t *testing.T) {
 			"a: level 1/1, 1 user, 0/20 requests, warming up, 0 tok/s, - tok/s/user, TTFT p95 -, 2 errors"},
 		{Progress{Name: "a", Level: 3, Levels: 6, Concurrency: 8, Hold: 15 * time.Second, Need: 20, LevelChange: true, Errors: 1},
 			"a: level 3/6: 8 users, held 15s and 20 requests once warm-up is over, 1 error so far"},
+		{Progress{Name: "b", Ended: RampEnd{Kind: EndStopped, Users: 4, Stop: Stop{Users: 4, ErrorRate: 0.5, Requests: 10}}, Active: 2, Errors: 5},
+			"b: ramp ended at 4 users: errors 50% > 5% (10 requests); waiting for the other endpoints, 2 in flight, 5 errors"},
 		{Progress{Name: "a", Draining: true, Elapsed: 1500 * time.Millisecond, Active: 1, Errors: 1},
 			"a: ramp done, waiting for 1 in-flight request to finish (1.5s), 1 error"},
 	}

@@ -22,10 +22,11 @@ type Progress struct {
 	Steady      int           // steady completed requests of the level so far
 	Need        int           // the level rule's minimum (model MinSteady)
 	Live        model.Live
-	Active      int  // requests in flight now
-	Errors      int  // failed requests so far
-	LevelChange bool // this call announces a new level (or the drain)
-	Draining    bool // the ramp is over; waiting for in-flight requests
+	Active      int     // requests in flight now
+	Errors      int     // failed requests so far
+	LevelChange bool    // this call announces a new level (or the drain)
+	Draining    bool    // the ramp is over; waiting for in-flight requests
+	Ended       RampEnd // set (Kind not NotEnded) when this endpoint's ramp ended before the others'
 }
 
 // String is the progress line. A level change reads
@@ -36,6 +37,12 @@ func (p Progress) String() string {
 	b.WriteString(p.Name)
 	b.WriteString(": ")
 	switch {
+	case p.Ended.Kind != NotEnded && !p.Draining:
+		fmt.Fprintf(&b, "ramp ended at %s", users(p.Ended.Users))
+		if p.Ended.Kind == EndStopped {
+			fmt.Fprintf(&b, ": %s", p.Ended.Stop)
+		}
+		fmt.Fprintf(&b, "; waiting for the other endpoints, %d in flight", p.Active)
 	case p.Draining:
 		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
 	case p.LevelChange:
@@ -102,7 +109,7 @@ func (b *bench) report(i int, change bool, now time.Time) {
 		p.Level, p.Concurrency = st.Index+1, st.Users
 		p.Warming, p.Left, p.Steady, p.Need = st.Warming, st.Left, st.Steady, st.Need
 	} else {
-		return // its ramp ended: nothing to show until the drain
+		p.Ended = ep.end // its ramp ended before the others'
 	}
 	b.progress(p)
 }
