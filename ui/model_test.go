@@ -378,4 +378,7 @@ func TestMaxDurationOnScreen(t *testing.T) {
 	if !strings.Contains(m.msg, "the run's maximum duration is over: the load generators have stopped") {
 		t.Errorf("message %q", m.msg)
 	}
+	if sum := m.finish(); !strings.Contains(sum, "The run reached its maximum duration (1m0s): the ramp was cut") {
+		t.Errorf("the summary does not say the run was cut:\n%s", sum)
+	}
 }

@@ -85,5 +85,9 @@ func newScreen(ctx context.Context, opt Options, noColor bool) (*root, error) {
 func (m *root) finish() string {
 	interrupted := m.eng.Ramping()
 	m.eng.Cut()
-	return model.Markdown(m.eng.Report(interrupted))
+	md := model.Markdown(m.eng.Report(interrupted))
+	if m.eng.Over() {
+		md += fmt.Sprintf("\n> The run reached its maximum duration (%s): the ramp was cut and the load stopped.\n", m.eng.MaxDuration())
+	}
+	return md
 }

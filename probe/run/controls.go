@@ -145,5 +145,8 @@ func (e *Engine) End(i int) RampEnd { return e.eps[i].end }
 // Short reports whether endpoint i's level at users reached the maximum hold first.
 func (e *Engine) Short(i, users int) bool { return e.eps[i].short[users] }
 
+// MaxDuration is the run's maximum duration (0: none).
+func (e *Engine) MaxDuration() time.Duration { return e.cfg.MaxDuration }
+
 // Over reports whether the run's maximum duration ended it.
 func (e *Engine) Over() bool { return e.over }
