@@ -80,11 +80,11 @@ func TestBenchStopsOnErrors(t *testing.T) {
 	args := []string{"bench", "--url", srv.URL + "/v1", "--model", "m", "--ramp", "1,2,4", "--hold", "100ms"}
 	r := cli(t, nil, secretEnv, nil, args...)
 	if !strings.Contains(r.stdout, "the ramp stopped at 1 user: errors ") || !strings.Contains(r.stdout, "> 5% (") || !strings.Contains(r.stdout, "requests) when it stopped (--full-ramp walks every level)") ||
-		strings.Contains(r.stdout, "| 2 |") {
+		strings.Contains(r.stdout, "\n| 2 |") {
 		t.Errorf("exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = cli(t, nil, secretEnv, nil, append(args, "--full-ramp")...)
-	for _, w := range []string{"| 1 |", "| 2 |", "| 4 |"} {
+	for _, w := range []string{"\n| 1 |", "\n| 2 |", "\n| 4 |"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("--full-ramp: no row %q:\n%s", w, r.stdout)
 		}
