@@ -251,3 +251,25 @@ func TestResetRebasesTheLevel(t *testing.T) {
 		t.Errorf("after Reset: %+v at %d users; want 10/20 at 1 user", p, r.ctls[0].conc)
 	}
 }
+
+// TestEndpointsWalkOnTheirOwn: with the ramp on two endpoints, the one whose level fails
+// a stop rule settles while the other walks on.
+func TestEndpointsWalkOnTheirOwn(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{1, 2}, Hold: time.Second}, Settle: SettleCapacity}, 2)
+	r.e.StartRamp([]int{0, 1}, at(0))
+	r.steady(0, 1, at(0))
+	r.done(0, 1, 5, 0, 100*time.Millisecond, at(500*time.Millisecond))
+	r.steady(1, 1, at(0))
+	r.done(1, 1, 10, 10, 100*time.Millisecond, at(500*time.Millisecond))
+	ns := r.step(time.Second)
+	if len(ns) != 1 || ns[0].Kind != RampStopped || ns[0].Endpoint != 1 || ns[0].Settled != 0 || !ns[0].Capacity {
+		t.Fatalf("notices %v; want endpoint 1 stopped, settled at its capacity (none: 0 users)", ns)
+	}
+	if !strings.Contains(ns[0].String(), "no level meets the criteria: load stopped") {
+		t.Errorf("notice %q", ns[0])
+	}
+	if !r.e.Ramping() || !r.e.Walking(0) || r.e.Walking(1) || r.ctls[1].conc != 0 || r.ctls[0].conc != 1 {
+		t.Errorf("walking %v %v, users %d %d; want endpoint 0 still at 1 user, endpoint 1 at 0",
+			r.e.Walking(0), r.e.Walking(1), r.ctls[0].conc, r.ctls[1].conc)
+	}
+}
