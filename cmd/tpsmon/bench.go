@@ -261,7 +261,7 @@ func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
 	for _, n := range res.Notices {
 		switch n.Kind {
 		case engine.LevelShort:
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
 				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
 		case engine.RampWarned:
 			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (--full-ramp)\n", n.Name, users(n.Users), n.Stop)
