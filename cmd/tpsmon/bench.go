@@ -237,22 +237,22 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 	}
 }
 
-// engineFlags names the flag behind each field of a engine.ConfigError.
+// engineFlags names the flag behind each run setting the engine can refuse.
 var engineFlags = map[string]string{
 	engine.FieldRamp: "--ramp", engine.FieldHold: "--hold", engine.FieldMaxHold: "--max-hold",
 	engine.FieldSettle: "--settle", engine.FieldMaxDuration: "--max-duration",
 }
 
-// engineError maps the engine's typed errors to usage errors that name the flag.
+// engineError maps the engine's typed errors (*probe.FieldError, for a run setting or
+// an endpoint's) to usage errors that name the flag.
 func engineError(err error) error {
-	var ce *engine.ConfigError
-	if errors.As(err, &ce) {
-		if flag, ok := engineFlags[ce.Field]; ok {
-			return usageErrorf("%s: %s", flag, ce.Reason)
+	var fe *probe.FieldError
+	if errors.As(err, &fe) {
+		if flag, ok := engineFlags[fe.Field]; ok {
+			return fieldUsage(fe, flagOrigin(flag))
 		}
-		return usageErrorf("%s", ce.Reason)
 	}
-	return usageErrorf("%v", err)
+	return flagUsage(err)
 }
 
 // printRampEnds says, under the tables, which levels were short and where and why a

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tpsmon/tpsmon/probe"
 	engine "github.com/tpsmon/tpsmon/probe/run"
 )
 
@@ -29,13 +30,13 @@ func TestParseSettle(t *testing.T) {
 // to its flag.
 func TestEngineErrorsNameFlags(t *testing.T) {
 	for field, flag := range engineFlags {
-		err := engineError(&engine.ConfigError{Field: field, Reason: "bad"})
+		err := engineError(&probe.FieldError{Field: field, Problem: "bad"})
 		if ee, ok := err.(*exitError); !ok || ee.code != exitUsage || ee.msg != flag+": bad" {
 			t.Errorf("%s: %v; want a usage error %q", field, err, flag+": bad")
 		}
 	}
 	r := cli(t, nil, secretEnv, nil, "bench", "--hold", "10s", "--max-hold", "5s")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--max-hold: 5s: the maximum hold must be at least the hold (10s)") {
+	if r.code != exitUsage || !strings.Contains(r.stderr, `--max-hold "5s": the maximum hold must be at least the hold (10s)`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = cli(t, nil, secretEnv, nil, "bench", "--max-duration", "-1s")

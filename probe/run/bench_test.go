@@ -36,9 +36,9 @@ func TestStartRejectsBadConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, err := Start(context.Background(), tt.cfg)
-			var ce *ConfigError
+			var ce *probe.FieldError
 			if !errors.As(err, &ce) || ce.Field != tt.field || !strings.Contains(err.Error(), tt.want) || e != nil {
-				t.Errorf("Start = %v, %v; want a ConfigError on %s saying %q", e, err, tt.field, tt.want)
+				t.Errorf("Start = %v, %v; want a FieldError on %s saying %q", e, err, tt.field, tt.want)
 			}
 			if err != nil && strings.Contains(err.Error(), "--") {
 				t.Errorf("the engine names a flag: %v", err)

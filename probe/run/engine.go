@@ -110,10 +110,10 @@ type endpoint struct {
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp
-// and the settings and returns *ConfigError for what is wrong.
+// and the settings and returns *probe.FieldError for what is wrong.
 func New(cfg Config, parts []Part) (*Engine, error) {
 	if len(parts) == 0 {
-		return nil, &ConfigError{FieldEndpoints, "no endpoint to measure"}
+		return nil, fieldErr(FieldEndpoints, "", "no endpoint to measure")
 	}
 	if len(cfg.Ramp.Levels) == 0 {
 		cfg.Ramp.Levels = DefaultRamp.Levels
@@ -151,10 +151,10 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.Settle < SettleCapacity || c.Settle > MaxUsers {
-		return &ConfigError{FieldSettle, "want the capacity, 0 (stop the load) or a number of users up to 10000"}
+		return fieldErr(FieldSettle, "", "want the capacity, 0 (stop the load) or a number of users up to 10000")
 	}
 	if c.MaxDuration < 0 {
-		return &ConfigError{FieldMaxDuration, "want a positive duration, or 0 for none"}
+		return fieldErr(FieldMaxDuration, c.MaxDuration.String(), "want a positive duration, or 0 for none")
 	}
 	return nil
 }
@@ -163,7 +163,7 @@ func (c *Config) validate() error {
 // it. Read its events from Events and hand each to Handle; Close it when done.
 func Start(ctx context.Context, cfg Config) (*Engine, error) {
 	if len(cfg.Endpoints) == 0 {
-		return nil, &ConfigError{FieldEndpoints, "no endpoint to measure"}
+		return nil, fieldErr(FieldEndpoints, "", "no endpoint to measure")
 	}
 	if err := (&Config{Ramp: cfg.Ramp, Settle: cfg.Settle, MaxDuration: cfg.MaxDuration}).validateOrDefault(); err != nil {
 		return nil, err

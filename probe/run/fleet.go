@@ -51,7 +51,7 @@ func (e *EndpointError) Unwrap() error { return e.Err }
 // at concurrency 0.
 func NewFleet(ctx context.Context, eps []probe.Endpoint, opt FleetOptions) (*Fleet, error) {
 	if len(eps) == 0 {
-		return nil, &ConfigError{FieldEndpoints, "no endpoint to measure"}
+		return nil, fieldErr(FieldEndpoints, "", "no endpoint to measure")
 	}
 	newStreamer := opt.NewStreamer
 	if newStreamer == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // Ramp is an auto-ramp plan: its levels in order, each held by the level rule (see Walk).
@@ -33,7 +34,8 @@ func (r Ramp) MaxHoldOr() time.Duration {
 	return DefaultMaxHold(r.Hold)
 }
 
-// Fields a ConfigError can name. cmd maps them to its flags and config keys.
+// The run settings a *probe.FieldError from this package can name (beside probe's own
+// Endpoint fields). cmd maps them to its flags and config keys.
 const (
 	FieldRamp        = "ramp"
 	FieldHold        = "hold"
@@ -43,32 +45,29 @@ const (
 	FieldEndpoints   = "endpoints"
 )
 
-// ConfigError says what is wrong with one setting of a run, without naming a flag.
-type ConfigError struct {
-	Field  string // one of the Field constants
-	Reason string // plain words, e.g. "level 2 is 0: every level must be at least 1 user"
+// fieldErr is a *probe.FieldError: the setting by its field, never by a flag.
+func fieldErr(field, value, problem string) error {
+	return &probe.FieldError{Field: field, Value: value, Problem: problem}
 }
-
-func (e *ConfigError) Error() string { return e.Field + ": " + e.Reason }
 
 // Validate says what is wrong with the plan: at least one level, every level at least 1
 // (levels need not increase), Hold > 0, MaxHold 0 or at least Hold. The errors are
-// *ConfigError, joined.
+// *probe.FieldError, joined.
 func (r Ramp) Validate() error {
 	var errs []error
 	if len(r.Levels) == 0 {
-		errs = append(errs, &ConfigError{FieldRamp, "no levels: give at least one number of users"})
+		errs = append(errs, fieldErr(FieldRamp, "", "no levels: give at least one number of users"))
 	}
 	for i, c := range r.Levels {
 		if c < 1 {
-			errs = append(errs, &ConfigError{FieldRamp, fmt.Sprintf("level %d is %d: every level must be at least 1 user", i+1, c)})
+			errs = append(errs, fieldErr(FieldRamp, "", fmt.Sprintf("level %d is %d: every level must be at least 1 user", i+1, c)))
 		}
 	}
 	if r.Hold <= 0 {
-		errs = append(errs, &ConfigError{FieldHold, fmt.Sprintf("%v: the hold must be positive", r.Hold)})
+		errs = append(errs, fieldErr(FieldHold, r.Hold.String(), "the hold must be positive"))
 	}
 	if r.MaxHold < 0 || (r.MaxHold > 0 && r.MaxHold < r.Hold) {
-		errs = append(errs, &ConfigError{FieldMaxHold, fmt.Sprintf("%v: the maximum hold must be at least the hold (%v)", r.MaxHold, r.Hold)})
+		errs = append(errs, fieldErr(FieldMaxHold, r.MaxHold.String(), fmt.Sprintf("the maximum hold must be at least the hold (%v)", r.Hold)))
 	}
 	return errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 func TestDefaults(t *testing.T) {
@@ -33,9 +34,9 @@ func TestRampValidate(t *testing.T) {
 	err := Ramp{Levels: []int{0, 2, -1}, Hold: 0, MaxHold: -1}.Validate()
 	var fields []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ce *ConfigError
+		var ce *probe.FieldError
 		if !errors.As(e, &ce) {
-			t.Fatalf("%v is not a ConfigError", e)
+			t.Fatalf("%v is not a FieldError", e)
 		}
 		fields = append(fields, ce.Field)
 	}
