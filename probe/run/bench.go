@@ -134,7 +134,8 @@ func (b *bench) drain(ctx context.Context, interrupted bool) bool {
 	}
 	bound := time.NewTimer(drain)
 	defer bound.Stop()
-	hardCap := time.NewTimer(min(MaxDrain, e.timeLeft(time.Now())))
+	left := e.timeLeft(time.Now())
+	hardCap := time.NewTimer(min(MaxDrain, left))
 	defer hardCap.Stop()
 	done, cut := ctx.Done(), false
 	for b.events != nil {
@@ -154,6 +155,10 @@ func (b *bench) drain(ctx context.Context, interrupted bool) bool {
 		case <-hardCap.C:
 			cut = true
 			fleet.Cut()
+			if left < MaxDrain && !e.over {
+				e.over = true // the maximum duration ended the drain: the run was cut
+				b.notices = append(b.notices, Notice{Kind: MaxDuration, Endpoint: -1, After: e.cfg.MaxDuration})
+			}
 		case <-done:
 			done, interrupted = nil, true
 			fleet.Cut()

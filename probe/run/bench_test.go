@@ -335,3 +335,24 @@ func TestRunDrainCutsQuietStreams(t *testing.T) {
 		t.Errorf("outcome %+v; want the cut request out of the counts", o)
 	}
 }
+
+// TestRunMaxDurationCutsTheDrain: the maximum duration also bounds the drain of requests
+// still streaming after the ramp.
+func TestRunMaxDurationCutsTheDrain(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	start := time.Now()
+	res, err := runBench(context.Background(), Config{
+		Endpoints:   []probe.Endpoint{{Name: "long"}},
+		Ramp:        Ramp{Levels: []int{1}, Hold: 100 * time.Millisecond, MaxHold: 100 * time.Millisecond},
+		MaxDuration: 600 * time.Millisecond,
+		// a token every 10 ms for 100 s: the drain never goes quiet
+		NewStreamer: fakes(map[string]*fakeStreamer{"long": {tokens: 10000, gap: 10 * time.Millisecond}}),
+		PoolOptions: fastTicks,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second || !res.Over || !res.Report.Interrupted {
+		t.Errorf("took %s, over %v, interrupted %v; want the drain cut at the maximum duration", d, res.Over, res.Report.Interrupted)
+	}
+}
