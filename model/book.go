@@ -240,9 +240,15 @@ func (t *book) one(c int, ratio float64) (LevelStats, bool) {
 
 // stats summarises the level over the steady windows w of its segments.
 func (l *level) stats(w window, ratio float64) LevelStats {
+	return l.summary(w.d, float64(w.chunks)*ratio, w.open)
+}
+
+// summary summarises the level over steady windows of total length d in which tokens
+// were delivered; open says one of them is being measured now.
+func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 	ls := LevelStats{
 		Concurrency:  l.conc,
-		Duration:     w.d,
+		Duration:     d,
 		Requests:     l.requests,
 		Succeeded:    l.success,
 		Steady:       l.steady,
@@ -257,10 +263,11 @@ func (l *level) stats(w window, ratio float64) LevelStats {
 		UserTPS:      l.user.Dist(),
 		OutputTokens: l.outputTokens,
 		TokenSource:  tokenSource(l.srcUsage, l.srcChk),
-		Open:         w.open,
+		Open:         open,
 	}
-	if sec := w.d.Seconds(); sec > 0 {
-		ls.AggregateTPS = float64(w.chunks) * ratio / sec
+	if sec := d.Seconds(); sec > 0 {
+		ls.SteadyTokens = tokens
+		ls.AggregateTPS = tokens / sec
 		ls.RequestRate = float64(l.steady) / sec
 	}
 	return ls

@@ -38,6 +38,12 @@ func writeSettings(b *strings.Builder, r *Report) {
 		when = append(when, "tpsmon "+r.ToolVersion)
 	}
 	line(b, "run", when)
+	if r.MergedFrom > 0 {
+		b.WriteString("- merged: " + strconv.Itoa(r.MergedFrom) + " results (shards or whole runs: histograms merged, counters summed)\n")
+	}
+	if sh := s.Shard; sh != nil {
+		b.WriteString("- shard: " + shardWords(sh) + " (this run sent its share of each level's users; merge the shards' results.json)\n")
+	}
 	line(b, "model", endpointValues(r, func(e *ReportEndpoint) string { return e.Model }, ""))
 	line(b, "API", endpointValues(r, func(e *ReportEndpoint) string { return e.API }, s.API))
 	var work []string

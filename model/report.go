@@ -23,6 +23,9 @@ type Report struct {
 	Interrupted bool             `json:"interrupted"`
 	Settings    ReportSettings   `json:"settings"`
 	Endpoints   []ReportEndpoint `json:"endpoints"`
+	// MergedFrom is how many runs' reports Merge combined into this one (absent when 0:
+	// the report of one run).
+	MergedFrom int `json:"merged_from,omitempty"`
 }
 
 // ReportSettings is the workload and criteria the run used. API is the first
@@ -39,6 +42,9 @@ type ReportSettings struct {
 	ExtraBodyKeys []string  `json:"extra_body_keys"` // keys of the extra request body fields, never their values
 	TimeoutS      float64   `json:"timeout_s"`
 	SLO           ReportSLO `json:"slo"`
+	// Shard is the share of the load this run sent (absent when it sent the whole load).
+	// Levels are keyed by the whole level's users, not the shard's share.
+	Shard *ReportShard `json:"shard,omitempty"`
 }
 
 // ReportSLO is SLO in the report's units. It always marshals: a value JSON cannot carry
@@ -96,6 +102,13 @@ type ReportLevel struct {
 	AggregateTPS float64        `json:"aggregate_tps"`
 	RequestRate  float64        `json:"request_rate"`
 	OutputTokens int64          `json:"output_tokens"`
+	// What Merge needs to combine runs (absent from reports written before it): the
+	// tokens delivered in the steady windows (aggregate_tps = steady_tokens / duration_s,
+	// before rounding), the steady windows in wall-clock time, and the histograms behind
+	// every distribution.
+	SteadyTokens float64        `json:"steady_tokens"`
+	Windows      []ReportWindow `json:"windows"`
+	Hist         *ReportHists   `json:"hist,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -129,11 +142,15 @@ type EndpointInfo struct {
 	Simulated bool
 	// Interrupted says the run was cut short: a capacity found is then a lower bound.
 	Interrupted bool
+	// Clock converts the Tracker's times into the wall-clock times of the levels'
+	// steady windows; the zero WallClock uses the times' own wall-clock readings.
+	Clock WallClock
 }
 
 // ReportEndpoint builds the report entry of the endpoint this Tracker measures: every
-// level measured (ordered by concurrency), capacity (0 users when none; see ReportCap
-// for AtLeast) and saturation (nil when not reached), with floats rounded for reading.
+// level measured (ordered by concurrency) with its histograms and steady windows,
+// capacity (0 users when none; see ReportCap for AtLeast) and saturation (nil when not
+// reached), with floats rounded for reading.
 func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 	levels := t.Levels()
 	e := ReportEndpoint{
@@ -147,7 +164,11 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 		Capacity:    capacityOf(levels, t.slo, info.Interrupted),
 	}
 	for i := range levels {
-		e.Levels = append(e.Levels, levels[i].Report())
+		rl := levels[i].Report()
+		c := levels[i].Concurrency
+		rl.Hist = t.book.levels[c].hists()
+		rl.Windows = reportWindows(t.book.windows(c), info.Clock)
+		e.Levels = append(e.Levels, rl)
 	}
 	if u, ok := saturation(levels); ok {
 		e.SaturationUsers = &u
@@ -176,9 +197,10 @@ func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
 	return c
 }
 
-// Report converts a level to its report entry. Latencies are rounded to 0.01 ms,
-// rates to 0.01 tok/s, durations to 0.01 s, the error rate to 4 decimals and the
-// request rate to 0.001 requests/s.
+// Report converts a level to its report entry, without its histograms and windows
+// (Tracker.ReportEndpoint adds them). Latencies are rounded to 0.01 ms, rates to 0.01
+// tok/s, durations to 0.01 s, the error rate to 4 decimals, the request rate to 0.001
+// requests/s and steady tokens to 0.001.
 func (l *LevelStats) Report() ReportLevel {
 	errs := make(map[string]int, len(l.Errors))
 	for k, n := range l.Errors {
@@ -202,6 +224,8 @@ func (l *LevelStats) Report() ReportLevel {
 		AggregateTPS: round(l.AggregateTPS, 2),
 		RequestRate:  round(l.RequestRate, 3),
 		OutputTokens: l.OutputTokens,
+		SteadyTokens: round(l.SteadyTokens, 3),
+		Windows:      []ReportWindow{},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,10 +58,28 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	}
 	lv := m["levels"].([]any)[0]
 	if got, want := keys(t, lv), sorted("concurrency", "duration_s", "requests", "steady_requests", "short", "succeeded", "errors", "error_rate",
-		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens"); !slices.Equal(got, want) {
+		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens",
+		"steady_tokens", "windows", "hist"); !slices.Equal(got, want) {
 		t.Errorf("level keys %v, want %v", got, want)
 	}
 	lm := lv.(map[string]any)
+	if got, want := keys(t, lm["hist"]), sorted("ttft", "ttfo", "tpot", "e2e", "stall", "user_tps"); !slices.Equal(got, want) {
+		t.Errorf("hist keys %v, want %v", got, want)
+	}
+	ttft := lm["hist"].(map[string]any)["ttft"].(map[string]any)
+	if got, want := keys(t, ttft), sorted("unit", "count", "sum", "min", "max", "clamped", "hdr"); !slices.Equal(got, want) {
+		t.Errorf("hist.ttft keys %v, want %v", got, want)
+	}
+	if ttft["unit"] != "us" || ttft["count"] != 5.0 || ttft["min"] != 123456.0 || ttft["sum"] != 5*123456.0 {
+		t.Errorf("hist.ttft = %v", ttft)
+	}
+	// The steady window [1 s, 11 s] of segment 1, in UTC with ms (t0 is the Unix epoch).
+	if got := lm["windows"]; !reflect.DeepEqual(got, []any{map[string]any{"start": "1970-01-01T00:00:01.000Z", "end": "1970-01-01T00:00:11.000Z"}}) {
+		t.Errorf("windows = %v", got)
+	}
+	if lm["steady_tokens"] != 1000.0 {
+		t.Errorf("steady_tokens = %v, want 1000", lm["steady_tokens"])
+	}
 	lat := sorted("mean", "min", "p50", "p90", "p95", "p99", "max")
 	for _, k := range []string{"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms"} {
 		if got := keys(t, lm[k]); !slices.Equal(got, lat) {

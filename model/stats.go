@@ -41,7 +41,8 @@ type LevelStats struct {
 	Stall        Dist    // ms: each successful request's largest gap between two chunks
 	E2E          Dist    // ms
 	UserTPS      Dist    // tokens/s, per request
-	AggregateTPS float64 // steady tokens / Duration
+	SteadyTokens float64 // tokens delivered in the steady windows (chunks scaled by the tokens-per-chunk ratio); 0 without one
+	AggregateTPS float64 // SteadyTokens / Duration
 	RequestRate  float64 // Steady / Duration, requests/s
 	OutputTokens int64   // output tokens of the level's steady successful requests
 	TokenSource  string  // SourceUsage, SourceChunks or SourceMixed ("" when no steady success)

@@ -126,7 +126,7 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	root.Flags().IntVar(&f.users, "users", 1, "concurrency to start the live screen at")
 	f.registerSettle(root)
 
-	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newVersionCmd())
+	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newVersionCmd())
 	setFlagErrors(root)
 	return root
 }

@@ -73,7 +73,7 @@ func (s *Server) completion(w http.ResponseWriter, r *http.Request, chat bool) {
 			fmt.Sprintf("simulated server error (the %q profile fails %g of requests)", s.cfg.Name, s.cfg.ErrorRate))
 		return
 	}
-	q := newSeq(prompt, p.target, p.stallAt)
+	q := newSeq(prompt-s.cachedPrompt(&req, chat, prompt), p.target, p.stallAt)
 	ctx := r.Context()
 	if !s.admit(ctx, w, q) {
 		return

@@ -39,6 +39,9 @@
 // random token, for StallMs: the sequence keeps its slot but sits out of the batch (it
 // costs no step time) until the pause ends.
 //
+// With PrefixCacheTokens, a prompt's leading blocks already seen skip prefill (see
+// prefix.go); usage still reports the whole prompt.
+//
 // GET /sim/stats reports the server's own counts and TTFT (arrival to the flush of the
 // first token-bearing event); POST /sim/reset starts them again.
 package sim
@@ -72,6 +75,7 @@ type Config struct {
 	ReasoningTokens   int // the first N output tokens, at most half the answer, are sent as delta.reasoning (0 = none)
 	DefaultMaxTokens  int // when a request sets no max_tokens
 	KVTokens          int // KV-cache budget in tokens (prompt + generated of the slot holders; 0 = unlimited): see kvState
+	PrefixCacheTokens int // prompt tokens the prefix cache holds; cached leading blocks skip prefill (0 = no cache; prefix.go)
 }
 
 // Validate reports the first setting that cannot be simulated, naming the field.
@@ -86,7 +90,7 @@ func (c Config) Validate() error {
 		{"slots", float64(c.Slots)}, {"tokens_per_chunk", float64(c.TokensPerChunk)},
 		{"max_queue", float64(c.MaxQueue)}, {"reasoning_tokens", float64(c.ReasoningTokens)},
 		{"default_max_tokens", float64(c.DefaultMaxTokens)},
-		{"kv_tokens", float64(c.KVTokens)},
+		{"kv_tokens", float64(c.KVTokens)}, {"prefix_cache_tokens", float64(c.PrefixCacheTokens)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("simulator: %s is %v; it must be 0 or more", f.name, f.v)
@@ -139,6 +143,7 @@ type Server struct {
 	closeOnce sync.Once
 	ids       atomic.Uint64
 	stats     *counters
+	cache     *prefixCache // nil when off
 
 	rngMu sync.Mutex
 	rng   *rand.Rand // per-request draws: faults, answer length, text
@@ -159,6 +164,7 @@ func New(cfg Config) *Server {
 		quit:      make(chan struct{}),
 		done:      make(chan struct{}),
 		stats:     newCounters(now),
+		cache:     newPrefixCache(cfg.PrefixCacheTokens),
 		rng:       rand.New(rand.NewPCG(uint64(cfg.Seed), 0xc0ffee)),
 	}
 	s.sched = newScheduler(cfg, s.quit)

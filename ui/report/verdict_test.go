@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -58,8 +60,22 @@ func TestVerdictNoLevelMeets(t *testing.T) {
 }
 
 func TestVerdictInterruptedIsALowerBound(t *testing.T) {
+	// A file from before capacity.at_least was written: the verdict derives it, and an
+	// interrupted run's capacity is a lower bound.
 	small := load(t, "small-gpu.json")[0]
-	r := edited(t, small, "cut.json", func(r *model.Report) { r.Interrupted = true })
+	small.Report.Interrupted = true
+	data, err := json.Marshal(small.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`,"at_least":false`), nil)
+	if bytes.Contains(data, []byte("at_least")) {
+		t.Fatal("the fixture still has at_least")
+	}
+	r, err := Decode("cut.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := VerdictOf(SeriesOf([]*Run{r})).Lines[0].Capacity; got != "capacity at least 2 users (limit not reached)" {
 		t.Errorf("interrupted run: %q", got)
 	}
