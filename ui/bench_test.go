@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/run"
 )
 
 // BenchmarkView measures View() at 200x60 with an hour of history on two endpoints:
@@ -49,7 +50,7 @@ func BenchmarkView(b *testing.B) {
 
 // realTracker is a model.Tracker fed an hour of a ramp 1..64 (7 levels, then the
 // last level held): what the screen reads after a long run.
-func realTracker(b *testing.B) tracker {
+func realTracker(b *testing.B) *model.Tracker {
 	tr := model.NewTracker(model.TrackerOptions{})
 	t := t0
 	id := 0
@@ -87,17 +88,7 @@ func realTracker(b *testing.B) tracker {
 
 // BenchmarkViewRealTrackers is BenchmarkView/new_bucket over real trackers (after merge).
 func BenchmarkViewRealTrackers(b *testing.B) {
-	m, _, _ := newTestRoot(b, 2)
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				b.Skip("needs model.Tracker (merge)")
-			}
-		}()
-		for _, e := range m.eps {
-			e.tr = realTracker(b)
-		}
-	}()
+	m, _ := newTestRootOver(b, []run.Book{realTracker(b), realTracker(b)})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	b.ReportAllocs()
 	for b.Loop() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
@@ -125,13 +126,18 @@ type fakeCtl struct {
 	sets         []int
 }
 
-func (f *fakeCtl) SetConcurrency(n int) { f.conc = n; f.sets = append(f.sets, n) }
-func (f *fakeCtl) Concurrency() int     { return f.conc }
-func (f *fakeCtl) Active() int          { return f.active }
-func (f *fakeCtl) Pause()               { f.paused = true }
-func (f *fakeCtl) Resume()              { f.paused = false }
-func (f *fakeCtl) Paused() bool         { return f.paused }
-func (f *fakeCtl) Stop()                { f.stopped = true }
+func (f *fakeCtl) SetConcurrency(n int) {
+	if n != f.conc {
+		f.sets = append(f.sets, n)
+	}
+	f.conc = n
+}
+func (f *fakeCtl) Concurrency() int { return f.conc }
+func (f *fakeCtl) Active() int      { return f.active }
+func (f *fakeCtl) Pause()           { f.paused = true }
+func (f *fakeCtl) Resume()          { f.paused = false }
+func (f *fakeCtl) Paused() bool     { return f.paused }
+func (f *fakeCtl) Stop()            { f.stopped = true }
 
 // fakeTracker serves hand-made model values (the real Tracker is another package's work).
 type fakeTracker struct {
@@ -153,6 +159,21 @@ func (f *fakeTracker) AddTick(tk *model.Tick)      { f.ticks++ }
 func (f *fakeTracker) UpdateSegment(model.Segment) { f.segments++ }
 func (f *fakeTracker) Reset(time.Time)             { f.resets++; f.levels, f.buckets = nil, nil }
 func (f *fakeTracker) Levels() []model.LevelStats  { return f.levels }
+func (f *fakeTracker) MarkShort(c int) {
+	for i := range f.levels {
+		if f.levels[i].Concurrency == c {
+			f.levels[i].Short = true
+		}
+	}
+}
+func (f *fakeTracker) Level(c int) (model.LevelStats, bool) {
+	for _, l := range f.levels {
+		if l.Concurrency == c {
+			return l, true
+		}
+	}
+	return model.LevelStats{}, false
+}
 func (f *fakeTracker) Buckets(n int) []model.Bucket {
 	if n < len(f.buckets) {
 		return f.buckets[len(f.buckets)-n:]
@@ -188,32 +209,49 @@ func fullTracker() *fakeTracker {
 	}
 }
 
-// newTestRoot builds the screen over fakes with n endpoints and a fixed clock.
+// newTestRoot builds the screen over a run engine with fake pools and trackers, n
+// endpoints and a fixed clock.
 func newTestRoot(t testing.TB, n int) (*root, []*fakeCtl, []*fakeTracker) {
 	t.Helper()
-	var eps []*endpointState
-	var ctls []*fakeCtl
+	var books []run.Book
 	var trs []*fakeTracker
 	for i := range n {
-		c := &fakeCtl{conc: 4, active: 4}
 		tr := fullTracker()
 		for j := range tr.levels { // a second endpoint draws its own curve
 			tr.levels[j].UserTPS.P50 *= 1 + 0.4*float64(i)
 			tr.levels[j].AggregateTPS *= 1 + 0.4*float64(i)
 		}
-		name := []string{"sim", "vllm-b", "sglang-c"}[i%3]
-		eps = append(eps, &endpointState{
-			info: model.EndpointInfo{Name: name, URL: "http://127.0.0.1:8000/v1", Model: "sim-llama-8b", Simulated: i == 0},
-			host: "127.0.0.1:8000", ctl: c, tr: tr,
-		})
-		ctls, trs = append(ctls, c), append(trs, tr)
+		books, trs = append(books, tr), append(trs, tr)
 	}
-	m, err := newRoot(context.Background(), nil, eps, config{
-		Ramp: probe.Ramp{Levels: []int{1, 2, 4, 8}, Hold: 10 * time.Second},
-		SLO:  model.DefaultSLO, SnapshotDir: t.TempDir(), Version: "test", Now: t0,
-	})
+	m, ctls := newTestRootOver(t, books)
+	return m, ctls, trs
+}
+
+// newTestRootOver builds the screen over a run engine with fake pools and the given
+// level books (one endpoint each) and a fixed clock.
+func newTestRootOver(t testing.TB, books []run.Book) (*root, []*fakeCtl) {
+	t.Helper()
+	var parts []run.Part
+	var ctls []*fakeCtl
+	for i, b := range books {
+		c := &fakeCtl{conc: 4, active: 4}
+		name := []string{"sim", "vllm-b", "sglang-c"}[i%3]
+		parts = append(parts, run.Part{
+			Endpoint: probe.Endpoint{Name: name, BaseURL: "http://127.0.0.1:8000/v1", Model: "sim-llama-8b", Simulated: i == 0},
+			Control:  c, Book: b,
+		})
+		ctls = append(ctls, c)
+	}
+	eng, err := run.New(run.Config{
+		Ramp: run.Ramp{Levels: []int{1, 2, 4, 8}, Hold: 10 * time.Second}, Settle: run.SettleCapacity,
+		SLO: model.DefaultSLO, Version: "test", Now: func() time.Time { return t0 },
+	}, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, ctls, trs
+	m, err := newRoot(context.Background(), nil, eng, config{SnapshotDir: t.TempDir(), Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, ctls
 }

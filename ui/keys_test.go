@@ -115,9 +115,9 @@ func TestRampOnOtherEndpoint(t *testing.T) {
 	if !strings.HasPrefix(m.msg, "paused vllm-b:") {
 		t.Errorf("p on endpoint vllm-b says %q", m.msg)
 	}
-	if !ctls[1].paused || ctls[0].paused || !m.ramp.on {
+	if !ctls[1].paused || ctls[0].paused || !m.eng.Ramping() {
 		t.Errorf("p on the other endpoint: paused %v %v, ramp on %v; want only 1 paused and the ramp on",
-			ctls[0].paused, ctls[1].paused, m.ramp.on)
+			ctls[0].paused, ctls[1].paused, m.eng.Ramping())
 	}
 }
 

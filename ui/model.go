@@ -8,71 +8,28 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
-// Controller is the load control of one endpoint. *probe.Pool satisfies it; the
-// screen depends only on this, so its keys are tested with a fake.
-type Controller interface {
-	SetConcurrency(n int)
-	Concurrency() int
-	Active() int
-	Pause()
-	Resume()
-	Paused() bool
-	Stop()
-}
-
-var _ Controller = (*probe.Pool)(nil)
-
-// tracker is what the screen reads from and feeds into a *model.Tracker.
-type tracker interface {
-	AddSample(s *model.Sample)
-	AddTick(tk *model.Tick)
-	UpdateSegment(seg model.Segment)
-	Reset(now time.Time)
-	Levels() []model.LevelStats
-	Buckets(n int) []model.Bucket
-	Live() model.Live
-	TokenSource() string
-	Totals() (requests, succeeded int, errors map[model.ErrorKind]int)
-	LastError() (msg string, at time.Time)
-	Capacity() int
-	Saturation() (users int, ok bool)
-	ReportEndpoint(info model.EndpointInfo) model.ReportEndpoint
-}
-
-var _ tracker = (*model.Tracker)(nil)
-
 // maxUsers bounds what the load keys ask for.
-const maxUsers = 10000
+const maxUsers = run.MaxUsers
 
 // messageTTL is how long an action's status message stays before the last error shows again
 // (on screens too small to show both).
 const messageTTL = 15 * time.Second
 
-type endpointState struct {
-	info model.EndpointInfo
-	host string
-	ctl  Controller
-	tr   tracker
-}
-
-// root is the screen's model: it owns the trackers, the panels and the key map.
+// root is the screen's model: a view over the run engine (which owns the pools, the
+// level books and the ramp), with the focus, the panels, the layout and the messages.
 type root struct {
-	ctx      context.Context
-	events   <-chan probe.Event
-	eps      []*endpointState
-	rampPlan probe.Ramp
-	slo      model.SLO
-	settings model.ReportSettings
-	version  string
-	snapDir  string
+	ctx     context.Context
+	events  <-chan probe.Event
+	eng     *run.Engine
+	hosts   []string // host[:port] of each endpoint, for the header
+	snapDir string
 
 	keys     KeyMap
 	help     help.Model
@@ -82,7 +39,6 @@ type root struct {
 
 	focus int
 	all   bool
-	ramp  rampState
 
 	started, now time.Time
 	w, h         int
@@ -107,19 +63,15 @@ type root struct {
 	eventsClosed bool
 }
 
-// config is what newRoot needs besides the endpoints.
+// config is what newRoot needs besides the engine.
 type config struct {
-	Ramp        probe.Ramp
-	SLO         model.SLO
-	Settings    model.ReportSettings
 	Theme       string
 	SnapshotDir string
-	Version     string
 	Now         time.Time
 }
 
-func newRoot(ctx context.Context, events <-chan probe.Event, eps []*endpointState, cfg config) (*root, error) {
-	if len(eps) == 0 {
+func newRoot(ctx context.Context, events <-chan probe.Event, eng *run.Engine, cfg config) (*root, error) {
+	if eng == nil || eng.Len() == 0 {
 		return nil, fmt.Errorf("the live screen needs at least one endpoint")
 	}
 	t, err := themes.Get(cfg.Theme, true)
@@ -132,22 +84,17 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eps []*endpointStat
 			idx = i
 		}
 	}
-	if cfg.SLO == (model.SLO{}) {
-		cfg.SLO = model.DefaultSLO
-	}
-	if len(cfg.Ramp.Levels) == 0 {
-		cfg.Ramp = probe.DefaultRamp
-	}
 	m := &root{
-		ctx: ctx, events: events, eps: eps,
-		rampPlan: cfg.Ramp, slo: cfg.SLO, settings: cfg.Settings,
-		version: cfg.Version, snapDir: cfg.SnapshotDir,
+		ctx: ctx, events: events, eng: eng, snapDir: cfg.SnapshotDir,
 		keys: DefaultKeyMap(), help: help.New(),
 		themeIdx: idx, dark: true,
 		started: cfg.Now, now: cfg.Now,
 		frameDirty: true,
 	}
-	m.keys.setMulti(len(eps) > 1)
+	for i := range eng.Len() {
+		m.hosts = append(m.hosts, hostOf(eng.BaseURL(i)))
+	}
+	m.keys.setMulti(eng.Len() > 1)
 	m.applyTheme()
 	return m, nil
 }
@@ -164,13 +111,21 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.feed(msg.events)
 		if msg.closed {
 			m.eventsClosed = true
-			m.say(true, "the load generators have stopped: press q to quit")
+			if m.eng.Over() {
+				m.say(true, "the run's maximum duration is over: the load generators have stopped; press q to quit")
+			} else {
+				m.say(true, "the load generators have stopped: press q to quit")
+			}
 			return m, nil
 		}
 		return m, waitEvents(m.ctx, m.events)
 	case tickMsg:
 		m.now = time.Time(msg)
-		m.stepRamp()
+		for _, n := range m.eng.Step(m.now) {
+			if n.Kind != run.LevelStarted {
+				m.say(n.Bad(), "%s", n)
+			}
+		}
 		m.refresh(false)
 		return m, tickCmd()
 	case tea.WindowSizeMsg:
@@ -201,25 +156,17 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// feed hands pool events to the trackers.
+// feed hands pool events to the engine.
 func (m *root) feed(evs []probe.Event) {
 	for i := range evs {
 		ev := &evs[i]
-		if ev.Endpoint < 0 || ev.Endpoint >= len(m.eps) {
+		if ev.Endpoint < 0 || ev.Endpoint >= m.eng.Len() {
 			continue
 		}
-		tr := m.eps[ev.Endpoint].tr
-		switch {
-		case ev.Sample != nil:
-			tr.AddSample(ev.Sample)
-			m.dataDirty = true
-		case ev.Tick != nil:
-			tr.AddTick(ev.Tick)
-			m.bucketDirty, m.dataDirty = true, true
-		case ev.Segment != nil:
-			tr.UpdateSegment(*ev.Segment)
-			m.observeRamp(ev.Endpoint, ev)
-			m.dataDirty = true
+		m.eng.Handle(*ev)
+		m.dataDirty = true
+		if ev.Tick != nil {
+			m.bucketDirty = true
 		}
 	}
 }
@@ -227,133 +174,6 @@ func (m *root) feed(evs []probe.Event) {
 // say sets the status message.
 func (m *root) say(bad bool, format string, args ...any) {
 	m.msg, m.msgBad, m.msgAt = fmt.Sprintf(format, args...), bad, m.now
-}
-
-// loadTargets are the endpoints the load keys act on.
-func (m *root) loadTargets() []int {
-	if !m.all {
-		return []int{m.focus}
-	}
-	t := make([]int, len(m.eps))
-	for i := range t {
-		t[i] = i
-	}
-	return t
-}
-
-func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := &m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		m.quitting, m.frameDirty = true, true
-		m.ramp.on = false
-		for _, e := range m.eps {
-			e.ctl.Stop()
-		}
-		return tea.Quit
-	case key.Matches(msg, k.More):
-		m.setLoad("+", func(n int) int { return n + 1 })
-	case key.Matches(msg, k.Less):
-		m.setLoad("-", func(n int) int { return n - 1 })
-	case key.Matches(msg, k.Double):
-		m.setLoad("]", func(n int) int { return max(2*n, 1) })
-	case key.Matches(msg, k.Halve):
-		m.setLoad("[", func(n int) int { return max(n/2, min(n, 1)) })
-	case key.Matches(msg, k.Ramp):
-		if m.ramp.on {
-			m.ramp.on = false
-			m.say(false, "auto-ramp stopped (r): holding %s", users(m.eps[m.focus].ctl.Concurrency()))
-		} else {
-			m.startRamp()
-		}
-	case key.Matches(msg, k.Pause), key.Matches(msg, k.Resume):
-		m.togglePause()
-	case key.Matches(msg, k.Next):
-		m.focus = (m.focus + 1) % len(m.eps)
-		m.onFocus()
-	case key.Matches(msg, k.Prev):
-		m.focus = (m.focus + len(m.eps) - 1) % len(m.eps)
-		m.onFocus()
-	case key.Matches(msg, k.All):
-		m.all = !m.all
-		if m.all {
-			m.say(false, "load keys act on all %d endpoints", len(m.eps))
-		} else {
-			m.say(false, "load keys act on %s only", m.eps[m.focus].info.Name)
-		}
-	case key.Matches(msg, k.Clear):
-		for _, e := range m.eps {
-			e.tr.Reset(m.now)
-		}
-		m.bucketDirty, m.dataDirty = true, true
-		m.say(false, "levels, curve and errors cleared")
-	case key.Matches(msg, k.Theme):
-		m.themeIdx = (m.themeIdx + 1) % len(themes.Names())
-		m.applyTheme()
-		m.say(false, "theme: %s", m.st.Theme)
-	case key.Matches(msg, k.Snapshot):
-		r := m.report(false)
-		m.say(false, "saving snapshot…")
-		return snapshotCmd(m.snapDir, r, m.now)
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.relayout()
-	}
-	return nil
-}
-
-// setLoad applies f to the target concurrency of the load targets; a manual change
-// stops the auto-ramp.
-func (m *root) setLoad(keyName string, f func(int) int) {
-	if m.ramp.on {
-		m.ramp.on = false
-		defer m.say(false, "auto-ramp stopped: manual change (%s)", keyName)
-	}
-	for _, i := range m.loadTargets() {
-		c := m.eps[i].ctl
-		c.SetConcurrency(min(max(f(c.Concurrency()), 0), maxUsers))
-	}
-}
-
-func (m *root) togglePause() {
-	targets := m.loadTargets()
-	pause := false
-	for _, i := range targets {
-		if !m.eps[i].ctl.Paused() {
-			pause = true
-		}
-	}
-	for _, i := range targets {
-		if pause {
-			m.eps[i].ctl.Pause()
-		} else {
-			m.eps[i].ctl.Resume()
-		}
-	}
-	what := ""
-	if len(m.eps) > 1 {
-		what = " " + m.eps[targets[0]].info.Name
-		if len(targets) > 1 {
-			what = fmt.Sprintf(" all %d endpoints", len(targets))
-		}
-	}
-	switch {
-	case pause && m.ramp.on && m.ramp.drives(targets):
-		// a paused pool sends nothing: the ramp would walk through its levels unloaded
-		m.ramp.on = false
-		m.say(false, "paused%s, auto-ramp stopped: in-flight requests finish, no new ones (p resumes)", what)
-	case pause:
-		m.say(false, "paused%s: in-flight requests finish, no new ones (p resumes)", what)
-	default:
-		m.say(false, "resumed%s", what)
-	}
-}
-
-func (m *root) onFocus() {
-	m.bucketDirty, m.dataDirty = true, true
-	if !m.all {
-		m.say(false, "load keys act on %s", m.eps[m.focus].info.Name)
-	}
 }
 
 func (m *root) applyTheme() {
@@ -408,30 +228,33 @@ func (m *root) refresh(force bool) {
 	if m.w == 0 || m.h == 0 {
 		return
 	}
-	e := m.eps[m.focus]
-	if paused := e.ctl.Paused(); paused != m.keys.Resume.Enabled() {
+	i := m.focus
+	ctl, book, info := m.eng.Control(i), m.eng.Book(i), m.eng.Info(i)
+	if paused := ctl.Paused(); paused != m.keys.Resume.Enabled() {
 		m.keys.setPaused(paused)
 		m.frameDirty = true
 	}
 	m.header.SetData(headerData{
-		Name: e.info.Name, Model: e.info.Model, Host: e.host, Simulated: e.info.Simulated,
-		Index: m.focus, Count: len(m.eps), TokenSource: e.tr.TokenSource(),
-		Target: e.ctl.Concurrency(), Active: e.ctl.Active(), Paused: e.ctl.Paused(),
+		Name: info.Name, Model: info.Model, Host: m.hosts[i], Simulated: info.Simulated,
+		Index: i, Count: m.eng.Len(), TokenSource: book.TokenSource(),
+		Target: ctl.Concurrency(), Active: ctl.Active(), Paused: ctl.Paused(),
 		AllEndpoints: m.all, Ramp: m.rampText(),
 		Elapsed: m.now.Sub(m.started).Truncate(time.Second),
 	})
+	userMin := m.eng.SLO().UserTPSMin
 	if m.bucketDirty || force {
-		m.series.SetData(e.tr.Buckets(m.series.History()), e.tr.Live(), m.slo.UserTPSMin)
-		curves := make([]curveSeries, len(m.eps))
-		for i, ep := range m.eps {
-			curves[i] = curveSeries{Name: ep.info.Name, Levels: ep.tr.Levels(), Capacity: ep.tr.Capacity()}
+		m.series.SetData(book.Buckets(m.series.History()), book.Live(), userMin)
+		curves := make([]curveSeries, m.eng.Len())
+		for j := range curves {
+			b := m.eng.Book(j)
+			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: b.Levels(), Capacity: b.Capacity()}
 		}
-		m.curve.SetData(curves, m.slo.UserTPSMin)
-		m.table.SetData(e.info.Name, curves[m.focus].Levels, curves[m.focus].Capacity, m.slo.UserTPSMin)
+		m.curve.SetData(curves, userMin)
+		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
-		m.table.SetData(e.info.Name, e.tr.Levels(), e.tr.Capacity(), m.slo.UserTPSMin)
+		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
 	}
 	msg := m.msg
 	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
@@ -439,10 +262,10 @@ func (m *root) refresh(force bool) {
 	}
 	if m.dataDirty || force || msg != m.shownMsg {
 		m.shownMsg = msg
-		req, ok, errs := e.tr.Totals()
-		last, _ := e.tr.LastError()
+		req, ok, errs := book.Totals()
+		last, _ := book.LastError()
 		m.status.SetData(statusData{
-			Active: e.ctl.Active(), Requests: req, Succeeded: ok, Errors: errs,
+			Active: ctl.Active(), Requests: req, Succeeded: ok, Errors: errs,
 			LastError: last, Message: msg, Bad: m.msgBad,
 		})
 		m.dataDirty = false

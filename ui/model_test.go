@@ -15,6 +15,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/run"
 )
 
 // tick advances the screen's clock to t0+d.
@@ -26,58 +27,48 @@ func steady(m *root, c int, at time.Duration) {
 	m.Update(eventsMsg{events: []probe.Event{{Segment: seg}}})
 }
 
+// TestAutoRamp: r starts the engine's ramp, the ticks step it, the header shows a
+// level's progress and the end settles at the capacity (the rules themselves are
+// tested in probe/run).
 func TestAutoRamp(t *testing.T) {
-	m, ctls, _ := newTestRoot(t, 1) // ramp 1,2,4,8 held 10 s
+	m, ctls, trs := newTestRoot(t, 1) // ramp 1,2,4,8 held 10 s; rows of 3 x users requests (an earlier visit)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(press("r"))
-	if !m.ramp.on || ctls[0].conc != 1 {
-		t.Fatalf("r: ramp on %v, concurrency %d, want on at 1", m.ramp.on, ctls[0].conc)
+	if !m.eng.Ramping() || ctls[0].conc != 1 || !strings.HasPrefix(m.msg, "auto-ramp started: 1,2,4,8 users, each held 10s") {
+		t.Fatalf("r: ramp on %v, concurrency %d, %q; want on at 1", m.eng.Ramping(), ctls[0].conc, m.msg)
 	}
 	steady(m, 1, 0)
 	tick(m, 5*time.Second)
-	if ctls[0].conc != 1 {
-		t.Errorf("5 s: concurrency %d, want 1", ctls[0].conc)
-	}
-	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 user, 5s left") {
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 user, 0/20 requests, 5s left") {
 		t.Errorf("header does not show the ramp:\n%s", h)
 	}
 	tick(m, 10*time.Second)
-	if ctls[0].conc != 2 {
-		t.Fatalf("10 s: concurrency %d, want 2", ctls[0].conc)
+	if ctls[0].conc != 1 {
+		t.Fatalf("10 s with 0 of 20 new requests: concurrency %d, want 1 (the level rule)", ctls[0].conc)
 	}
-	// Level 2 is not steady until level 1's requests are over: its hold has not started.
+	for i := range trs[0].levels {
+		trs[0].levels[i].Steady = 40
+	}
+	tick(m, 11*time.Second)
+	if ctls[0].conc != 2 {
+		t.Fatalf("11 s with 40 steady requests: concurrency %d, want 2", ctls[0].conc)
+	}
 	tick(m, 14*time.Second)
-	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 2/4 at 2 users, warming up") {
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 2/4 at 2 users, 0/20 requests, warming up") {
 		t.Errorf("header does not show the warm-up:\n%s", h)
 	}
-	steady(m, 1, 14*time.Second) // a stale state of the old level changes nothing
-	steady(m, 2, 15*time.Second)
-	for _, step := range []struct {
-		at     time.Duration
-		want   int
-		steady bool
-	}{{24 * time.Second, 2, false}, {25 * time.Second, 4, true}, {35 * time.Second, 8, true}} {
-		tick(m, step.at)
-		if ctls[0].conc != step.want {
-			t.Errorf("%v: concurrency %d, want %d", step.at, ctls[0].conc, step.want)
+	for _, sec := range []int{15, 25, 35} {
+		steady(m, ctls[0].conc, time.Duration(sec)*time.Second)
+		for i := range trs[0].levels { // each level's own requests arrive
+			trs[0].levels[i].Steady += 40
 		}
-		if step.steady {
-			steady(m, step.want, step.at)
-		}
+		tick(m, time.Duration(sec+10)*time.Second)
 	}
-	tick(m, 44*time.Second)
-	if !m.ramp.on {
-		t.Fatal("the ramp stopped before the last level was held")
+	if m.eng.Ramping() || !strings.Contains(m.msg, "auto-ramp finished on sim: all 4 levels held; back to capacity, 16 users") {
+		t.Fatalf("end: ramping %v, %q", m.eng.Ramping(), m.msg)
 	}
-	tick(m, 45*time.Second)
-	if m.ramp.on {
-		t.Fatal("the ramp did not stop at the end")
-	}
-	if !strings.Contains(m.msg, "auto-ramp finished") || ctls[0].conc != 8 {
-		t.Errorf("end: %q at %d users", m.msg, ctls[0].conc)
-	}
-	if want := []int{1, 2, 4, 8}; fmt.Sprint(ctls[0].sets) != fmt.Sprint(want) {
-		t.Errorf("concurrencies set %v, want %v (each once)", ctls[0].sets, want)
+	if want := []int{1, 2, 4, 8, 16}; fmt.Sprint(ctls[0].sets) != fmt.Sprint(want) {
+		t.Errorf("concurrencies set %v, want %v (each once, then the capacity)", ctls[0].sets, want)
 	}
 }
 
@@ -87,8 +78,8 @@ func TestAutoRampStops(t *testing.T) {
 		m.Update(press("r"))
 		m.Update(press("r"))
 		tick(m, 15*time.Second)
-		if m.ramp.on || ctls[0].conc != 1 || !strings.Contains(m.msg, "auto-ramp stopped (r)") {
-			t.Errorf("on %v conc %d msg %q", m.ramp.on, ctls[0].conc, m.msg)
+		if m.eng.Ramping() || ctls[0].conc != 1 || !strings.Contains(m.msg, "auto-ramp stopped (r)") {
+			t.Errorf("on %v conc %d msg %q", m.eng.Ramping(), ctls[0].conc, m.msg)
 		}
 	})
 	t.Run("manual key", func(t *testing.T) {
@@ -96,8 +87,8 @@ func TestAutoRampStops(t *testing.T) {
 		m.Update(press("r"))
 		m.Update(press("+"))
 		tick(m, 15*time.Second)
-		if m.ramp.on || ctls[0].conc != 2 || !strings.Contains(m.msg, "manual change (+)") {
-			t.Errorf("on %v conc %d msg %q", m.ramp.on, ctls[0].conc, m.msg)
+		if m.eng.Ramping() || ctls[0].conc != 2 || !strings.Contains(m.msg, "manual change (+)") {
+			t.Errorf("on %v conc %d msg %q", m.eng.Ramping(), ctls[0].conc, m.msg)
 		}
 	})
 	t.Run("pause", func(t *testing.T) {
@@ -109,32 +100,27 @@ func TestAutoRampStops(t *testing.T) {
 		for s := 1; s <= 60; s++ {
 			tick(m, time.Duration(s)*time.Second)
 		}
-		if m.ramp.on || ctls[0].conc != 1 || !ctls[0].paused || !strings.Contains(m.msg, "auto-ramp stopped") {
-			t.Errorf("on %v conc %d paused %v msg %q", m.ramp.on, ctls[0].conc, ctls[0].paused, m.msg)
+		if m.eng.Ramping() || ctls[0].conc != 1 || !ctls[0].paused || !strings.Contains(m.msg, "auto-ramp stopped") {
+			t.Errorf("on %v conc %d paused %v msg %q", m.eng.Ramping(), ctls[0].conc, ctls[0].paused, m.msg)
 		}
 	})
 	t.Run("errors over 5%", func(t *testing.T) {
 		m, ctls, trs := newTestRoot(t, 1)
+		trs[0].capacity = 1
 		m.Update(press("r"))
-		steady(m, 1, 0)
-		trs[0].buckets = nil
-		tick(m, 10*time.Second) // step 2 begins
-		// the endpoint starts failing: 3 of 20 requests in the step's first seconds
-		for i := range 3 {
-			trs[0].buckets = append(trs[0].buckets, model.Bucket{
-				Start: t0.Add(time.Duration(10+i) * time.Second), Width: time.Second, Finished: 7, Errors: 1,
-			})
-			m.Update(eventsMsg{events: []probe.Event{{Tick: &model.Tick{}}}})
-			tick(m, time.Duration(11+i)*time.Second)
-		}
-		if m.ramp.on {
+		// the row of the level being held says 14.3% of its 21 requests failed
+		l := &trs[0].levels[0]
+		l.Requests, l.Succeeded, l.ErrorRate = 21, 18, 3.0/21
+		m.Update(eventsMsg{events: []probe.Event{{Tick: &model.Tick{}}}})
+		tick(m, time.Second)
+		if m.eng.Ramping() {
 			t.Fatal("the ramp went on past 5% errors")
 		}
-		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 2 users: 14.3% of requests failed on sim") {
+		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 1 user on sim: errors 14.29% > 5% (21 requests); back to capacity, 1 user") {
 			t.Errorf("status: %q", m.msg)
 		}
-		if ctls[0].conc != 2 {
-			t.Errorf("concurrency %d, want 2 (held)", ctls[0].conc)
+		if ctls[0].conc != 1 {
+			t.Errorf("concurrency %d, want 1 (the capacity)", ctls[0].conc)
 		}
 	})
 }
@@ -319,7 +305,8 @@ func TestSnapshotErrorShown(t *testing.T) {
 }
 
 func TestUnknownTheme(t *testing.T) {
-	_, err := newRoot(context.Background(), nil, []*endpointState{{}}, config{Theme: "neon"})
+	m, _, _ := newTestRoot(t, 1)
+	_, err := newRoot(context.Background(), nil, m.eng, config{Theme: "neon"})
 	if err == nil || !strings.Contains(err.Error(), "default, high-contrast, colorblind, mono") {
 		t.Errorf("err = %v", err)
 	}
@@ -349,13 +336,49 @@ func TestEventsClosedSaid(t *testing.T) {
 // no user:password part and no query.
 func TestEndpointStateHidesSecrets(t *testing.T) {
 	ep := probe.Endpoint{BaseURL: "http://me:s3cret-token@127.0.0.1:8000/v1?key=s3cret-q", Model: "m"}
-	st := newEndpointState(0, ep, &fakeCtl{}, model.DefaultSLO)
-	for _, s := range []string{st.info.URL, st.info.Name, st.host} {
+	eng, err := run.New(run.Config{}, []run.Part{{Endpoint: ep, Control: &fakeCtl{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newRoot(context.Background(), nil, eng, config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := eng.Info(0)
+	for _, s := range []string{info.URL, info.Name, m.hosts[0]} {
 		if strings.Contains(s, "s3cret") {
 			t.Errorf("%q shows a secret of %s", s, ep.BaseURL)
 		}
 	}
-	if st.host != "127.0.0.1:8000" || !strings.Contains(st.info.URL, "127.0.0.1:8000/v1") {
-		t.Errorf("host %q, URL %q", st.host, st.info.URL)
+	if m.hosts[0] != "127.0.0.1:8000" || !strings.Contains(info.URL, "127.0.0.1:8000/v1") {
+		t.Errorf("host %q, URL %q", m.hosts[0], info.URL)
+	}
+}
+
+// TestMaxDurationOnScreen: when the run's maximum duration is over, the screen stops the
+// load and says why, also once the pools have ended.
+func TestMaxDurationOnScreen(t *testing.T) {
+	ctl := &fakeCtl{}
+	eng, err := run.New(run.Config{MaxDuration: time.Minute, Settle: run.SettleCapacity},
+		[]run.Part{{Endpoint: probe.Endpoint{Name: "sim"}, Control: ctl, Book: fullTracker()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newRoot(context.Background(), nil, eng, config{Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(press("r"))
+	tick(m, time.Minute)
+	if !ctl.stopped || !m.msgBad || !strings.Contains(m.msg, "maximum duration (1m0s) is over") {
+		t.Errorf("stopped %v, message %q", ctl.stopped, m.msg)
+	}
+	m.Update(eventsMsg{closed: true})
+	if !strings.Contains(m.msg, "the run's maximum duration is over: the load generators have stopped") {
+		t.Errorf("message %q", m.msg)
+	}
+	if sum := m.finish(); !strings.Contains(sum, "The run reached its maximum duration (1m0s): the ramp was cut") {
+		t.Errorf("the summary does not say the run was cut:\n%s", sum)
 	}
 }

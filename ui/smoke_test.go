@@ -13,11 +13,12 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
-// startSim starts the simulator and one pool against it (events on a channel of ours).
-func startSim(t *testing.T, ctx context.Context) (probe.Endpoint, *probe.Pool, chan probe.Event) {
+// startSim starts the simulator and a run engine against it.
+func startSim(t *testing.T, ctx context.Context) *run.Engine {
 	t.Helper()
 	inst, err := sim.Start(ctx, "127.0.0.1:0", sim.Config{
 		Name: "smoke", Model: "sim-smoke", Slots: 16, StepMs: 4, StepMsPerSeq: 0.5,
@@ -28,15 +29,26 @@ func startSim(t *testing.T, ctx context.Context) (probe.Endpoint, *probe.Pool, c
 	}
 	t.Cleanup(func() { _ = inst.Close() })
 	ep := probe.Endpoint{Name: "sim", BaseURL: inst.URL, Model: "sim-smoke", MaxTokens: 24, Simulated: true}
-	client, err := probe.NewClient(ep, 64)
+	return startEngine(t, ctx, ep, nil)
+}
+
+// startEngine starts a run engine over ep (its streamer built by newStreamer, nil: a
+// client) with a ramp of 1,2,4 held 300 ms.
+func startEngine(t *testing.T, ctx context.Context, ep probe.Endpoint, newStreamer run.NewStreamerFunc) *run.Engine {
+	t.Helper()
+	eng, err := run.Start(ctx, run.Config{
+		Endpoints: []probe.Endpoint{ep}, Ramp: run.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
+		Settle: run.SettleCapacity, Version: "smoke", NewStreamer: newStreamer,
+		PoolOptions: []probe.Option{probe.WithTickEvery(100 * time.Millisecond)},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := make(chan probe.Event, 4096)
-	pool := probe.NewPool(0, client, probe.WithOutput(ch), probe.WithTickEvery(100*time.Millisecond))
-	pool.Run(ctx)
-	return ep, pool, ch
+	t.Cleanup(eng.Close)
+	return eng
 }
+
+func fakeEdge(probe.Endpoint, int) (probe.Streamer, error) { return fakeStreamer{}, nil }
 
 // waitUntil polls cond (the program handles keys on its own goroutine).
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -55,12 +67,9 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ep, pool, ch := startSim(t, ctx)
-	m, err := newScreen(ctx, Options{
-		Endpoints: []probe.Endpoint{ep}, Pools: []*probe.Pool{pool}, Events: ch,
-		Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
-		Start: 1, SnapshotDir: t.TempDir(), Version: "smoke",
-	}, true)
+	eng := startSim(t, ctx)
+	pool := eng.Control(0)
+	m, err := newScreen(ctx, Options{Engine: eng, Start: 1, SnapshotDir: t.TempDir()}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +81,7 @@ func TestSmoke(t *testing.T) {
 	waitUntil(t, "the ramp's second level (2 users)", func() bool { return pool.Concurrency() == 2 })
 	tm.Type("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*root)
-	summary := final.finish(cancel, time.Now())
+	summary := final.finish()
 	t.Log("\n" + summary)
 	if !strings.Contains(summary, "|") {
 		t.Errorf("the summary has no level table:\n%s", summary)
@@ -81,7 +90,7 @@ func TestSmoke(t *testing.T) {
 	if !strings.Contains(string(out), "SIMULATED") {
 		t.Error("the screen never showed the SIMULATED badge")
 	}
-	if reqs, _, _ := final.eps[0].tr.Totals(); reqs == 0 {
+	if reqs, _, _ := final.eng.Book(0).Totals(); reqs == 0 {
 		t.Error("no request reached the tracker")
 	}
 }
@@ -91,12 +100,8 @@ func TestSmoke(t *testing.T) {
 func TestRunHeadlessInput(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ep := probe.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}
-	ch := make(chan probe.Event, 4096)
-	var pool *probe.Pool
-	pool = probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
-	pool.Run(ctx)
-	model.NewTracker(model.TrackerOptions{})
+	eng := startEngine(t, ctx, probe.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, fakeEdge)
+	pool := eng.Control(0)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	var summary string
@@ -104,11 +109,12 @@ func TestRunHeadlessInput(t *testing.T) {
 	go func() {
 		defer close(done)
 		summary, err = Run(runCtx, Options{
-			Endpoints: []probe.Endpoint{ep}, Pools: []*probe.Pool{pool}, Events: ch, Start: 2,
+			Engine: eng, Start: 2,
 			ProgramOptions: []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(80, 24)},
 		})
 	}()
 	waitUntil(t, "2 users", func() bool { return pool.Concurrency() == 2 })
+	time.Sleep(500 * time.Millisecond) // requests of 40 ms end at 2 users (a level lists ended requests)
 	stop()
 	select {
 	case <-done:
@@ -158,15 +164,9 @@ func TestScreenWithPools(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir := t.TempDir()
-	ch := make(chan probe.Event, 4096)
-	pool := probe.NewPool(0, fakeStreamer{}, probe.WithOutput(ch), probe.WithTickEvery(50*time.Millisecond))
-	pool.Run(ctx)
-	m, err := newScreen(ctx, Options{
-		Endpoints: []probe.Endpoint{{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}},
-		Pools:     []*probe.Pool{pool}, Events: ch,
-		Ramp:  probe.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
-		Start: 1, SnapshotDir: dir,
-	}, true)
+	eng := startEngine(t, ctx, probe.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, fakeEdge)
+	pool := eng.Control(0)
+	m, err := newScreen(ctx, Options{Engine: eng, Start: 1, SnapshotDir: dir}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,12 +187,12 @@ func TestScreenWithPools(t *testing.T) {
 	})
 	tm.Type("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*root)
-	summary := final.finish(cancel, time.Now())
+	summary := final.finish()
 	t.Log("\n" + summary)
 	if !strings.Contains(summary, "|") {
 		t.Errorf("the summary has no level table:\n%s", summary)
 	}
-	if levels := final.eps[0].tr.Levels(); len(levels) < 3 {
+	if levels := final.eng.Book(0).Levels(); len(levels) < 3 {
 		t.Errorf("%d levels measured, want at least 3 (4, 8, 1, 2 users)", len(levels))
 	}
 }

@@ -16,34 +16,6 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 )
 
-// report is the bench JSON schema for every endpoint, as of now.
-func (m *root) report(interrupted bool) *model.Report {
-	s := m.settings
-	if len(s.Ramp) == 0 {
-		s.Ramp = append([]int(nil), m.rampPlan.Levels...)
-		s.HoldS = m.rampPlan.Hold.Seconds()
-	}
-	if s.SLO == (model.ReportSLO{}) {
-		s.SLO = model.ReportSLO{
-			UserTPSMin:   m.slo.UserTPSMin,
-			TTFTP95MaxMs: float64(m.slo.TTFTP95Max) / float64(time.Millisecond),
-			ErrorRateMax: m.slo.ErrorRateMax,
-		}
-	}
-	r := &model.Report{
-		Schema:      model.Schema,
-		ToolVersion: m.version,
-		StartedAt:   m.started.UTC().Format(time.RFC3339),
-		FinishedAt:  m.now.UTC().Format(time.RFC3339),
-		Interrupted: interrupted,
-		Settings:    s,
-	}
-	for _, e := range m.eps {
-		r.Endpoints = append(r.Endpoints, e.tr.ReportEndpoint(e.info))
-	}
-	return r
-}
-
 // snapshotMsg reports where a snapshot was written, or why it was not.
 type snapshotMsg struct {
 	path string

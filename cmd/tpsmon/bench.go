@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 )
 
 func (a *app) newBenchCmd() *cobra.Command {
@@ -21,6 +23,11 @@ func (a *app) newBenchCmd() *cobra.Command {
 		Short: "Ramp the load headlessly and print the degradation curve (Markdown, JSON, CSV)",
 		Long: `bench holds each concurrency of the ramp in turn against every endpoint at once, then
 prints one Markdown table of levels per endpoint with its capacity and saturation.
+
+A level is held until it has max(20, 2 x users) steady completed requests and at least
+--hold of steady time, up to --max-hold (then it is marked short). The ramp of an
+endpoint stops early when its level has more than 5% errors or a TTFT p95 over twice the
+--slo target (--full-ramp walks every level anyway); --max-duration bounds the run.
 
 Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 3 endpoint unusable (unreachable, or every request failed); 130 interrupted.`,
@@ -37,6 +44,7 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 	fs.StringVar(&f.out, "out", "", "write the results as JSON (schema tpsmon.bench/v1) to this file")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per endpoint and level to this file")
 	fs.IntVar(&f.minCapacity, "min-capacity", 0, "exit 1 when an endpoint's capacity (users meeting --slo) is below this")
+	fs.BoolVar(&f.fullRamp, "full-ramp", false, "walk every level of the ramp, also past a level with more than 5% errors or a TTFT p95 over twice the --slo target")
 	return c
 }
 
@@ -69,16 +77,15 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
-	pr := newProgressPrinter(a.stderr, len(p.endpoints))
-	res, err := probe.Bench(ctx, probe.BenchConfig{
-		Endpoints: p.endpoints,
-		Ramp:      p.ramp,
-		SLO:       p.slo,
-		Version:   toolVersion(),
-		Progress:  pr.update,
-	})
+	eng, err := engine.Start(ctx, a.runConfig(p, f))
 	if err != nil {
-		return usageErrorf("%v", err)
+		return engineError(err)
+	}
+	defer eng.Close()
+	pr := newProgressPrinter(a.stderr, len(p.endpoints))
+	res, err := eng.Run(ctx, pr.update)
+	if err != nil {
+		return engineError(err)
 	}
 	rep := res.Report
 
@@ -86,14 +93,19 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
 	}
 	fmt.Fprint(a.stdout, model.Markdown(rep))
-	for _, w := range model.HoldWarnings(rep) {
-		fmt.Fprintf(a.stderr, "tpsmon: warning: %s\n", w)
-	}
+	a.printRampEnds(res, f)
 
 	if err := a.writeOutputs(f, rep); err != nil {
 		return err
 	}
-	if rep.Interrupted {
+	return benchExit(res, p, f)
+}
+
+// benchExit is bench's exit: interrupted, an unusable endpoint, or a capacity below
+// --min-capacity, in that order.
+func benchExit(res *engine.Result, p *plan, f *runFlags) error {
+	rep := res.Report
+	if rep.Interrupted && !res.Over {
 		return &exitError{code: exitInterrupt, msg: "interrupted: the report covers what was measured until then"}
 	}
 	var unusable []string
@@ -178,7 +190,7 @@ func newProgressPrinter(w io.Writer, endpoints int) *progressPrinter {
 	return pr
 }
 
-func (pr *progressPrinter) update(p probe.BenchProgress) {
+func (pr *progressPrinter) update(p engine.Progress) {
 	line := p.String()
 	if !pr.tty {
 		if p.LevelChange {
@@ -209,4 +221,67 @@ func fileDescriptor(v any) (uintptr, bool) {
 		return f.Fd(), true
 	}
 	return 0, false
+}
+
+// runConfig is the engine's configuration of plan p with the run flags of f.
+func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
+	ramp := p.ramp
+	ramp.MaxHold = f.maxHold
+	return engine.Config{
+		Endpoints:   p.endpoints,
+		Ramp:        ramp,
+		SLO:         p.slo,
+		FullRamp:    f.fullRamp,
+		MaxDuration: f.maxDuration,
+		Version:     toolVersion(),
+	}
+}
+
+// engineFlags names the flag behind each run setting the engine can refuse.
+var engineFlags = map[string]string{
+	engine.FieldRamp: "--ramp", engine.FieldHold: "--hold", engine.FieldMaxHold: "--max-hold",
+	engine.FieldSettle: "--settle", engine.FieldMaxDuration: "--max-duration",
+}
+
+// engineError maps the engine's typed errors (*probe.FieldError, for a run setting or
+// an endpoint's) to usage errors that name the flag.
+func engineError(err error) error {
+	var fe *probe.FieldError
+	if errors.As(err, &fe) {
+		if flag, ok := engineFlags[fe.Field]; ok {
+			return fieldUsage(fe, flagOrigin(flag))
+		}
+	}
+	return flagUsage(err)
+}
+
+// printRampEnds says, under the tables, which levels were short and where and why a
+// ramp ended early (stderr), and when the maximum duration cut the run (also stdout).
+func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
+	for _, n := range res.Notices {
+		switch n.Kind {
+		case engine.LevelShort:
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
+				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+		case engine.RampWarned:
+			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (--full-ramp)\n", n.Name, users(n.Users), n.Stop)
+		}
+	}
+	for i, end := range res.Ramps {
+		if end.Kind == engine.EndStopped {
+			name := res.Report.Endpoints[i].Name
+			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, users(end.Users), end.Stop)
+		}
+	}
+	if res.Over {
+		fmt.Fprintf(a.stdout, "\n> The run reached --max-duration %s: the ramp was cut; the report covers what was measured until then.\n", f.maxDuration)
+	}
+}
+
+// users is "1 user" or "n users".
+func users(n int) string {
+	if n == 1 {
+		return "1 user"
+	}
+	return fmt.Sprintf("%d users", n)
 }

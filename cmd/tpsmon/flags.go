@@ -27,14 +27,17 @@ type runFlags struct {
 	ramp                       string
 	hold                       time.Duration
 	slo                        string
+	maxHold, maxDuration       time.Duration
 
 	// bench only
 	out, csv    string
 	minCapacity int
+	fullRamp    bool
 
 	// live screen only
-	theme string
-	users int
+	theme  string
+	users  int
+	settle string
 }
 
 func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
@@ -56,7 +59,9 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.StringVar(&f.profile, "profile", "", "built-in simulator profile, used when no endpoint is configured (see tpsmon sim --help)")
 	fs.StringVar(&f.ramp, "ramp", ramp, "concurrency levels of the ramp, in order")
 	d, _ := time.ParseDuration(hold)
-	fs.DurationVar(&f.hold, "hold", d, "how long each ramp level is held, counted from the moment it is steady (its warm-up over)")
+	fs.DurationVar(&f.hold, "hold", d, "the least steady time each ramp level is held (counted once its warm-up is over), with at least max(20, 2 x users) steady requests")
+	fs.DurationVar(&f.maxHold, "max-hold", 0, "the longest a ramp level is held while it lacks max(20, 2 x users) steady requests; it is then marked short (default 2m or 4 x --hold, whichever is larger)")
+	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop the whole run after this long, e.g. 30m (default: no limit)")
 	fs.StringVar(&f.slo, "slo", "", `capacity criteria, e.g. "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%" (the default)`)
 }
 

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 )
 
 // Distinctive secrets: they must never appear in any output.
@@ -456,9 +456,9 @@ func TestProgressLines(t *testing.T) {
 		t.Fatal("a buffer is not a terminal")
 	}
 	live := model.Live{AggregateTPS: 812, UserTPS: 203, HasUser: true, TTFTP95: 120 * time.Millisecond, HasTTFT: true}
-	pr.update(probe.BenchProgress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
-	pr.update(probe.BenchProgress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, Live: live})
-	pr.update(probe.BenchProgress{Endpoint: 1, Name: "b", Level: 2, Levels: 2, Concurrency: 4, Hold: time.Second, LevelChange: true, Errors: 3})
+	pr.update(engine.Progress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
+	pr.update(engine.Progress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, Live: live})
+	pr.update(engine.Progress{Endpoint: 1, Name: "b", Level: 2, Levels: 2, Concurrency: 4, Hold: time.Second, LevelChange: true, Errors: 3})
 	want := "tpsmon: a: level 1/2: 1 user, held 1s once warm-up is over, 0 errors so far\ntpsmon: b: level 2/2: 4 users, held 1s once warm-up is over, 3 errors so far\n"
 	if buf.String() != want {
 		t.Errorf("not a TTY: got\n%q\nwant\n%q", buf.String(), want)
@@ -470,7 +470,7 @@ func TestProgressLines(t *testing.T) {
 func TestProgressLinesTTYWidth(t *testing.T) {
 	var buf bytes.Buffer
 	pr := &progressPrinter{w: &buf, tty: true, width: 24, lines: make([]string, 1)}
-	pr.update(probe.BenchProgress{Endpoint: 0, Name: "GPU-" + strings.Repeat("Ä", 30), Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
+	pr.update(engine.Progress{Endpoint: 0, Name: "GPU-" + strings.Repeat("Ä", 30), Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
 	out := buf.String()
 	if !utf8.ValidString(out) {
 		t.Errorf("a character was cut: %q", out)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -20,7 +21,7 @@ type plan struct {
 	simulate  bool             // no endpoint configured: measure the built-in simulator
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
-	ramp      probe.Ramp
+	ramp      engine.Ramp
 	slo       model.SLO
 }
 
@@ -126,12 +127,12 @@ func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) 
 
 // resolveRamp is the ramp: --ramp and --hold, else the config's, else the defaults.
 // --ramp is checked even when the config's levels are used.
-func resolveRamp(f *runFlags, rc rampConfig, changed func(string) bool) (probe.Ramp, error) {
+func resolveRamp(f *runFlags, rc rampConfig, changed func(string) bool) (engine.Ramp, error) {
 	levels, err := parseRamp(f.ramp)
 	if err != nil {
-		return probe.Ramp{}, usageErrorf("%v", err)
+		return engine.Ramp{}, usageErrorf("%v", err)
 	}
-	r := probe.Ramp{Levels: levels, Hold: f.hold}
+	r := engine.Ramp{Levels: levels, Hold: f.hold}
 	if len(rc.Levels) > 0 && !changed("ramp") {
 		r.Levels = r.Levels[:0]
 		for _, l := range rc.Levels {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
-	"github.com/tpsmon/tpsmon/probe"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/themes"
 	"github.com/tpsmon/tpsmon/ui"
 )
@@ -43,32 +45,31 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
-	conns := max(64, f.users)
-	for _, l := range p.ramp.Levels {
-		conns = max(conns, l)
-	}
-	fleet, err := probe.NewFleet(ctx, p.endpoints, probe.FleetOptions{Conns: conns})
+	settle, err := parseSettle(f.settle)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return err
 	}
-	defer fleet.Close()
+	cfg := a.runConfig(p, f)
+	cfg.Settle = settle
+	cfg.Conns = max(64, f.users)
+	for _, l := range p.ramp.Levels {
+		cfg.Conns = max(cfg.Conns, l)
+	}
+	eng, err := engine.Start(ctx, cfg)
+	if err != nil {
+		return engineError(err)
+	}
+	defer eng.Close()
 	summary, err := ui.Run(ctx, ui.Options{
-		Endpoints: p.endpoints,
-		Pools:     fleet.Pools,
-		Events:    fleet.Events(),
-		Ramp:      p.ramp,
-		SLO:       p.slo,
-		Settings:  probe.BenchSettings(p.endpoints, p.ramp, p.slo),
-		Theme:     f.theme,
-		Version:   toolVersion(),
-		Start:     f.users,
-		Cancel:    fleet.Cut,
+		Engine: eng,
+		Theme:  f.theme,
+		Start:  f.users,
 		// tpsmon handles SIGINT and SIGTERM itself (ctx), and ui.Run quits on ctx.
 		// Bubble Tea's own handler would race it: its QuitMsg, sent after the event
 		// loop has ended, blocks the program's shutdown forever.
 		ProgramOptions: []tea.ProgramOption{tea.WithoutSignalHandler()},
 	})
-	fleet.Close()
+	eng.Close()
 	if summary != "" {
 		fmt.Fprint(a.stdout, summary)
 	}
@@ -86,4 +87,22 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 func isTerminal(v any) bool {
 	fd, ok := fileDescriptor(v)
 	return ok && term.IsTerminal(fd)
+}
+
+// registerSettle adds the live screen's --settle flag.
+func (f *runFlags) registerSettle(c *cobra.Command) {
+	c.Flags().StringVar(&f.settle, "settle", "capacity",
+		"users to hold once the auto-ramp finished or stopped: capacity (the largest level meeting --slo), a number, or 0 to stop the load")
+}
+
+// parseSettle parses --settle: "capacity", or a number of users (0 stops the load).
+func parseSettle(s string) (int, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "capacity") {
+		return engine.SettleCapacity, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > engine.MaxUsers {
+		return 0, usageErrorf("--settle %q: want capacity, 0 (stop the load) or a number of users up to %d", s, engine.MaxUsers)
+	}
+	return n, nil
 }

@@ -1,0 +1,89 @@
+package run
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+)
+
+// Settings is the report's settings of the run: the ramp, the criteria, and the workload
+// of the first endpoint.
+func (e *Engine) Settings() model.ReportSettings {
+	r := e.cfg.Ramp
+	s := model.ReportSettings{
+		Ramp:     append([]int(nil), r.Levels...),
+		HoldS:    r.Hold.Seconds(),
+		MaxHoldS: r.MaxHoldOr().Seconds(),
+		SLO:      e.cfg.SLO.Report(),
+	}
+	if len(e.eps) > 0 {
+		ep := e.eps[0].ep
+		s.API = apiOf(ep)
+		s.MaxTokens = ep.MaxTokens
+		s.PromptTokens = ep.PromptTokens
+		s.IgnoreEOS = ep.IgnoreEOS
+		s.TimeoutS = ep.Timeout.Seconds()
+		if ep.Timeout == 0 {
+			s.TimeoutS = probe.DefaultTimeout.Seconds()
+		}
+		for k := range ep.ExtraBody { // keys only: values may hold secrets
+			s.ExtraBodyKeys = append(s.ExtraBodyKeys, k)
+		}
+		slices.Sort(s.ExtraBodyKeys)
+	}
+	return s
+}
+
+// Report is the report of every endpoint as of now (the one place a model.Report is
+// built: bench's results, the screen's snapshots and its summary). A run that its
+// maximum duration ended is reported as interrupted (its capacity may be higher).
+func (e *Engine) Report(interrupted bool) *model.Report {
+	r := &model.Report{
+		Schema:      model.Schema,
+		ToolVersion: e.cfg.Version,
+		StartedAt:   e.started.UTC().Format(time.RFC3339),
+		FinishedAt:  e.cfg.Now().UTC().Format(time.RFC3339),
+		Interrupted: interrupted || e.over,
+		Settings:    e.Settings(),
+	}
+	for _, ep := range e.eps {
+		info := ep.info
+		info.Interrupted = r.Interrupted
+		r.Endpoints = append(r.Endpoints, ep.book.ReportEndpoint(info))
+	}
+	return r
+}
+
+// Outcome is what happened to one endpoint's requests over the whole run (warm-up
+// included), beyond what the report shows.
+type Outcome struct {
+	Requests  int // requests that ended, those we canceled excluded
+	Succeeded int
+	Errors    map[model.ErrorKind]int
+	LastError string // message of the newest failure when no later request succeeded
+}
+
+// Unusable reports whether the endpoint answered no request successfully.
+func (o Outcome) Unusable() bool { return o.Succeeded == 0 && o.Requests > 0 }
+
+// Outcome is endpoint i's outcome so far.
+func (e *Engine) Outcome(i int) Outcome {
+	b := e.eps[i].book
+	_, succeeded, errs := b.Totals()
+	msg, _ := b.LastError()
+	failed := countErrors(errs)
+	return Outcome{Requests: succeeded + failed, Succeeded: succeeded, Errors: errs, LastError: msg}
+}
+
+// countErrors sums the failures by kind, leaving out our own cancellations.
+func countErrors(errs map[model.ErrorKind]int) int {
+	n := 0
+	for kind, c := range errs {
+		if kind != model.ErrCanceled {
+			n += c
+		}
+	}
+	return n
+}
