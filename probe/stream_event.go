@@ -140,20 +140,18 @@ func errorText(r json.RawMessage) string {
 //
 //	{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" the"},"finish_reason":null}]}
 //
-// fastEvent recognises the compact shapes servers send (vLLM, SGLang, llama.cpp, TGI,
-// OpenAI) with a few byte comparisons and no allocation. It answers only when it is
-// sure, and leaves everything else (role-only events, finish, usage, tool calls,
-// errors, pretty-printed JSON) to the slow path:
-//   - the delta starts `"delta":{`, optionally `"role":"assistant",`, then either a
-//     non-empty "content" string (an answer token), or an optional null/empty content
-//     followed by a non-empty "reasoning_content" or "reasoning" string that closes the
-//     delta (a reasoning token);
-//   - "finish_reason" and "usage", wherever they are, are absent or null.
+// fastEvent decides the shapes servers send (vLLM, SGLang, llama.cpp, TGI, OpenAI) with
+// a few byte searches and no allocation. It answers only when it is sure, and leaves
+// everything else (finish, usage, tool calls, errors, several choices) to the slow path:
+//   - chat: one delta, a flat object whose values are all strings or null, in any order
+//     and with any other keys ("role":"assistant", SGLang's "role":null and
+//     "tool_calls":null): a non-empty "content" is an answer token, a non-empty
+//     "reasoning_content" or "reasoning" a token;
+//   - completions: the first "text" is a non-empty string;
+//   - and "finish_reason", "usage" and "error", wherever they are, are absent or null.
 //
 // Key matches are exact: in valid JSON an unescaped `"key":` preceded by '{' or ',' can
-// only be a key, because quotes inside strings are escaped. Error payloads never reach
-// it with a content delta: go-openai diverts `data: {"error":` lines, and the other
-// error shapes carry no delta.
+// only be a key, because quotes inside strings are escaped.
 func fastEvent(b []byte, completions bool) (eventInfo, bool) {
 	var info eventInfo
 	if completions {
@@ -168,40 +166,14 @@ func fastEvent(b []byte, completions bool) (eventInfo, bool) {
 		if d < 0 {
 			return info, false
 		}
-		p := d + len(fastDelta)
-		if bytes.HasPrefix(b[p:], fastRole) {
-			p += len(fastRole)
+		end, token, answer := scanDelta(b, d+len(fastDelta)-1)
+		if end < 0 || bytes.Contains(b[end:], fastDelta[:len(fastDelta)-1]) {
+			return info, false // not a flat delta of strings, or several choices
 		}
-		switch {
-		case bytes.HasPrefix(b[p:], fastContent):
-			v := p + len(fastContent)
-			if v >= len(b) || b[v] == '"' {
-				return info, false
-			}
-			info = eventInfo{token: true, answer: true}
-		default:
-			if bytes.HasPrefix(b[p:], fastContentNull) {
-				p += len(fastContentNull)
-			} else if bytes.HasPrefix(b[p:], fastContentEmpty) {
-				p += len(fastContentEmpty)
-			}
-			var v int
-			switch {
-			case bytes.HasPrefix(b[p:], fastReasoningContent):
-				v = p + len(fastReasoningContent)
-			case bytes.HasPrefix(b[p:], fastReasoning):
-				v = p + len(fastReasoning)
-			default:
-				return info, false
-			}
-			end := stringEnd(b, v)
-			if end <= v || end+1 >= len(b) || b[end+1] != '}' {
-				return info, false // empty, unterminated, or more keys in the delta
-			}
-			info = eventInfo{token: true}
-		}
+		info = eventInfo{token: token, answer: answer}
 	}
-	if !keyNullOrAbsent(b, keyFinish, len(`"finish`)) || !keyNullOrAbsent(b, keyUsage, 1) {
+	if !keyNullOrAbsent(b, keyFinish, len(`"finish`)) || !keyNullOrAbsent(b, keyUsage, 1) ||
+		!keyNullOrAbsent(b, keyError, 2) {
 		return eventInfo{}, false
 	}
 	return info, true
@@ -210,16 +182,69 @@ func fastEvent(b []byte, completions bool) (eventInfo, bool) {
 var (
 	keyFinish = []byte(`"finish_reason"`)
 	keyUsage  = []byte(`"usage"`)
+	keyError  = []byte(`"error"`)
 	keyText   = []byte(`"text"`)
 
-	fastDelta            = []byte(`"delta":{`)
-	fastRole             = []byte(`"role":"assistant",`)
-	fastContent          = []byte(`"content":"`)
-	fastContentNull      = []byte(`"content":null,`)
-	fastContentEmpty     = []byte(`"content":"",`)
-	fastReasoningContent = []byte(`"reasoning_content":"`)
-	fastReasoning        = []byte(`"reasoning":"`)
+	fastDelta = []byte(`"delta":{`)
 )
+
+// scanDelta reads the delta object that starts at b[p] ('{'), when every value in it is
+// a string or null. It returns the index just past the object, or -1 for anything else
+// (an array, an object, a number, an escape in a key), and whether a non-empty content
+// (answer), reasoning_content or reasoning (token) is in it.
+func scanDelta(b []byte, p int) (end int, token, answer bool) {
+	var content, reasoningContent, reasoning bool // the last value of each is a non-empty string
+	p = skipSpace(b, p+1)
+	if p < len(b) && b[p] == '}' {
+		return p + 1, false, false
+	}
+	for p < len(b) && b[p] == '"' {
+		ke := stringEnd(b, p+1)
+		if ke < 0 {
+			return -1, false, false
+		}
+		key := b[p+1 : ke]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return -1, false, false
+		}
+		p = skipSpace(b, ke+1)
+		if p >= len(b) || b[p] != ':' {
+			return -1, false, false
+		}
+		p = skipSpace(b, p+1)
+		nonEmpty := false
+		switch {
+		case bytes.HasPrefix(b[p:], []byte("null")):
+			p += 4
+		case p < len(b) && b[p] == '"':
+			ve := stringEnd(b, p+1)
+			if ve < 0 {
+				return -1, false, false
+			}
+			nonEmpty = ve > p+1
+			p = ve + 1
+		default:
+			return -1, false, false
+		}
+		switch string(key) {
+		case "content":
+			content = nonEmpty
+		case "reasoning_content":
+			reasoningContent = nonEmpty
+		case "reasoning":
+			reasoning = nonEmpty
+		}
+		p = skipSpace(b, p)
+		if p < len(b) && b[p] == '}' {
+			return p + 1, content || reasoningContent || reasoning, content
+		}
+		if p >= len(b) || b[p] != ',' {
+			return -1, false, false
+		}
+		p = skipSpace(b, p+1)
+	}
+	return -1, false, false
+}
 
 // stringEnd returns the index of the quote that closes the JSON string whose first
 // content byte is at v, or -1.
