@@ -61,6 +61,7 @@ type Client struct {
 	ep          Endpoint
 	completions bool
 	hc          *http.Client // the endpoint's connection pool
+	fresh       *http.Client // a new connection per request: the retry after a dead one
 	url         string       // where requests go: the base URL + /chat/completions or /completions
 	header      http.Header  // the header of every request (cloned per request)
 	body        []byte       // the body of every request
@@ -112,10 +113,18 @@ func newTransport(ep Endpoint, conns int) *http.Transport {
 }
 
 // newClient builds a Client over hc (tests and benchmarks pass their own transport).
+// The retry after a dead connection goes over a copy of hc's transport that keeps no
+// connection, so that it always dials a new one.
 func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 	body, err := requestBody(ep)
 	if err != nil {
 		return nil, err
+	}
+	fresh := hc
+	if tr, ok := hc.Transport.(*http.Transport); ok {
+		t := tr.Clone()
+		t.DisableKeepAlives = true
+		fresh = &http.Client{Transport: t, CheckRedirect: hc.CheckRedirect}
 	}
 	suffix := "/chat/completions"
 	if ep.API == "completions" {
@@ -125,6 +134,7 @@ func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 		ep:          ep,
 		completions: ep.API == "completions",
 		hc:          hc,
+		fresh:       fresh,
 		url:         strings.TrimRight(ep.BaseURL, "/") + suffix,
 		header:      requestHeader(ep),
 		body:        body,
@@ -140,6 +150,7 @@ func (c *Client) Endpoint() Endpoint { return c.ep }
 // CloseIdleConnections closes the client's idle connections (call it when done).
 func (c *Client) CloseIdleConnections() {
 	c.hc.CloseIdleConnections()
+	c.fresh.CloseIdleConnections()
 }
 
 // normalize applies defaults and validates ep.
@@ -267,7 +278,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 	rctx = httptrace.WithClientTrace(rctx, rs.trace())
 
 	var r result
-	resp, err := c.send(rctx, rs)
+	resp, err := c.send(rctx, ctx, rs)
 	if err != nil {
 		r.end = Mono()
 		switch {

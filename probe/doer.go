@@ -19,6 +19,7 @@ type reqState struct {
 	status  int
 	headers atomic.Int64 // Mono() at the first response byte
 	alive   atomic.Int64 // Mono() when the server last showed life (send, headers, bytes)
+	reused  atomic.Bool  // the request went out on a connection that served an earlier one
 
 	timeout  time.Duration
 	timer    *time.Timer
@@ -43,9 +44,10 @@ func (rs *reqState) watch() {
 	rs.timer.Reset(rs.timeout - idle)
 }
 
-// trace returns the httptrace hooks that stamp t_headers.
+// trace returns the httptrace hooks that stamp t_headers and note a reused connection.
 func (rs *reqState) trace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { rs.reused.Store(info.Reused) },
 		GotFirstResponseByte: func() {
 			now := Mono()
 			rs.headers.Store(now)
@@ -57,8 +59,20 @@ func (rs *reqState) trace() *httptrace.ClientTrace {
 // send sends the request and returns its response when the status is 2xx. Any other
 // answer is an error: a redirectError (3xx, not followed) or a statusError with the
 // first bytes of the body.
-func (c *Client) send(ctx context.Context, rs *reqState) (*http.Response, error) {
-	return c.do(ctx, rs, c.hc)
+//
+// A request that fails on a reused connection before any byte of its answer is sent once
+// more, on a new connection, with t_send stamped again: the connection was dead before
+// the request left (llama.cpp's llama-server closes the socket after every streamed
+// answer while it advertises Keep-Alive, and Go's pool hands out the connection before
+// it notices the close). That failure is the client's pool's, not the server's: it is no
+// error, and TTFT holds none of the time spent on the dead connection. ctx is the
+// request's context, caller the caller's (whose cancel is never retried).
+func (c *Client) send(ctx, caller context.Context, rs *reqState) (*http.Response, error) {
+	resp, err := c.do(ctx, rs, c.hc)
+	if err != nil && rs.reused.Load() && rs.headers.Load() == 0 && caller.Err() == nil && !rs.timedOut.Load() {
+		resp, err = c.do(ctx, rs, c.fresh)
+	}
+	return resp, err
 }
 
 // do sends the request once over hc, stamping t_send just before hc.Do.
@@ -70,6 +84,7 @@ func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.R
 	}
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	req.Header = c.header.Clone()
+	rs.reused.Store(false)
 	rs.send = Mono()
 	rs.alive.Store(rs.send)
 	rs.p.Send.Store(rs.send)
