@@ -295,7 +295,32 @@ func (c *Client) classifyRequestErr(err error, status int) (model.ErrorKind, int
 		}
 		return model.HTTPError(se.status), se.status, c.redact.clean(httpMessage(se.status, msg, endpointCredentials(c.ep)))
 	}
+	if msg, ok := clientLimitMessage(err, c.hostPort); ok {
+		return model.ErrClient, 0, msg
+	}
 	return model.ErrConnect, 0, c.redact.clean(connectMessage(err, c.hostPort))
+}
+
+// clientLimitMessage says which of tpsmon's own limits a failure hit, when it hit one:
+// no file descriptor left (EMFILE for the process, ENFILE for the system), no memory or
+// socket buffers, no local port left for a new connection. These are the client's
+// failures (model.ErrClient), never charged to the endpoint.
+func clientLimitMessage(err error, hp string) (string, bool) {
+	switch {
+	case errors.Is(err, syscall.EMFILE):
+		return "client: tpsmon has no file descriptor left for a new connection to " + hp +
+			" (too many open files): raise the open-files limit (ulimit -n) or run fewer users", true
+	case errors.Is(err, syscall.ENFILE):
+		return "client: the system has no file descriptor left for a new connection to " + hp +
+			" (file table overflow): run fewer users or close other programs", true
+	case errors.Is(err, syscall.ENOMEM), errors.Is(err, syscall.ENOBUFS):
+		return "client: the machine running tpsmon is out of memory for a new connection to " + hp +
+			" (" + innermost(err) + "): run fewer users", true
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return "client: this machine has no local port left for a new connection to " + hp +
+			" (cannot assign requested address): run fewer users, or widen the local port range (net.ipv4.ip_local_port_range)", true
+	}
+	return "", false
 }
 
 // timeoutMessage says what the server did not do in time.
