@@ -64,7 +64,7 @@ type Client struct {
 	fresh       *http.Client // a new connection per request: the retry after a dead one
 	url         string       // where requests go: the base URL + /chat/completions or /completions
 	header      http.Header  // the header of every request (cloned per request)
-	body        []byte       // the body of every request
+	body        *bodySource
 	timeout     time.Duration
 	hostPort    string // host:port for messages
 	redact      redactor
@@ -116,6 +116,9 @@ func newTransport(ep Endpoint, conns int) *http.Transport {
 // The retry after a dead connection goes over a copy of hc's transport that keeps no
 // connection, so that it always dials a new one.
 func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
+	if ep.Prompt == "" && ep.PromptSeed == 0 {
+		ep.PromptSeed = randomSeed()
+	}
 	body, err := requestBody(ep)
 	if err != nil {
 		return nil, err
@@ -137,14 +140,14 @@ func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 		fresh:       fresh,
 		url:         strings.TrimRight(ep.BaseURL, "/") + suffix,
 		header:      requestHeader(ep),
-		body:        body,
+		body:        newBodySource(body, ep.PromptSeed, promptWordCount(ep.PromptTokens)),
 		timeout:     ep.Timeout,
 		hostPort:    hostPort(u),
 		redact:      newRedactor(ep),
 	}, nil
 }
 
-// Endpoint returns the endpoint with defaults applied.
+// Endpoint returns the endpoint with defaults applied (and the prompt seed drawn).
 func (c *Client) Endpoint() Endpoint { return c.ep }
 
 // CloseIdleConnections closes the client's idle connections (call it when done).
@@ -207,10 +210,11 @@ func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
 // requestBody builds the JSON body of the client's requests, once per client: go-openai's
 // request type with the real model, then ExtraBody merged over the top-level keys, then
 // ignore_eos, and finally stream:true and stream_options.include_usage:true forced on.
+// Without a user prompt, the prompt is promptMark, which bodySource replaces per request.
 func requestBody(ep Endpoint) ([]byte, error) {
 	prompt := ep.Prompt
 	if prompt == "" {
-		prompt = syntheticPrompt(ep.PromptTokens)
+		prompt = promptMark
 	}
 	opts := &openai.StreamOptions{IncludeUsage: true}
 	var base any

@@ -535,7 +535,7 @@ func TestClientRequestBody(t *testing.T) {
 			}
 		}
 		msgs, _ := body["messages"].([]any)
-		if len(msgs) != 1 || !strings.HasPrefix(msgs[0].(map[string]any)["content"].(string), promptLead) {
+		if len(msgs) != 1 || !strings.HasSuffix(msgs[0].(map[string]any)["content"].(string), promptTail) {
 			t.Errorf("messages = %v", body["messages"])
 		}
 		if hdr.Get("Authorization") != "Bearer "+testKey || hdr.Get("X-Tenant") != "blue" || hdr.Get("Accept") != "text/event-stream" {

@@ -77,7 +77,7 @@ func (c *Client) send(ctx, caller context.Context, rs *reqState) (*http.Response
 
 // do sends the request once over hc, stamping t_send just before hc.Do.
 func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.Response, error) {
-	body := c.body
+	body := c.body.next()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
