@@ -47,7 +47,14 @@ func TestDecodeEvents(t *testing.T) {
 		{"two choices", `{"choices":[{"index":0,"delta":{"content":""}},{"index":1,"delta":{"content":"x"}}]}`, false, false, eventInfo{token: true, answer: true}},
 		{"error beside a delta", `{"choices":[{"delta":{"content":"x"}}],"error":{"message":"boom"}}`, false, false,
 			eventInfo{token: true, answer: true, isErr: true, errMsg: "boom"}},
-		{"spaces", `{ "choices" : [ { "delta" : { "content" : "x" } , "finish_reason" : null } ] }`, false, false, eventInfo{token: true, answer: true}},
+		{"spaces", `{ "choices" : [ { "delta" : { "content" : "x" } , "finish_reason" : null } ] }`, false, true, eventInfo{token: true, answer: true}},
+		// Found by FuzzDecodeEvent: a delta outside "choices" is no token.
+		{"delta outside choices", `{"":[{"delta":{"content":"\b"}}]}`, false, false, eventInfo{}},
+		{"key in another case", `{"choices":[{"delta":{"Content":"x"}}]}`, false, false, eventInfo{token: true, answer: true}},
+		{"object error with choices", `{"object":"error","choices":[{"delta":{"content":"x"}}]}`, false, false, eventInfo{token: true, answer: true}},
+		{"usage object after content", `{"choices":[{"delta":{"content":"x"}}],"usage":{"completion_tokens":1}}`, false, false,
+			eventInfo{token: true, answer: true, usage: true, compTok: 1}},
+		{"llama.cpp timings", `{"choices":[{"delta":{"content":"x"}}],"timings":{"predicted_n":1}}`, false, false, eventInfo{token: true, answer: true}},
 		{"finish with content", `{"choices":[{"delta":{"content":"."},"finish_reason":"stop"}]}`, false, false,
 			eventInfo{token: true, answer: true, finish: "stop"}},
 		{"usage only", `{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5}}`, false, false,
@@ -63,7 +70,7 @@ func TestDecodeEvents(t *testing.T) {
 		{"error null", `{"choices":[{"delta":{"content":"a"}}],"error":null}`, false, true, eventInfo{token: true, answer: true}},
 		{"completions text", `{"id":"x","object":"text_completion","choices":[{"index":0,"text":" hi","logprobs":null,"finish_reason":null}]}`, true, true,
 			eventInfo{token: true, answer: true}},
-		{"completions empty text", `{"choices":[{"text":"","finish_reason":null}]}`, true, false, eventInfo{}},
+		{"completions empty text", `{"choices":[{"text":"","finish_reason":null}]}`, true, true, eventInfo{}},
 		{"completions finish", `{"choices":[{"text":"","finish_reason":"length"}]}`, true, false, eventInfo{finish: "length"}},
 	}
 	for _, tt := range tests {
