@@ -27,14 +27,14 @@ type sseReader struct {
 	body  io.Reader
 	alive *atomic.Int64 // set to now at every read that returned bytes
 
-	buf  []byte
-	r, w int   // the unread bytes are buf[r:w]
-	seen int   // buf[r:seen] holds no '\n' (already searched)
-	now  int64 // Mono() at the last read that returned bytes
-	err  error // the body's error once it returned one (io.EOF at its end)
+	buf   []byte
+	r, w  int   // the unread bytes are buf[r:w]
+	seen  int   // buf[r:seen] holds no '\n' (already searched)
+	now   int64 // Mono() at the last read that returned bytes
+	err   error // the body's error once it returned one (io.EOF at its end)
+	nhead int   // bytes in head (beside the fields above: one cache line per read)
 
-	head  [1024]byte // the first bytes of the body (more than is ever shown, so a secret in it is seen whole)
-	nhead int
+	head [1024]byte // the first bytes of the body (more than is ever shown, so a secret in it is seen whole)
 }
 
 // readerPool recycles readers and their buffers between requests.
