@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -22,23 +23,43 @@ type Report struct {
 	Interrupted bool             `json:"interrupted"`
 	Settings    ReportSettings   `json:"settings"`
 	Endpoints   []ReportEndpoint `json:"endpoints"`
+	// MergedFrom is how many runs' reports Merge combined into this one (absent when 0:
+	// the report of one run).
+	MergedFrom int `json:"merged_from,omitempty"`
 }
 
-// ReportSettings is the workload and criteria the run used.
+// ReportSettings is the workload and criteria the run used. API is the first
+// endpoint's (kept for readers of older reports): each endpoint has its own in
+// ReportEndpoint.API.
 type ReportSettings struct {
-	Ramp         []int     `json:"ramp"`
-	HoldS        float64   `json:"hold_s"`
-	API          string    `json:"api"`
-	MaxTokens    int       `json:"max_tokens"`
-	PromptTokens int       `json:"prompt_tokens"`
-	SLO          ReportSLO `json:"slo"`
+	Ramp          []int     `json:"ramp"`
+	HoldS         float64   `json:"hold_s"`
+	MaxHoldS      float64   `json:"max_hold_s"` // a level ends by then even without enough steady requests (then it is short)
+	API           string    `json:"api"`
+	MaxTokens     int       `json:"max_tokens"`
+	PromptTokens  int       `json:"prompt_tokens"`
+	IgnoreEOS     bool      `json:"ignore_eos"`
+	ExtraBodyKeys []string  `json:"extra_body_keys"` // keys of the extra request body fields, never their values
+	TimeoutS      float64   `json:"timeout_s"`
+	SLO           ReportSLO `json:"slo"`
+	// Shard is the share of the load this run sent (absent when it sent the whole load).
+	// Levels are keyed by the whole level's users, not the shard's share.
+	Shard *ReportShard `json:"shard,omitempty"`
 }
 
-// ReportSLO is SLO in the report's units.
+// ReportSLO is SLO in the report's units. It always marshals: a value JSON cannot carry
+// (NaN, an infinity) is written as SLO.Report writes it.
 type ReportSLO struct {
 	UserTPSMin   float64 `json:"user_tps_min"`
 	TTFTP95MaxMs float64 `json:"ttft_p95_max_ms"`
 	ErrorRateMax float64 `json:"error_rate_max"`
+}
+
+// MarshalJSON writes the criteria with NaN as 0 and an infinity as the largest float
+// of its sign, so that a report with any SLO can be saved.
+func (r ReportSLO) MarshalJSON() ([]byte, error) {
+	type plain ReportSLO
+	return json.Marshal(plain{UserTPSMin: finite(r.UserTPSMin), TTFTP95MaxMs: finite(r.TTFTP95MaxMs), ErrorRateMax: finite(r.ErrorRateMax)})
 }
 
 // ReportEndpoint is one endpoint's curve.
@@ -46,6 +67,7 @@ type ReportEndpoint struct {
 	Name            string        `json:"name"`
 	URL             string        `json:"url"`
 	Model           string        `json:"model"`
+	API             string        `json:"api"` // "chat" or "completions": this endpoint's own
 	Simulated       bool          `json:"simulated"`
 	TokenSource     string        `json:"token_source"`
 	Levels          []ReportLevel `json:"levels"`
@@ -53,28 +75,40 @@ type ReportEndpoint struct {
 	SaturationUsers *int          `json:"saturation_users"` // null when not reached
 }
 
-// ReportCap is the capacity: 0 users when no level meets the criteria.
+// ReportCap is the capacity: 0 users when no level meets the criteria. AtLeast says
+// it is a lower bound: the highest level with requests still meets the criteria (the
+// limit was not reached), or the run was interrupted. It is false when Users is 0.
 type ReportCap struct {
-	Users int `json:"users"`
+	Users   int  `json:"users"`
+	AtLeast bool `json:"at_least"`
 }
 
 // ReportLevel is one level (one concurrency) of the curve.
 type ReportLevel struct {
 	Concurrency  int            `json:"concurrency"`
 	DurationS    float64        `json:"duration_s"`
-	Requests     int            `json:"requests"`
+	Requests     int            `json:"requests"`        // every ended request, warm-up included
+	Steady       int            `json:"steady_requests"` // of those, the ones not in warm-up (the distributions' population)
+	Short        bool           `json:"short"`           // the level hit its maximum hold before it had enough steady requests
 	Succeeded    int            `json:"succeeded"`
 	Errors       map[string]int `json:"errors"`
-	ErrorRate    float64        `json:"error_rate"`
+	ErrorRate    float64        `json:"error_rate"` // charged failures / (requests - client failures)
 	TTFTMs       LatencyJSON    `json:"ttft_ms"`
 	TTFOMs       LatencyJSON    `json:"ttfo_ms"`
 	TPOTMs       LatencyJSON    `json:"tpot_ms"`
 	E2EMs        LatencyJSON    `json:"e2e_ms"`
-	StallMs      LatencyJSON    `json:"-"` // largest gap between two chunks of a request: CSV only (the JSON keys are fixed by the schema)
+	StallMs      LatencyJSON    `json:"stall_ms"` // each request's largest gap between two chunks
 	UserTPS      RateJSON       `json:"user_tps"`
 	AggregateTPS float64        `json:"aggregate_tps"`
 	RequestRate  float64        `json:"request_rate"`
 	OutputTokens int64          `json:"output_tokens"`
+	// What Merge needs to combine runs (absent from reports written before it): the
+	// tokens delivered in the steady windows (aggregate_tps = steady_tokens / duration_s,
+	// before rounding), the steady windows in wall-clock time, and the histograms behind
+	// every distribution.
+	SteadyTokens float64        `json:"steady_tokens"`
+	Windows      []ReportWindow `json:"windows"`
+	Hist         *ReportHists   `json:"hist,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -98,30 +132,43 @@ type RateJSON struct {
 	Max  float64 `json:"max"`
 }
 
-// EndpointInfo names an endpoint in a report.
+// EndpointInfo names an endpoint in a report, with what the report needs to know of
+// its run.
 type EndpointInfo struct {
 	Name      string
 	URL       string
 	Model     string
+	API       string // "chat" or "completions"
 	Simulated bool
+	// Interrupted says the run was cut short: a capacity found is then a lower bound.
+	Interrupted bool
+	// Clock converts the Tracker's times into the wall-clock times of the levels'
+	// steady windows; the zero WallClock uses the times' own wall-clock readings.
+	Clock WallClock
 }
 
 // ReportEndpoint builds the report entry of the endpoint this Tracker measures: every
-// level measured (ordered by concurrency), capacity (0 users when none) and saturation
-// (nil when not reached), with floats rounded for reading.
+// level measured (ordered by concurrency) with its histograms and steady windows,
+// capacity (0 users when none; see ReportCap for AtLeast) and saturation (nil when not
+// reached), with floats rounded for reading.
 func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 	levels := t.Levels()
 	e := ReportEndpoint{
 		Name:        info.Name,
 		URL:         info.URL,
 		Model:       info.Model,
+		API:         info.API,
 		Simulated:   info.Simulated,
 		TokenSource: t.TokenSource(),
 		Levels:      make([]ReportLevel, 0, len(levels)),
-		Capacity:    ReportCap{Users: capacity(levels, t.slo)},
+		Capacity:    capacityOf(levels, t.slo, info.Interrupted),
 	}
 	for i := range levels {
-		e.Levels = append(e.Levels, levels[i].Report())
+		rl := levels[i].Report()
+		c := levels[i].Concurrency
+		rl.Hist = t.book.levels[c].hists()
+		rl.Windows = reportWindows(t.book.windows(c), info.Clock)
+		e.Levels = append(e.Levels, rl)
 	}
 	if u, ok := saturation(levels); ok {
 		e.SaturationUsers = &u
@@ -129,9 +176,31 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 	return e
 }
 
-// Report converts a level to its report entry. Latencies are rounded to 0.01 ms,
-// rates to 0.01 tok/s, durations to 0.01 s, the error rate to 4 decimals and the
-// request rate to 0.001 requests/s.
+// capacityOf is the capacity over the given levels: a lower bound when the run was
+// interrupted or no level above it has a request (a level with requests above the
+// capacity fails the criteria: the limit was reached, even when only warm-up
+// requests ended there, e.g. every one of them failed).
+func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
+	c := ReportCap{Users: capacity(levels, slo)}
+	if c.Users == 0 {
+		return c
+	}
+	c.AtLeast = true
+	if interrupted {
+		return c
+	}
+	for i := range levels {
+		if levels[i].Concurrency > c.Users && levels[i].Requests > 0 {
+			c.AtLeast = false
+		}
+	}
+	return c
+}
+
+// Report converts a level to its report entry, without its histograms and windows
+// (Tracker.ReportEndpoint adds them). Latencies are rounded to 0.01 ms, rates to 0.01
+// tok/s, durations to 0.01 s, the error rate to 4 decimals, the request rate to 0.001
+// requests/s and steady tokens to 0.001.
 func (l *LevelStats) Report() ReportLevel {
 	errs := make(map[string]int, len(l.Errors))
 	for k, n := range l.Errors {
@@ -141,6 +210,8 @@ func (l *LevelStats) Report() ReportLevel {
 		Concurrency:  l.Concurrency,
 		DurationS:    round(l.Duration.Seconds(), 2),
 		Requests:     l.Requests,
+		Steady:       l.Steady,
+		Short:        l.Short,
 		Succeeded:    l.Succeeded,
 		Errors:       errs,
 		ErrorRate:    round(l.ErrorRate, 4),
@@ -153,6 +224,8 @@ func (l *LevelStats) Report() ReportLevel {
 		AggregateTPS: round(l.AggregateTPS, 2),
 		RequestRate:  round(l.RequestRate, 3),
 		OutputTokens: l.OutputTokens,
+		SteadyTokens: round(l.SteadyTokens, 3),
+		Windows:      []ReportWindow{},
 	}
 }
 
@@ -172,123 +245,12 @@ func (d Dist) Rate() RateJSON {
 	}
 }
 
-// tokenSourceWords says where an endpoint's token counts come from.
-func tokenSourceWords(src string) string {
-	switch src {
-	case SourceUsage:
-		return "tokens: server usage"
-	case SourceChunks:
-		return "tokens: estimated from chunks (no usage reported)"
-	case SourceMixed:
-		return "tokens: mixed, partly estimated from chunks (usage reported by some requests)"
-	}
-	return "tokens: none received"
-}
-
-// Markdown renders the report's levels as Markdown tables (one per endpoint), followed by
-// each endpoint's capacity and saturation lines, for stdout and the snapshot summary.
-// A value that was not measured (no successful request, no steady window, or a
-// distribution nothing was recorded into, such as per-user tok/s of one-token answers)
-// shows as "-".
-func Markdown(r *Report) string {
-	var b strings.Builder
-	slo := r.Settings.SLO.SLO()
-	for i, e := range r.Endpoints {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		head := []string{e.Name}
-		if e.Model != "" {
-			head = append(head, e.Model)
-		}
-		if e.URL != "" {
-			head = append(head, e.URL)
-		}
-		if e.Simulated {
-			head = append(head, "SIMULATED")
-		}
-		head = append(head, tokenSourceWords(e.TokenSource))
-		fmt.Fprintf(&b, "### %s\n\n", strings.Join(head, " · "))
-		b.WriteString("| users | requests | errors | per-user tok/s p50 | p10 | aggregate tok/s | TTFT p50 ms | TTFT p95 ms | TPOT p50 ms | E2E p50 ms |\n")
-		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-		for _, l := range e.Levels {
-			errs := strconv.Itoa(l.Requests - l.Succeeded)
-			if l.Requests > l.Succeeded {
-				var kinds []string
-				for _, k := range sortedKinds(l.Errors) {
-					if n := l.Errors[k]; n > 0 {
-						kinds = append(kinds, k+" "+strconv.Itoa(n))
-					}
-				}
-				if len(kinds) > 0 {
-					errs += " (" + FormatPercent(l.ErrorRate) + ": " + strings.Join(kinds, ", ") + ")"
-				} else {
-					errs += " (" + FormatPercent(l.ErrorRate) + ")"
-				}
-			}
-			ok := l.Succeeded > 0
-			user := ok && l.UserTPS != (RateJSON{})
-			ttft := ok && l.TTFTMs != (LatencyJSON{})
-			agg := "-"
-			if l.DurationS > 0 {
-				agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
-			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				l.Concurrency, l.Requests, errs,
-				cell(user, l.UserTPS.P50), cell(user, l.UserTPS.P10), agg,
-				cell(ttft, l.TTFTMs.P50), cell(ttft, l.TTFTMs.P95),
-				cell(ok && l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (LatencyJSON{}), l.E2EMs.P50))
-		}
-		b.WriteString("\n")
-		if e.Capacity.Users > 0 {
-			fmt.Fprintf(&b, "Capacity: %s (%s)\n", users(e.Capacity.Users), slo)
-		} else {
-			fmt.Fprintf(&b, "Capacity: no level meets %s\n", slo)
-		}
-		if e.SaturationUsers != nil {
-			fmt.Fprintf(&b, "Saturation: %s (doubling users from there raises aggregate tok/s by less than 10%%)\n", users(*e.SaturationUsers))
-		} else if doubled(e.Levels) {
-			b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
-		} else {
-			b.WriteString("Saturation: not measured (no level was followed by one with at least twice its users)\n")
-		}
-	}
-	return b.String()
-}
-
-// doubled reports whether the saturation rule compared anything: some level with a
-// steady window has a later one, also with a steady window, of at least twice its users.
-func doubled(levels []ReportLevel) bool {
-	for _, l := range levels {
-		for _, m := range levels {
-			if l.Concurrency > 0 && l.DurationS > 0 && m.DurationS > 0 && m.Concurrency >= 2*l.Concurrency {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// users is "1 user" or "N users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return strconv.Itoa(n) + " users"
-}
-
-func cell(ok bool, v float64) string {
-	if !ok {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
 // csvHeader is the header row of CSV.
 var csvHeader = []string{
 	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
 	"error_rate", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "user_tps_p10", "user_tps_p50",
 	"user_tps_p90", "aggregate_tps", "request_rate", "output_tokens", "tpot_p50_ms", "e2e_p50_ms", "stall_p95_ms",
+	"stall_max_ms", "steady_requests", "short",
 }
 
 // CSV renders one row per endpoint and level, with a header row. Units are in the
@@ -317,7 +279,8 @@ func CSV(r *Report) string {
 				f(user, l.UserTPS.P10), f(user, l.UserTPS.P50), f(user, l.UserTPS.P90),
 				f(steady, l.AggregateTPS), f(steady, l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
 				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
-				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95),
+				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95), f(l.StallMs != (LatencyJSON{}), l.StallMs.Max),
+				strconv.Itoa(l.Steady), strconv.FormatBool(l.Short),
 			})
 		}
 	}

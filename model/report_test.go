@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	for _, want := range []string{`"saturation_users":null`, `"capacity":{"users":1}`, `"errors":{}`, `"token_source":"usage"`} {
+	for _, want := range []string{`"saturation_users":null`, `"capacity":{"users":1,"at_least":true}`, `"errors":{}`, `"token_source":"usage"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("JSON lacks %s:\n%s", want, s)
 		}
@@ -52,17 +53,35 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := keys(t, m), sorted("name", "url", "model", "simulated", "token_source", "levels", "capacity", "saturation_users"); !slices.Equal(got, want) {
+	if got, want := keys(t, m), sorted("name", "url", "model", "api", "simulated", "token_source", "levels", "capacity", "saturation_users"); !slices.Equal(got, want) {
 		t.Errorf("endpoint keys %v, want %v", got, want)
 	}
 	lv := m["levels"].([]any)[0]
-	if got, want := keys(t, lv), sorted("concurrency", "duration_s", "requests", "succeeded", "errors", "error_rate",
-		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens"); !slices.Equal(got, want) {
+	if got, want := keys(t, lv), sorted("concurrency", "duration_s", "requests", "steady_requests", "short", "succeeded", "errors", "error_rate",
+		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens",
+		"steady_tokens", "windows", "hist"); !slices.Equal(got, want) {
 		t.Errorf("level keys %v, want %v", got, want)
 	}
 	lm := lv.(map[string]any)
+	if got, want := keys(t, lm["hist"]), sorted("ttft", "ttfo", "tpot", "e2e", "stall", "user_tps"); !slices.Equal(got, want) {
+		t.Errorf("hist keys %v, want %v", got, want)
+	}
+	ttft := lm["hist"].(map[string]any)["ttft"].(map[string]any)
+	if got, want := keys(t, ttft), sorted("unit", "count", "sum", "min", "max", "clamped", "hdr"); !slices.Equal(got, want) {
+		t.Errorf("hist.ttft keys %v, want %v", got, want)
+	}
+	if ttft["unit"] != "us" || ttft["count"] != 5.0 || ttft["min"] != 123456.0 || ttft["sum"] != 5*123456.0 {
+		t.Errorf("hist.ttft = %v", ttft)
+	}
+	// The steady window [1 s, 11 s] of segment 1, in UTC with ms (t0 is the Unix epoch).
+	if got := lm["windows"]; !reflect.DeepEqual(got, []any{map[string]any{"start": "1970-01-01T00:00:01.000Z", "end": "1970-01-01T00:00:11.000Z"}}) {
+		t.Errorf("windows = %v", got)
+	}
+	if lm["steady_tokens"] != 1000.0 {
+		t.Errorf("steady_tokens = %v, want 1000", lm["steady_tokens"])
+	}
 	lat := sorted("mean", "min", "p50", "p90", "p95", "p99", "max")
-	for _, k := range []string{"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms"} {
+	for _, k := range []string{"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms"} {
 		if got := keys(t, lm[k]); !slices.Equal(got, lat) {
 			t.Errorf("%s keys %v, want %v", k, got, lat)
 		}
@@ -85,7 +104,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	tr.AddSample(failed(2, 15*sec, HTTPError(429), "slow down"))
 	e = tr.ReportEndpoint(EndpointInfo{Name: "x"})
 	b, _ = json.Marshal(e)
-	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":0}`, `"errors":{"http_429":1}`, `"token_source":""`} {
+	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":0,"at_least":false}`, `"errors":{"http_429":1}`, `"token_source":""`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, b)
 		}
@@ -96,27 +115,29 @@ func TestReportEndpointJSONShape(t *testing.T) {
 func sampleReport() *Report {
 	sat := 8
 	return &Report{
-		Schema: Schema,
-		Settings: ReportSettings{Ramp: []int{1, 8, 16}, HoldS: 15, API: "chat", MaxTokens: 256, PromptTokens: 128,
-			SLO: DefaultSLO.Report()},
+		Schema: Schema, ToolVersion: "v1.2.3", StartedAt: "2026-11-23T14:00:00Z", FinishedAt: "2026-11-23T14:02:10Z",
+		Settings: ReportSettings{Ramp: []int{1, 8, 16}, HoldS: 15, MaxHoldS: 120, API: "chat", MaxTokens: 256, PromptTokens: 128,
+			IgnoreEOS: true, ExtraBodyKeys: []string{"top_k", "chat_template_kwargs"}, TimeoutS: 60, SLO: DefaultSLO.Report()},
 		Endpoints: []ReportEndpoint{
 			{
-				Name: "sim", URL: "http://127.0.0.1:8080/v1", Model: "sim-8b", Simulated: true, TokenSource: SourceUsage,
+				Name: "sim", URL: "http://127.0.0.1:8080/v1", Model: "sim-8b", API: "chat", Simulated: true, TokenSource: SourceUsage,
 				Levels: []ReportLevel{
-					{Concurrency: 1, DurationS: 15, Requests: 12, Succeeded: 12, Errors: map[string]int{}, ErrorRate: 0,
+					{Concurrency: 1, DurationS: 15, Requests: 13, Steady: 12, Succeeded: 13, Errors: map[string]int{}, ErrorRate: 0,
 						TTFTMs: LatencyJSON{P50: 85.25, P95: 101.5, P99: 110}, TPOTMs: LatencyJSON{P50: 12.5}, E2EMs: LatencyJSON{P50: 3260.4},
+						StallMs: LatencyJSON{P95: 40.5, Max: 61},
 						UserTPS: RateJSON{P10: 78.4, P50: 80.05, P90: 81}, AggregateTPS: 79.9, RequestRate: 0.8, OutputTokens: 3072},
-					{Concurrency: 8, DurationS: 14.5, Requests: 80, Succeeded: 79, Errors: map[string]int{"http_500": 1, "truncated": 0}, ErrorRate: 0.0125,
+					{Concurrency: 8, DurationS: 14.5, Requests: 90, Steady: 80, Succeeded: 87, Errors: map[string]int{"http_500": 1, "truncated": 0, "client": 2}, ErrorRate: 0.0114,
 						TTFTMs: LatencyJSON{P50: 160, P95: 410.25, P99: 500}, TPOTMs: LatencyJSON{P50: 22.2}, E2EMs: LatencyJSON{P50: 5800},
+						StallMs: LatencyJSON{P95: 80, Max: 2100.25},
 						UserTPS: RateJSON{P10: 40, P50: 45.04, P90: 47}, AggregateTPS: 355.55, RequestRate: 5.517, OutputTokens: 20224},
 					{Concurrency: 16, DurationS: 0, Requests: 0, Succeeded: 0, Errors: map[string]int{}},
 				},
 				Capacity: ReportCap{Users: 1}, SaturationUsers: &sat,
 			},
 			{
-				Name: "prod, eu", URL: "https://llm.example/v1", Model: "big", TokenSource: SourceChunks,
+				Name: "prod, eu", URL: "https://llm.example/v1", Model: "big", API: "completions", TokenSource: SourceChunks,
 				Levels: []ReportLevel{
-					{Concurrency: 4, DurationS: 15, Requests: 10, Succeeded: 10, Errors: map[string]int{},
+					{Concurrency: 4, DurationS: 15, Requests: 12, Steady: 10, Short: true, Succeeded: 12, Errors: map[string]int{},
 						TTFTMs: LatencyJSON{P50: 2500, P95: 3100}, UserTPS: RateJSON{P50: 20}, AggregateTPS: 80, RequestRate: 0.667, OutputTokens: 2560},
 				},
 			},
@@ -176,8 +197,8 @@ func TestMarkdownUnmeasuredIsADash(t *testing.T) {
 	r := &Report{Settings: ReportSettings{SLO: DefaultSLO.Report()},
 		Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "one-token"})}}
 	row := mdRow(t, Markdown(r), 2)
-	// users | requests | errors | user p50 | p10 | aggregate | TTFT p50 | TTFT p95 | TPOT p50 | E2E p50
-	want := []string{"2", "10", "0", "-", "-", "2.0", "150.0", "150.0", "-", "150.0"}
+	// users | requests | steady | errors | user p50 | p10 | aggregate | TTFT p50 | TTFT p95 | TPOT p50 | E2E p50 | stall p95 | max
+	want := []string{"2", "10", "10", "0", "-", "-", "2.0", "150.0", "150.0", "-", "150.0", "-", "-"}
 	if !slices.Equal(row, want) {
 		t.Errorf("row %q, want %q", row, want)
 	}

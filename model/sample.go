@@ -59,6 +59,7 @@ type Sample struct {
 	Usage        bool          // Tokens came from usage.completion_tokens
 	PromptTokens int           // usage.prompt_tokens when reported, else 0
 	MaxGap       time.Duration // largest gap between two token-bearing events (the stall)
+	Gaps         *GapSketch    // every gap between two token-bearing events; nil when the reader kept none
 	Finish       string        // finish_reason of the last choice, when one arrived
 	Status       int           // HTTP status, 0 when no response arrived
 

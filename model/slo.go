@@ -197,12 +197,7 @@ func (r ReportSLO) SLO() SLO {
 // rate at most ErrorRateMax. A level with no TTFT measured (every request failed,
 // or none sent a token) does not meet it, whatever the criteria: its p95 of 0 was
 // never measured.
-func (s SLO) Meets(l *LevelStats) bool {
-	return l.Requests > 0 && l.TTFT.Count > 0 &&
-		l.UserTPS.P50 >= s.UserTPSMin &&
-		l.TTFT.P95 <= ms(s.TTFTP95Max) &&
-		l.ErrorRate <= s.ErrorRateMax
-}
+func (s SLO) Meets(l *LevelStats) bool { return s.meets(judgeStats(l)) }
 
 // ms converts a duration to float milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -19,27 +19,40 @@ type Dist struct {
 	Clamped int // values outside the histogram's range, clamped to it (see Hist)
 }
 
-// LevelStats is everything measured at one concurrency: the steady windows of every
-// segment held at that concurrency, merged (holding the same concurrency twice merges).
+// LevelStats is everything measured at one concurrency: the segments held at that
+// concurrency, merged (holding the same concurrency twice merges).
+//
+// Counts cover every ended request of the level, warm-up included (canceled ones are
+// never counted): the levels' requests and errors add up to Tracker.Totals. The
+// distributions, OutputTokens and TokenSource cover the steady successful requests only
+// (not warm-up, not sent before a Reset); Duration, AggregateTPS and RequestRate cover
+// the steady windows.
 type LevelStats struct {
 	Concurrency  int
 	Duration     time.Duration // total steady window
-	Requests     int           // steady (non-warm-up) requests, failed ones included, canceled ones not
-	Succeeded    int
+	Requests     int           // every ended request of the level, warm-up and failed ones included
+	Succeeded    int           // of Requests, those that succeeded
+	Steady       int           // of Requests, those that were not warm-up (failed ones included)
 	Errors       map[ErrorKind]int
-	ErrorRate    float64 // (Requests - Succeeded) / Requests, 0 when Requests is 0
+	ErrorRate    float64 // charged failures / (Requests - client failures); 0 when that is 0 (see ErrorKind.Charged)
 	TTFT         Dist    // ms
 	TTFO         Dist    // ms
 	TPOT         Dist    // ms
 	Stall        Dist    // ms: each successful request's largest gap between two chunks
 	E2E          Dist    // ms
 	UserTPS      Dist    // tokens/s, per request
-	AggregateTPS float64 // steady tokens / Duration
-	RequestRate  float64 // Requests / Duration, requests/s
+	SteadyTokens float64 // tokens delivered in the steady windows (chunks scaled by the tokens-per-chunk ratio); 0 without one
+	AggregateTPS float64 // SteadyTokens / Duration
+	RequestRate  float64 // Steady / Duration, requests/s
 	OutputTokens int64   // output tokens of the level's steady successful requests
-	TokenSource  string  // SourceUsage, SourceChunks or SourceMixed ("" when no request)
+	TokenSource  string  // SourceUsage, SourceChunks or SourceMixed ("" when no steady success)
 	Open         bool    // a segment at this concurrency is being measured now
+	Short        bool    // held to the maximum hold before it had MinSteady steady requests (Tracker.MarkShort)
 }
+
+// MinSteady is how many steady requests a level of the given users must have before it
+// may end: max(20, 2 x users). A level that reaches its maximum hold first is short.
+func MinSteady(users int) int { return max(20, 2*users) }
 
 // SLO holds the capacity criteria: a level meets them when its per-user TPS p50 is at
 // least UserTPSMin, its TTFT p95 at most TTFTP95Max, and its error rate at most ErrorRateMax.

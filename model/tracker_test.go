@@ -51,7 +51,10 @@ func levelAt(t *testing.T, tr *Tracker, c int) LevelStats {
 
 func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
-func TestTrackerWarmupExcludedFromLevel(t *testing.T) {
+// TestTrackerWarmupCountedNotInDistributions: warm-up requests count in their level's
+// requests and errors (the contract: every ended request in exactly one level), and stay
+// out of its distributions.
+func TestTrackerWarmupCountedNotInDistributions(t *testing.T) {
 	tr := NewTracker(TrackerOptions{})
 	tr.AddSample(warm(ok(2, 0, 5*sec, sec, 11)))                 // slow warm-up TTFT
 	tr.AddSample(warm(failed(2, 2*sec, HTTPError(500), "boom"))) // warm-up failure
@@ -59,8 +62,9 @@ func TestTrackerWarmupExcludedFromLevel(t *testing.T) {
 	tr.AddSample(ok(2, sec, 300*msec, sec, 21))
 
 	l := levelAt(t, tr, 2)
-	if l.Requests != 2 || l.Succeeded != 2 || len(l.Errors) != 0 || l.ErrorRate != 0 {
-		t.Errorf("level counts: %+v", l)
+	if l.Requests != 4 || l.Succeeded != 3 || l.Steady != 2 || !maps.Equal(l.Errors, map[ErrorKind]int{"http_500": 1}) || l.ErrorRate != 0.25 {
+		t.Errorf("level counts: requests %d succeeded %d steady %d errors %v rate %v; want 4 3 2 map[http_500:1] 0.25",
+			l.Requests, l.Succeeded, l.Steady, l.Errors, l.ErrorRate)
 	}
 	if l.TTFT.Count != 2 || l.TTFT.Max != 300 {
 		t.Errorf("level TTFT includes warm-up: %+v", l.TTFT)
@@ -451,8 +455,8 @@ func TestTrackerReset(t *testing.T) {
 	if l.Duration != 10*sec || !approx(l.AggregateTPS, 1000*2/10.0) {
 		t.Errorf("after Reset: Duration %v Agg %v, want 10s and 200 tok/s", l.Duration, l.AggregateTPS)
 	}
-	if l.Requests != 1 {
-		t.Errorf("level Requests %d, want 1", l.Requests)
+	if l.Requests != 2 || l.Steady != 1 {
+		t.Errorf("level Requests %d Steady %d, want 2 (the one sent before the Reset counts) and 1", l.Requests, l.Steady)
 	}
 	if req, _, errs := tr.Totals(); req != 2 || len(errs) != 0 {
 		t.Errorf("Totals %d %v, want 2 requests, no error", req, errs)

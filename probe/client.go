@@ -5,12 +5,12 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -156,50 +156,43 @@ func (c *Client) CloseIdleConnections() {
 	c.fresh.CloseIdleConnections()
 }
 
-// normalize applies defaults and validates ep.
+// normalize applies defaults and validates ep. A refused setting is a *FieldError.
 func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
-	const want = "it must look like http://host:8000/v1"
-	if strings.TrimSpace(ep.BaseURL) == "" {
-		return ep, nil, errors.New("--url is required: e.g. --url http://127.0.0.1:8000/v1")
+	base, err := NormalizeBaseURL(ep.BaseURL)
+	if err != nil {
+		return ep, nil, err
 	}
-	u, err := url.Parse(strings.TrimSpace(ep.BaseURL))
-	switch {
-	case err != nil:
-		return ep, nil, fmt.Errorf("--url %q is not a valid URL: %s", safeRawURL(ep.BaseURL), want)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return ep, nil, fmt.Errorf("--url %q: the scheme must be http:// or https://; %s", safeRawURL(ep.BaseURL), want)
-	case u.Host == "" || u.Hostname() == "":
-		return ep, nil, fmt.Errorf("--url %q has no host: %s", safeRawURL(ep.BaseURL), want)
-	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/completions"):
-		return ep, nil, fmt.Errorf("--url %q names an endpoint path: give the API base instead (%s)", safeURL(u), want)
+	u, err := url.Parse(base)
+	if err != nil { // NormalizeBaseURL returns only URLs that parse
+		return ep, nil, &FieldError{Field: FieldURL, Value: safeRawURL(base), Problem: "is not a URL"}
 	}
-	ep.BaseURL = strings.TrimSpace(ep.BaseURL)
+	ep.BaseURL = base
 	if ep.API == "" {
 		ep.API = DefaultAPI
 	}
 	if ep.API != "chat" && ep.API != "completions" {
-		return ep, nil, fmt.Errorf("--api %q is not supported: use chat or completions", ep.API)
+		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want chat or completions"}
 	}
 	if strings.TrimSpace(ep.Model) == "" {
-		return ep, nil, fmt.Errorf("--model is required: the model name %s serves (its GET /models lists them)", safeURL(u))
+		return ep, nil, &FieldError{Field: FieldModel, Problem: "is required: the model name " + safeURL(u) + " serves (its GET /models lists them)"}
 	}
 	switch {
 	case ep.MaxTokens == 0:
 		ep.MaxTokens = DefaultMaxTokens
 	case ep.MaxTokens < 0:
-		return ep, nil, fmt.Errorf("--max-tokens must be at least 1 (got %d)", ep.MaxTokens)
+		return ep, nil, &FieldError{Field: FieldMaxTokens, Value: strconv.Itoa(ep.MaxTokens), Problem: "want at least 1"}
 	}
 	switch {
 	case ep.PromptTokens == 0:
 		ep.PromptTokens = DefaultPromptTokens
 	case ep.PromptTokens < 0:
-		return ep, nil, fmt.Errorf("--prompt-tokens must be at least 1 (got %d)", ep.PromptTokens)
+		return ep, nil, &FieldError{Field: FieldPromptTokens, Value: strconv.Itoa(ep.PromptTokens), Problem: "want at least 1"}
 	}
 	switch {
 	case ep.Timeout == 0:
 		ep.Timeout = DefaultTimeout
 	case ep.Timeout < 0:
-		return ep, nil, fmt.Errorf("--timeout must be positive (got %s)", ep.Timeout)
+		return ep, nil, &FieldError{Field: FieldTimeout, Value: ep.Timeout.String(), Problem: "want a positive duration such as 60s"}
 	}
 	if ep.Name == "" {
 		ep.Name = u.Host

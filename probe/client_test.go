@@ -625,16 +625,16 @@ func TestNewClientValidation(t *testing.T) {
 		conns int
 		want  string
 	}{
-		{"no url", Endpoint{Model: "m"}, 1, "--url is required"},
-		{"bad url", Endpoint{BaseURL: "http://us:pw@[::1", Model: "m"}, 1, "must look like http://host:8000/v1"},
+		{"no url", Endpoint{Model: "m"}, 1, "url: is required"},
+		{"bad url", Endpoint{BaseURL: "http://us:pw@[::1", Model: "m"}, 1, "is not a URL"},
 		{"no scheme", Endpoint{BaseURL: "localhost:8000/v1", Model: "m"}, 1, "http:// or https://"},
 		{"ftp", Endpoint{BaseURL: "ftp://host/v1", Model: "m"}, 1, "http:// or https://"},
 		{"no host", Endpoint{BaseURL: "http:///v1", Model: "m"}, 1, "has no host"},
 		{"endpoint path", Endpoint{BaseURL: "http://h:8000/v1/chat/completions", Model: "m"}, 1, "API base"},
-		{"api", Endpoint{BaseURL: "http://h:8000/v1", Model: "m", API: "responses"}, 1, "--api \"responses\""},
-		{"no model", Endpoint{BaseURL: "http://us:pw@h:8000/v1"}, 1, "--model is required"},
+		{"api", Endpoint{BaseURL: "http://h:8000/v1", Model: "m", API: "responses"}, 1, "api \"responses\""},
+		{"no model", Endpoint{BaseURL: "http://us:pw@h:8000/v1"}, 1, "model: is required"},
 		{"conns", Endpoint{BaseURL: "http://h:8000/v1", Model: "m"}, 0, "at least 1"},
-		{"max tokens", Endpoint{BaseURL: "http://h:8000/v1", Model: "m", MaxTokens: -1}, 1, "--max-tokens"},
+		{"max tokens", Endpoint{BaseURL: "http://h:8000/v1", Model: "m", MaxTokens: -1}, 1, "max_tokens \"-1\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

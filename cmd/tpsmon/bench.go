@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/atomicfile"
 )
 
 func (a *app) newBenchCmd() *cobra.Command {
@@ -129,13 +129,14 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 }
 
 // writeOutputs writes --out and --csv (also after an interruption) and says where. A
-// file that cannot be written does not keep the other from being written.
+// file that cannot be written does not keep the other from being written. Each is
+// written atomically: a run cut while writing leaves the old file whole.
 func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
 	var failed []string
 	if f.out != "" {
 		data, err := json.MarshalIndent(rep, "", "  ")
 		if err == nil {
-			err = os.WriteFile(f.out, append(data, '\n'), 0o644)
+			err = atomicfile.Write(f.out, append(data, '\n'), 0o644)
 		}
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("--out: cannot write the results: %v", err))
@@ -144,7 +145,7 @@ func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
 		}
 	}
 	if f.csv != "" {
-		if err := os.WriteFile(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
+		if err := atomicfile.Write(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
 			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
 		} else {
 			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/tpsmon/tpsmon/model"
 	"io"
 	"os"
 	"regexp"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -36,7 +37,7 @@ type fileConfig struct {
 	SLO       sloConfig        `yaml:"slo"`
 
 	path  string
-	lines []int // line of each endpoint
+	lines map[string]int // line of the value of each key path, such as "endpoints[0].url"
 }
 
 type endpointConfig struct {
@@ -64,9 +65,9 @@ type rampConfig struct {
 }
 
 type sloConfig struct {
-	UserTPSP50Min *float64 `yaml:"user_tps_p50_min"`
-	TTFTP95Max    *posDur  `yaml:"ttft_p95_max"`
-	ErrorRateMax  *rate    `yaml:"error_rate_max"`
+	UserTPSP50Min *sloNumber `yaml:"user_tps_p50_min"`
+	TTFTP95Max    *posDur    `yaml:"ttft_p95_max"`
+	ErrorRateMax  *rate      `yaml:"error_rate_max"`
 }
 
 // apiName is "chat" or "completions".
@@ -84,8 +85,11 @@ func (a *apiName) UnmarshalYAML(n *yaml.Node) error {
 type envName string
 
 func (e *envName) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode || !validEnvName(n.Value) {
-		return lineError(n, "%s", keyEnvHint)
+	if n.Kind != yaml.ScalarNode {
+		return lineError(n, "%s", probe.KeyEnvHint)
+	}
+	if probe.CheckKeyEnv(n.Value) != nil {
+		return lineError(n, "%s", probe.KeyEnvHint)
 	}
 	*e = envName(n.Value)
 	return nil
@@ -115,6 +119,19 @@ func (p *posDur) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// sloNumber is a number (model.SLO.Validate, called by resolveSLO, judges its value
+// as --slo's is judged).
+type sloNumber float64
+
+func (v *sloNumber) UnmarshalYAML(n *yaml.Node) error {
+	var f float64
+	if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil {
+		return lineError(n, "want a number of tok/s such as 30, got %q", n.Value)
+	}
+	*v = sloNumber(f)
+	return nil
+}
+
 // rate is a fraction in [0, 1], written 0.01 or "1%".
 type rate float64
 
@@ -133,14 +150,14 @@ func lineError(n *yaml.Node, format string, args ...any) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: @%d: ", n.Line, n.Column) + fmt.Sprintf(format, args...)}}
 }
 
-// keyPaths maps "line:column" of every value in the document to its key path, such as
+// walkKeys calls visit for every node of the document with its key path, such as
 // "workload.max_tokens" or "ramp.levels[1]".
-func keyPaths(n *yaml.Node, path string, out map[string]string) {
-	out[fmt.Sprintf("%d:%d", n.Line, n.Column)] = path
+func walkKeys(n *yaml.Node, path string, visit func(n *yaml.Node, path string)) {
+	visit(n, path)
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			keyPaths(c, path, out)
+			walkKeys(c, path, visit)
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -148,13 +165,18 @@ func keyPaths(n *yaml.Node, path string, out map[string]string) {
 			if path != "" {
 				p = path + "." + p
 			}
-			keyPaths(n.Content[i+1], p, out)
+			walkKeys(n.Content[i+1], p, visit)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			keyPaths(c, fmt.Sprintf("%s[%d]", path, i), out)
+			walkKeys(c, fmt.Sprintf("%s[%d]", path, i), visit)
 		}
 	}
+}
+
+// keyPaths maps "line:column" of every value in the document to its key path.
+func keyPaths(n *yaml.Node, path string, out map[string]string) {
+	walkKeys(n, path, func(n *yaml.Node, path string) { out[fmt.Sprintf("%d:%d", n.Line, n.Column)] = path })
 }
 
 // loadConfig reads and strictly decodes a --config file. Every error names the file,
@@ -188,27 +210,35 @@ func parseConfig(path string, data []byte) (*fileConfig, error) {
 		keyPaths(&root, "", paths)
 		return nil, configErrorAt(path, err, paths)
 	}
-	doc := root.Content[0]
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		if doc.Content[i].Value == "endpoints" && doc.Content[i+1].Kind == yaml.SequenceNode {
-			for _, ep := range doc.Content[i+1].Content {
-				cfg.lines = append(cfg.lines, ep.Line)
-			}
-		}
-	}
+	cfg.lines = map[string]int{}
+	walkKeys(&root, "", func(n *yaml.Node, path string) { cfg.lines[path] = n.Line })
 	return cfg, nil
+}
+
+// at names the value of a key path of the file for messages: "config F: line N: key".
+func (c *fileConfig) at(key string) string {
+	if line, ok := c.lines[key]; ok {
+		return fmt.Sprintf("config %s: line %d: %s", c.path, line, key)
+	}
+	return fmt.Sprintf("config %s: %s", c.path, key)
 }
 
 // where names endpoint i of the file for messages.
 func (c *fileConfig) where(i int) string {
-	s := fmt.Sprintf("config %s: endpoints[%d]", c.path, i)
-	if i < len(c.lines) {
-		s = fmt.Sprintf("config %s: line %d: endpoints[%d]", c.path, c.lines[i], i)
-	}
+	s := c.at(fmt.Sprintf("endpoints[%d]", i))
 	if name := c.Endpoints[i].Name; name != "" {
 		s += " (" + name + ")"
 	}
 	return s
+}
+
+// keyOrigin is where key of endpoint i is written in the file, for messages.
+func (c *fileConfig) keyOrigin(i int, key string) origin {
+	where := c.at(fmt.Sprintf("endpoints[%d].%s", i, key))
+	if name := c.Endpoints[i].Name; name != "" {
+		where += " (" + name + ")"
+	}
+	return origin{where: where, writeAs: key + ": "}
 }
 
 // maxLocateLines bounds the files whose syntax errors syntaxError locates itself.

@@ -113,6 +113,13 @@ func TestBenchOnBuiltInSimulator(t *testing.T) {
 	if err != nil || bytes.Count(data, []byte("\n")) < 2 {
 		t.Errorf("results.csv: %v\n%s", err, data)
 	}
+	// Written atomically: through temporary files that are gone once renamed.
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 2 {
+		t.Errorf("the output directory holds %v, want results.json and results.csv only", names)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, ".*")); len(names) != 0 {
+		t.Errorf("temporary files left behind: %v", names)
+	}
 }
 
 // arithmeticSim starts a simulator whose per-user rate at concurrency c is exactly
@@ -297,6 +304,13 @@ func TestBenchModelRequired(t *testing.T) {
 	r := cli(t, nil, secretEnv, nil, "bench", "--url", srv.URL+"/v1", "--ramp", "1", "--hold", "1s")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--model is required; the server serves: alpha, beta") {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	checkClean(t, r)
+	// From the config: the config's key is named, at the endpoint's line.
+	path := writeFile(t, "c.yaml", "endpoints:\n  - name: a\n    url: "+srv.URL+"/v1\n")
+	r = cli(t, nil, secretEnv, nil, "bench", "--config", path, "--ramp", "1", "--hold", "1s")
+	if want := "line 2: endpoints[0] (a): model: is required for this endpoint (or --model for every endpoint); the server serves: alpha, beta"; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("config: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
 	}
 	checkClean(t, r)
 }

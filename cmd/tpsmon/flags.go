@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -88,26 +87,11 @@ func parseHeader(s string, h http.Header) error {
 		return fmt.Errorf(`--header %q: not a valid header name (letters, digits and -, no spaces)`, name)
 	}
 	value = strings.TrimSpace(value)
-	if strings.ContainsAny(value, "\r\n\x00") {
+	if !validHeaderValue(value) {
 		return fmt.Errorf(`--header %q: the value holds a control character or a line break (the value is not shown)`, name)
 	}
 	h.Add(name, value)
 	return nil
-}
-
-// keyEnvHint says what --api-key-env and api_key_env want. What was given is never
-// shown: it may be the key itself.
-const keyEnvHint = "want the name of an environment variable that holds the key, such as OPENAI_API_KEY (letters, digits and _); what was given is not one and is not shown, in case it is the key itself"
-
-// validEnvName reports whether name can be an environment variable's name.
-func validEnvName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return name != ""
 }
 
 // validHeaderName reports whether name is an HTTP token (RFC 9110).
@@ -119,6 +103,17 @@ func validHeaderName(name string) bool {
 		}
 	}
 	return name != ""
+}
+
+// validHeaderValue reports whether value can be sent as a header value: no control
+// character but a tab (RFC 9110), which net/http's client would refuse at every request.
+func validHeaderValue(value string) bool {
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // parseExtraBody parses a JSON object.
@@ -148,90 +143,4 @@ func jsonKind(v any) string {
 		return "boolean"
 	}
 	return "value"
-}
-
-// normalizeURL checks a base URL and adds /v1 when it has no path. The error shows the
-// URL without any password in it.
-func normalizeURL(raw string) (string, error) {
-	shown := redactRawURL(raw)
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", fmt.Errorf("%q is not a URL (%v); write e.g. http://127.0.0.1:8000/v1", shown, redactURLError(unwrapURLError(err), raw))
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		if !strings.Contains(raw, "://") {
-			return "", fmt.Errorf("%q: want an http:// or https:// URL; did you mean http://%s ?", shown, shown)
-		}
-		return "", fmt.Errorf("%q: want an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1", shown)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("%q has no host; write e.g. http://127.0.0.1:8000/v1", shown)
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("%q: port %q is not a port number (1-65535)", shown, p)
-		}
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("%q: the base URL takes no ?query or #fragment", shown)
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	for _, suffix := range []string{"/chat/completions", "/completions", "/models"} {
-		if strings.HasSuffix(u.Path, suffix) {
-			base := *u
-			base.Path = strings.TrimSuffix(u.Path, suffix)
-			return "", fmt.Errorf("%q names an API endpoint, not the API base that tpsmon adds %s to; write e.g. --url %s", shown, suffix, base.Redacted())
-		}
-	}
-	if u.Path == "" {
-		u.Path = "/v1"
-	}
-	return u.String(), nil
-}
-
-// redactRawURL is raw, parsable or not, for messages: a password in it is masked
-// (user:xxxxx@host, as url.URL.Redacted does) and a query or fragment, which may hold a
-// key, is shown as "?…" or "#…".
-func redactRawURL(raw string) string {
-	s := strings.TrimSpace(raw)
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i+1] + "…"
-	}
-	start := 0
-	if i := strings.Index(s, "://"); i >= 0 {
-		start = i + 3
-	}
-	end := len(s)
-	if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
-		end = start + i
-	}
-	if at := strings.LastIndex(s[start:end], "@"); at >= 0 {
-		if colon := strings.Index(s[start:start+at], ":"); colon >= 0 {
-			s = s[:start+colon+1] + "xxxxx" + s[start+at:]
-		}
-	}
-	return s
-}
-
-// redactURLError is a url.Parse error with the parts of raw that redactRawURL hides
-// removed from its text (it may quote them, e.g. an invalid port after a password).
-func redactURLError(err error, raw string) string {
-	msg := err.Error()
-	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			msg = strings.ReplaceAll(msg, p, "xxxxx")
-		}
-	}
-	if strings.ContainsAny(msg, "@?#") {
-		return "it cannot be parsed"
-	}
-	return msg
-}
-
-func unwrapURLError(err error) error {
-	if ue, ok := err.(*url.Error); ok {
-		return ue.Err
-	}
-	return err
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func main() {
+	startPprof(os.Getenv(pprofEnv), os.Stderr)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

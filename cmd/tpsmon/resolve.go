@@ -1,14 +1,8 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
-	"maps"
-	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,20 +25,65 @@ type plan struct {
 }
 
 // resolve validates every flag and the config file and builds the plan. Every error is
-// a usage error (exit 2) that says what is wrong, where, and what to do.
+// a usage error (exit 2) that says what is wrong, where, and what to do. Each step is a
+// pure function of the flags, the config and the environment; resolve prints their notes.
 func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	changed := cmd.Flags().Changed
-	var cfg *fileConfig
-	if f.config != "" {
-		var err error
-		if cfg, err = loadConfig(f.config); err != nil {
-			return nil, &exitError{code: exitUsage, msg: err.Error()}
-		}
-	} else {
-		cfg = &fileConfig{}
+	cfg, err := readConfig(f.config)
+	if err != nil {
+		return nil, err
 	}
+	w, err := resolveWorkload(f, cfg.Workload, changed)
+	if err != nil {
+		return nil, err
+	}
+	shared, err := resolveShared(f)
+	if err != nil {
+		return nil, err
+	}
+	ramp, err := resolveRamp(f, cfg.Ramp, changed)
+	if err != nil {
+		return nil, err
+	}
+	slo, err := resolveSLO(f.slo, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{profile: f.profile, ramp: ramp, slo: slo}
+	specs, err := endpointSpecs(f, cfg, shared, changed, a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	if len(specs) == 0 {
+		notes, err = p.simulated(f, w, shared, changed)
+	} else {
+		notes, err = p.real(f, w, specs, changed, a.getenv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(a.stderr, "tpsmon: note: %s\n", n)
+	}
+	return p, nil
+}
 
-	// Workload: defaults (the flag defaults), then the config, then flags given.
+// readConfig loads the --config file, or an empty config when there is none.
+func readConfig(path string) (*fileConfig, error) {
+	if path == "" {
+		return &fileConfig{}, nil
+	}
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: err.Error()}
+	}
+	return cfg, nil
+}
+
+// resolveWorkload is the request every endpoint sends: the flags' defaults, then the
+// config's workload, then the flags given.
+func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) (probe.Endpoint, error) {
 	w := probe.Endpoint{
 		API:          "chat",
 		MaxTokens:    f.maxTokens,
@@ -54,7 +93,6 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		Timeout:      f.timeout,
 		Insecure:     f.insecure,
 	}
-	wc := cfg.Workload
 	if wc.MaxTokens != nil && !changed("max-tokens") {
 		w.MaxTokens = int(*wc.MaxTokens)
 	}
@@ -72,164 +110,120 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	}
 	switch {
 	case w.MaxTokens < 1:
-		return nil, usageErrorf("--max-tokens %d: want at least 1", w.MaxTokens)
+		return w, usageErrorf("--max-tokens %d: want at least 1", w.MaxTokens)
 	case w.PromptTokens < 0:
-		return nil, usageErrorf("--prompt-tokens %d: want 0 or more", w.PromptTokens)
+		return w, usageErrorf("--prompt-tokens %d: want 0 or more", w.PromptTokens)
 	case w.Timeout <= 0:
-		return nil, usageErrorf("--timeout %s: want a positive duration such as 60s", w.Timeout)
-	}
-	if f.api != "chat" && f.api != "completions" {
-		return nil, usageErrorf("--api %q: want chat or completions", f.api)
+		return w, usageErrorf("--timeout %s: want a positive duration such as 60s", w.Timeout)
+	case f.api != "chat" && f.api != "completions":
+		return w, usageErrorf("--api %q: want chat or completions", f.api)
 	}
 	if changed("api") {
 		w.API = f.api
 	}
+	return w, nil
+}
 
-	// Endpoint flags that apply to every endpoint when given.
-	flagHeaders := http.Header{}
-	for _, h := range f.headers {
-		if err := parseHeader(h, flagHeaders); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-	}
-	var flagExtra map[string]any
-	if f.extraBody != "" {
-		var err error
-		if flagExtra, err = parseExtraBody(f.extraBody); err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-	}
-	if f.apiKeyEnv == "" {
-		return nil, usageErrorf("--api-key-env: want the name of an environment variable, e.g. OPENAI_API_KEY")
-	}
-	if !validEnvName(f.apiKeyEnv) {
-		return nil, usageErrorf("--api-key-env: %s", keyEnvHint)
-	}
-
-	p := &plan{profile: f.profile, slo: model.DefaultSLO}
-
-	// Ramp and SLO.
+// resolveRamp is the ramp: --ramp and --hold, else the config's, else the defaults.
+// --ramp is checked even when the config's levels are used.
+func resolveRamp(f *runFlags, rc rampConfig, changed func(string) bool) (probe.Ramp, error) {
 	levels, err := parseRamp(f.ramp)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return probe.Ramp{}, usageErrorf("%v", err)
 	}
-	p.ramp = probe.Ramp{Levels: levels, Hold: f.hold}
-	if len(cfg.Ramp.Levels) > 0 && !changed("ramp") {
-		p.ramp.Levels = p.ramp.Levels[:0]
-		for _, l := range cfg.Ramp.Levels {
-			p.ramp.Levels = append(p.ramp.Levels, int(l))
+	r := probe.Ramp{Levels: levels, Hold: f.hold}
+	if len(rc.Levels) > 0 && !changed("ramp") {
+		r.Levels = r.Levels[:0]
+		for _, l := range rc.Levels {
+			r.Levels = append(r.Levels, int(l))
 		}
 	}
-	if cfg.Ramp.Hold != nil && !changed("hold") {
-		p.ramp.Hold = time.Duration(*cfg.Ramp.Hold)
+	if rc.Hold != nil && !changed("hold") {
+		r.Hold = time.Duration(*rc.Hold)
 	}
-	if p.ramp.Hold <= 0 {
-		return nil, usageErrorf("--hold %s: want a positive duration such as 15s", p.ramp.Hold)
+	if r.Hold <= 0 {
+		return r, usageErrorf("--hold %s: want a positive duration such as 15s", r.Hold)
 	}
-	if v := cfg.SLO.UserTPSP50Min; v != nil {
-		p.slo.UserTPSMin = *v
-	}
-	if v := cfg.SLO.TTFTP95Max; v != nil {
-		p.slo.TTFTP95Max = time.Duration(*v)
-	}
-	if v := cfg.SLO.ErrorRateMax; v != nil {
-		p.slo.ErrorRateMax = float64(*v)
-	}
-	if f.slo != "" {
-		if p.slo, err = model.ParseSLOFrom(p.slo, f.slo); err != nil {
-			return nil, usageErrorf("--slo: %v", err)
-		}
-	}
+	return r, nil
+}
 
-	// Endpoints: --url, else the config's, else $OPENAI_BASE_URL, else the simulator.
-	keyEnv := f.apiKeyEnv
-	build := func(src, rawURL, name, model, keyEnv string, headers http.Header, extra map[string]any) error {
-		u, err := normalizeURL(rawURL)
+// sloKeys maps the terms of model.SLOError to the config's slo keys.
+var sloKeys = map[string]string{"user_tps_p50": "user_tps_p50_min", "ttft_p95": "ttft_p95_max", "error_rate": "error_rate_max"}
+
+// resolveSLO is the capacity criteria: the defaults, then the config's, then the
+// terms of --slo over them. The config's criteria are judged by model.SLO.Validate,
+// as --slo's are, and refused at their file and line.
+func resolveSLO(flag string, cfg *fileConfig) (model.SLO, error) {
+	slo := model.DefaultSLO
+	sc := cfg.SLO
+	if v := sc.UserTPSP50Min; v != nil {
+		slo.UserTPSMin = float64(*v)
+	}
+	if v := sc.TTFTP95Max; v != nil {
+		slo.TTFTP95Max = time.Duration(*v)
+	}
+	if v := sc.ErrorRateMax; v != nil {
+		slo.ErrorRateMax = float64(*v)
+	}
+	if err := slo.Validate(); err != nil {
+		var se *model.SLOError
+		if errors.As(err, &se) && sloKeys[se.Term] != "" {
+			return slo, usageErrorf("%s: %v", cfg.at("slo."+sloKeys[se.Term]), err)
+		}
+		return slo, usageErrorf("config %s: slo: %v", cfg.path, err)
+	}
+	if flag == "" {
+		return slo, nil
+	}
+	slo, err := model.ParseSLOFrom(slo, flag)
+	if err == nil {
+		err = slo.Validate()
+	}
+	if err != nil {
+		return slo, usageErrorf("--slo: %v", err)
+	}
+	return slo, nil
+}
+
+// simulated plans a run on the built-in simulator: no endpoint is configured.
+func (p *plan) simulated(f *runFlags, w probe.Endpoint, shared sharedFlags, changed func(string) bool) ([]string, error) {
+	p.simulate = true
+	p.template = w
+	p.template.Headers = shared.headers
+	p.template.ExtraBody = shared.extra
+	if p.profile == "" {
+		p.profile = sim.DefaultProfile
+	}
+	if _, err := sim.Profile(p.profile); err != nil {
+		return nil, usageErrorf("--profile: %v", err)
+	}
+	var notes []string
+	if changed("model") {
+		notes = append(notes, fmt.Sprintf("--model %q is ignored: no endpoint is configured (--url, $%s or --config), and the built-in simulator serves its own model", f.model, baseURLEnv))
+	}
+	return notes, nil
+}
+
+// real plans a run on the endpoints of specs.
+func (p *plan) real(f *runFlags, w probe.Endpoint, specs []endpointSpec, changed func(string) bool, getenv func(string) string) ([]string, error) {
+	var notes []string
+	for _, s := range specs {
+		ep, note, err := s.build(w, getenv)
 		if err != nil {
-			return usageErrorf("%s: %v", src, err)
+			return nil, err
 		}
-		ep := w
-		ep.BaseURL = u
-		ep.Name = name
-		ep.Model = model
-		ep.APIKey = a.getenv(keyEnv)
-		if ep.APIKey == "" && keyEnv != defaultKeyEnv {
-			fmt.Fprintf(a.stderr, "tpsmon: note: $%s is empty or unset, so %s gets no API key\n", keyEnv, src)
+		if note != "" {
+			notes = append(notes, note)
 		}
-		ep.Headers = headers
-		ep.ExtraBody = extra
 		p.endpoints = append(p.endpoints, ep)
-		p.sources = append(p.sources, src)
-		p.keyEnvs = append(p.keyEnvs, keyEnv)
-		return nil
+		p.sources = append(p.sources, s.where)
+		p.keyEnvs = append(p.keyEnvs, s.keyEnv)
 	}
-	switch {
-	case f.url != "":
-		if err := build("--url", f.url, "", f.model, keyEnv, flagHeaders, flagExtra); err != nil {
-			return nil, err
-		}
-	case len(cfg.Endpoints) > 0:
-		for i, ec := range cfg.Endpoints {
-			src := cfg.where(i)
-			if ec.URL == "" {
-				return nil, usageErrorf("%s: url is required, e.g. url: http://127.0.0.1:8000/v1", src)
-			}
-			headers := http.Header{}
-			for k, v := range ec.Headers {
-				if err := parseHeader(k+": "+v, headers); err != nil {
-					return nil, usageErrorf("%s: headers: %v", src, strings.TrimSpace(strings.TrimPrefix(err.Error(), "--header")))
-				}
-			}
-			for k, v := range flagHeaders {
-				headers[k] = v
-			}
-			extra := maps.Clone(ec.ExtraBody)
-			if len(flagExtra) > 0 && extra == nil {
-				extra = map[string]any{}
-			}
-			maps.Copy(extra, flagExtra)
-			model, env := ec.Model, keyEnv
-			if changed("model") {
-				model = f.model
-			}
-			if ec.APIKeyEnv != "" && !changed("api-key-env") {
-				env = string(ec.APIKeyEnv)
-			}
-			if err := build(src, ec.URL, ec.Name, model, env, headers, extra); err != nil {
-				return nil, err
-			}
-			ep := &p.endpoints[len(p.endpoints)-1]
-			if ec.API != "" && !changed("api") {
-				ep.API = string(ec.API)
-			}
-			if !changed("insecure") {
-				ep.Insecure = ec.Insecure
-			}
-		}
-	case a.getenv(baseURLEnv) != "":
-		if err := build("$"+baseURLEnv, a.getenv(baseURLEnv), "", f.model, keyEnv, flagHeaders, flagExtra); err != nil {
-			return nil, err
-		}
-	default:
-		p.simulate = true
-		p.template = w
-		p.template.Headers = flagHeaders
-		p.template.ExtraBody = flagExtra
-		if p.profile == "" {
-			p.profile = sim.DefaultProfile
-		}
-		if _, err := sim.Profile(p.profile); err != nil {
-			return nil, usageErrorf("--profile: %v", err)
-		}
-		if changed("model") {
-			fmt.Fprintf(a.stderr, "tpsmon: note: --model %q is ignored: no endpoint is configured (--url, $%s or --config), and the built-in simulator serves its own model\n", f.model, baseURLEnv)
-		}
-	}
-	if !p.simulate && changed("profile") {
-		fmt.Fprintf(a.stderr, "tpsmon: note: --profile %q is ignored: it is for the built-in simulator, used only when no endpoint is configured\n", f.profile)
+	if changed("profile") {
+		notes = append(notes, fmt.Sprintf("--profile %q is ignored: it is for the built-in simulator, used only when no endpoint is configured", f.profile))
 	}
 	nameEndpoints(p.endpoints)
-	return p, nil
+	return notes, nil
 }
 
 // nameEndpoints gives every endpoint a distinct name: its own, else its host.
@@ -244,110 +238,4 @@ func nameEndpoints(eps []probe.Endpoint) {
 			eps[i].Name = fmt.Sprintf("%s#%d", eps[i].Name, n)
 		}
 	}
-}
-
-// simulator is the built-in simulator started in-process for a run.
-type simulator struct {
-	inst    *sim.Instance
-	profile string
-}
-
-// start makes the plan runnable: it starts the simulator when nothing else is
-// configured, or checks real endpoints (preflight) and fills in missing model names.
-// With check set, every real endpoint must answer its preflight (bench); otherwise only
-// those without a model are asked. A usage problem exits 2, an unreachable endpoint 3.
-func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error) {
-	if p.simulate {
-		cfg, err := sim.Profile(p.profile)
-		if err != nil {
-			return nil, usageErrorf("--profile: %v", err)
-		}
-		// The simulator outlives Ctrl-C (ctx) until Close: the run cuts its in-flight
-		// requests first, as ours (canceled); a simulator shutting down under them
-		// would end their streams early and make them the endpoint's errors.
-		inst, err := sim.Start(context.WithoutCancel(ctx), "127.0.0.1:0", cfg)
-		if err != nil {
-			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("cannot start the built-in simulator: %v", err)}
-		}
-		ep := p.template
-		ep.Name = "simulator"
-		ep.BaseURL = inst.URL
-		ep.Model = cfg.Model
-		ep.Simulated = true
-		p.endpoints = []probe.Endpoint{ep}
-		p.sources = []string{"the built-in simulator"}
-		p.keyEnvs = []string{""}
-		fmt.Fprintf(a.stderr, "tpsmon: no endpoint configured (--url, $%s or --config), so measuring the built-in simulator: profile %q, model %q at %s. Every number is SIMULATED.\n",
-			baseURLEnv, p.profile, cfg.Model, inst.URL)
-		return &simulator{inst: inst, profile: p.profile}, nil
-	}
-	for i := range p.endpoints {
-		ep := &p.endpoints[i]
-		if !check && ep.Model != "" {
-			continue
-		}
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		models, err := probe.Preflight(pctx, *ep)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, &exitError{code: exitInterrupt, msg: "interrupted"}
-			}
-			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("endpoint %s (%s) is unusable: %v\nCheck the URL, that the server is running, and the key in $%s.",
-				ep.Name, probe.RedactedURL(ep.BaseURL), err, p.keyEnvs[i])}
-		}
-		if ep.Model == "" {
-			switch len(models) {
-			case 1:
-				ep.Model = models[0]
-			case 0:
-				return nil, usageErrorf("%s: --model is required; %s does not list the models it serves", p.sources[i], probe.RedactedURL(ep.BaseURL))
-			default:
-				return nil, usageErrorf("%s: --model is required; the server serves: %s", p.sources[i], strings.Join(models, ", "))
-			}
-		} else if len(models) > 0 && !slices.Contains(models, ep.Model) {
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s does not list model %q; it lists: %s\n", ep.Name, ep.Model, strings.Join(models, ", "))
-		}
-	}
-	return nil, nil
-}
-
-// Close stops the simulator.
-func (s *simulator) Close() {
-	if s != nil && s.inst != nil {
-		_ = s.inst.Close()
-	}
-}
-
-// checkOutput fails early, before the run, when an output file cannot be written
-// where asked, so that a long run never ends without its results.
-func checkOutput(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() || strings.HasSuffix(path, string(filepath.Separator)) {
-		return usageErrorf("--%s %s: is a directory; give a file name such as results.json", flag, path)
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return usageErrorf("--%s %s: the directory %s does not exist", flag, path, dir)
-	}
-	tmp, err := os.CreateTemp(dir, ".tpsmon-*")
-	if err != nil {
-		return usageErrorf("--%s %s: cannot write in %s: %v", flag, path, dir, unwrapPathError(err))
-	}
-	tmp.Close()
-	os.Remove(tmp.Name())
-	return nil
-}
-
-// sameFile reports whether two output paths name the same file.
-func sameFile(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
 }

@@ -16,6 +16,8 @@ type simFlags struct {
 	stepMs, stepMsPerSeq, prefillMsPerToken float64
 	jitter, errorRate                       float64
 	seed                                    int64
+	maxQueue, prefixCacheTokens, kvTokens   int
+	dropRate, stallRate, stallMs            float64
 }
 
 func (a *app) newSimCmd() *cobra.Command { return a.simCmd(&simFlags{}) }
@@ -31,7 +33,9 @@ slots sequences decode together, each decode step takes
 step-ms + step-ms-per-seq x active sequences, and more requests wait in a queue.
 Flags you give override the profile's values. Profiles: ` + strings.Join(sim.ProfileNames(), ", ") + `.`,
 		Example: `  tpsmon sim
-  tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2`,
+  tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2
+  tpsmon sim --max-queue 8 --drop-rate 0.01 --stall-rate 0.05 --stall-ms 3000
+  tpsmon sim --prefix-cache-tokens 200000`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runSim(cmd, f)
@@ -50,6 +54,12 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 	fs.Float64Var(&f.jitter, "jitter", 0, "relative jitter of step times, e.g. 0.05 for ±5% (default: the profile's)")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of the jitter and of the faults (default: the profile's)")
 	fs.Float64Var(&f.errorRate, "error-rate", 0, "fraction of requests answered HTTP 500, e.g. 0.01 (default: the profile's)")
+	fs.IntVar(&f.maxQueue, "max-queue", 0, "answer HTTP 429 when this many requests already wait for a slot; 0 = never (default: the profile's)")
+	fs.Float64Var(&f.dropRate, "drop-rate", 0, "fraction of streams cut mid-way, no finish_reason nor [DONE] (default: the profile's)")
+	fs.Float64Var(&f.stallRate, "stall-rate", 0, "fraction of streams that pause once mid-way for --stall-ms (default: the profile's)")
+	fs.Float64Var(&f.stallMs, "stall-ms", 0, "how long a stalled stream pauses, ms (default: the profile's)")
+	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache budget in tokens (prompts and answers of the running sequences); over it the newest are preempted; 0 = unlimited (default: the profile's)")
+	fs.IntVar(&f.prefixCacheTokens, "prefix-cache-tokens", 0, "prompt tokens a prefix cache holds: a prompt's leading blocks seen before skip prefill; 0 = no cache (default: the profile's)")
 	return c
 }
 
@@ -80,6 +90,12 @@ func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
 		{"jitter", f.jitter < 0 || f.jitter >= 1, "from 0 to below 1", func() { cfg.Jitter = f.jitter }},
 		{"seed", false, "", func() { cfg.Seed = f.seed }},
 		{"error-rate", f.errorRate < 0 || f.errorRate > 1, "from 0 to 1", func() { cfg.ErrorRate = f.errorRate }},
+		{"max-queue", f.maxQueue < 0, "0 or more", func() { cfg.MaxQueue = f.maxQueue }},
+		{"drop-rate", f.dropRate < 0 || f.dropRate > 1, "from 0 to 1", func() { cfg.DropRate = f.dropRate }},
+		{"stall-rate", f.stallRate < 0 || f.stallRate > 1, "from 0 to 1", func() { cfg.StallRate = f.stallRate }},
+		{"stall-ms", f.stallMs < 0, "0 or more", func() { cfg.StallMs = f.stallMs }},
+		{"kv-tokens", f.kvTokens < 0, "0 or more", func() { cfg.KVTokens = f.kvTokens }},
+		{"prefix-cache-tokens", f.prefixCacheTokens < 0, "0 or more", func() { cfg.PrefixCacheTokens = f.prefixCacheTokens }},
 	}
 	for _, c := range checks {
 		if !set(c.flag) {
@@ -158,6 +174,12 @@ func describeSim(cfg sim.Config) string {
 	}
 	if len(faults) > 0 {
 		fmt.Fprintf(&b, "  faults: %s\n", strings.Join(faults, ", "))
+	}
+	if cfg.KVTokens > 0 {
+		fmt.Fprintf(&b, "  KV cache of %d tokens: over it the newest sequences are preempted and recomputed\n", cfg.KVTokens)
+	}
+	if cfg.PrefixCacheTokens > 0 {
+		fmt.Fprintf(&b, "  prefix cache of %d prompt tokens: a prompt's leading blocks seen before skip prefill\n", cfg.PrefixCacheTokens)
 	}
 	return b.String()
 }

@@ -46,6 +46,8 @@ type scheduler struct {
 
 	queueLen atomic.Int64 // published for stats
 	activeN  atomic.Int64
+
+	kv kvState // the KV-cache budget and the /metrics counters (kv.go)
 }
 
 func newScheduler(cfg Config, quit <-chan struct{}) *scheduler {
@@ -70,6 +72,7 @@ func (sc *scheduler) run(done chan<- struct{}) {
 	var deadline time.Time
 	for {
 		sc.sweepQueue()
+		sc.kvPreempt()
 		prefill := sc.admit()
 		sc.publish()
 		if len(sc.active) == 0 {
@@ -149,14 +152,14 @@ func (sc *scheduler) sweepQueue() {
 // admit moves queued requests into free slots, in order, and returns their prefill cost.
 func (sc *scheduler) admit() (prefillMs float64) {
 	n := 0
-	for n < len(sc.queue) && len(sc.active) < sc.cfg.Slots {
+	for n < len(sc.queue) && len(sc.active) < sc.cfg.Slots && sc.kvReserve(sc.queue[n]) {
 		q := sc.queue[n]
 		n++
 		if q.gone.Load() {
 			continue
 		}
 		sc.active = append(sc.active, q)
-		prefillMs += sc.cfg.PrefillMsPerToken * float64(q.prompt)
+		prefillMs += sc.cfg.PrefillMsPerToken * float64(q.kvHeld()) // a preempted sequence prefills its tokens again
 	}
 	if n > 0 {
 		rest := copy(sc.queue, sc.queue[n:])
@@ -215,6 +218,7 @@ func (sc *scheduler) step(now time.Time, emit bool) {
 			continue
 		}
 		q.n++
+		sc.kv.generated.Add(1)
 		if q.n%k == 0 || q.n == q.target {
 			q.gen.Store(int64(q.n))
 			select {

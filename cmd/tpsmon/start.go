@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/sim"
+)
+
+// simulator is the built-in simulator started in-process for a run.
+type simulator struct {
+	inst    *sim.Instance
+	profile string
+}
+
+// start makes the plan runnable: it starts the simulator when nothing else is
+// configured, or checks real endpoints (preflight) and fills in missing model names.
+// With check set, every real endpoint must answer its preflight (bench); otherwise only
+// those without a model are asked. A usage problem exits 2, an unreachable endpoint 3.
+func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error) {
+	if p.simulate {
+		cfg, err := sim.Profile(p.profile)
+		if err != nil {
+			return nil, usageErrorf("--profile: %v", err)
+		}
+		// The simulator outlives Ctrl-C (ctx) until Close: the run cuts its in-flight
+		// requests first, as ours (canceled); a simulator shutting down under them
+		// would end their streams early and make them the endpoint's errors.
+		inst, err := sim.Start(context.WithoutCancel(ctx), "127.0.0.1:0", cfg)
+		if err != nil {
+			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("cannot start the built-in simulator: %v", err)}
+		}
+		ep := p.template
+		ep.Name = "simulator"
+		ep.BaseURL = inst.URL
+		ep.Model = cfg.Model
+		ep.Simulated = true
+		p.endpoints = []probe.Endpoint{ep}
+		p.sources = []string{"the built-in simulator"}
+		p.keyEnvs = []string{""}
+		fmt.Fprintf(a.stderr, "tpsmon: no endpoint configured (--url, $%s or --config), so measuring the built-in simulator: profile %q, model %q at %s. Every number is SIMULATED.\n",
+			baseURLEnv, p.profile, cfg.Model, inst.URL)
+		return &simulator{inst: inst, profile: p.profile}, nil
+	}
+	for i := range p.endpoints {
+		ep := &p.endpoints[i]
+		if !check && ep.Model != "" {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		models, err := probe.Preflight(pctx, *ep)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, &exitError{code: exitInterrupt, msg: "interrupted"}
+			}
+			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("endpoint %s (%s) is unusable: %v\nCheck the URL, that the server is running, and the key in $%s.",
+				ep.Name, probe.RedactedURL(ep.BaseURL), err, p.keyEnvs[i])}
+		}
+		if ep.Model == "" {
+			switch len(models) {
+			case 1:
+				ep.Model = models[0]
+			case 0:
+				return nil, usageErrorf("%s: %s; %s does not list the models it serves", p.sources[i], modelRequired(p.sources[i]), probe.RedactedURL(ep.BaseURL))
+			default:
+				return nil, usageErrorf("%s: %s; the server serves: %s", p.sources[i], modelRequired(p.sources[i]), strings.Join(models, ", "))
+			}
+		} else if len(models) > 0 && !slices.Contains(models, ep.Model) {
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s does not list model %q; it lists: %s\n", ep.Name, ep.Model, strings.Join(models, ", "))
+		}
+	}
+	return nil, nil
+}
+
+// modelRequired says where the model name goes for an endpoint from source: the
+// config's model key, or --model.
+func modelRequired(source string) string {
+	if strings.HasPrefix(source, "config ") {
+		return "model: is required for this endpoint (or --model for every endpoint)"
+	}
+	return "--model is required"
+}
+
+// Close stops the simulator.
+func (s *simulator) Close() {
+	if s != nil && s.inst != nil {
+		_ = s.inst.Close()
+	}
+}
+
+// checkOutput fails early, before the run, when an output file cannot be written
+// where asked, so that a long run never ends without its results.
+func checkOutput(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() || strings.HasSuffix(path, string(filepath.Separator)) {
+		return usageErrorf("--%s %s: is a directory; give a file name such as results.json", flag, path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return usageErrorf("--%s %s: the directory %s does not exist", flag, path, dir)
+	}
+	tmp, err := os.CreateTemp(dir, ".tpsmon-*")
+	if err != nil {
+		return usageErrorf("--%s %s: cannot write in %s: %v", flag, path, dir, unwrapPathError(err))
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	return nil
+}
+
+// sameFile reports whether two output paths name the same file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}

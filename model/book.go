@@ -1,0 +1,292 @@
+package model
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// book is one endpoint's level book: a level per concurrency (every ended request in
+// its counts, the steady successful ones in its histograms) and the latest state of
+// every segment (their steady windows, cut at the latest Reset). Memory is bounded: one
+// set of histograms per concurrency, one state per segment since the latest Reset.
+type book struct {
+	resetAt  time.Time // requests sent before it are warm-up; ended before it, forgotten
+	levels   map[int]*level
+	segments map[int]*segState
+}
+
+// level accumulates the samples of one concurrency: every ended one in the counts,
+// the steady successful ones in the distributions.
+type level struct {
+	conc              int
+	requests, success int
+	steady            int // ended requests that were not warm-up
+	short             bool
+	errors            map[ErrorKind]int
+	ttft, ttfo, tpot  *Hist
+	e2e, user, stall  *Hist
+	outputTokens      int64
+	srcUsage, srcChk  int
+}
+
+// segState is the latest state of one segment, with what a Reset cut off.
+type segState struct {
+	seg Segment
+	// Set by Reset while the segment was open.
+	cut     time.Time // reset time; zero when never cut
+	baseSet bool      // the segment was steady at the cut: the window starts at baseAt
+	// baseAt/baseChunks: the segment's state at its latest update before the cut, moved
+	// to the cut (chunks prorated over that one interval) by the first update after it.
+	baseAt     time.Time
+	baseChunks int64
+}
+
+func newBook() book { return book{levels: map[int]*level{}, segments: map[int]*segState{}} }
+
+// forgotten reports whether s ended before the latest Reset.
+func (t *book) forgotten(s *Sample) bool {
+	return !t.resetAt.IsZero() && !s.End.IsZero() && s.End.Before(t.resetAt)
+}
+
+// add counts a sample that was not canceled nor forgotten in the level of its
+// Concurrency (none when Concurrency <= 0), and records it in the level's distributions
+// when it succeeded and was steady: neither warm-up nor sent before the latest Reset.
+func (t *book) add(s *Sample) {
+	if s.Concurrency <= 0 {
+		return
+	}
+	l := t.level(s.Concurrency)
+	l.requests++
+	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
+	if steady {
+		l.steady++
+	}
+	if !s.OK() {
+		l.errors[s.Err]++
+		return
+	}
+	l.success++
+	if steady {
+		l.record(s)
+	}
+}
+
+// reset forgets the levels and the closed segments at now. Open segments go on: their
+// steady windows restart at now (see segState), and their levels stay, empty.
+func (t *book) reset(now time.Time) {
+	t.resetAt = now
+	clear(t.levels)
+	for id, st := range t.segments {
+		if !st.seg.Open {
+			delete(t.segments, id)
+			continue
+		}
+		*st = segState{seg: st.seg, cut: now}
+		if !st.seg.SteadyAt.IsZero() {
+			st.baseSet, st.baseAt, st.baseChunks = true, st.seg.End, st.seg.SteadyChunks
+		}
+		t.level(st.seg.Concurrency)
+	}
+}
+
+// level returns the level at concurrency c, created empty when new.
+func (t *book) level(c int) *level {
+	l := t.levels[c]
+	if l == nil {
+		l = &level{
+			conc:   c,
+			errors: map[ErrorKind]int{},
+			ttft:   NewLatencyHist(),
+			ttfo:   NewLatencyHist(),
+			tpot:   NewLatencyHist(),
+			e2e:    NewLatencyHist(),
+			user:   NewRateHist(),
+			stall:  NewLatencyHist(),
+		}
+		t.levels[c] = l
+	}
+	return l
+}
+
+// record adds a steady successful sample to the level's distributions.
+func (l *level) record(s *Sample) {
+	l.outputTokens += int64(max(s.Tokens, 0))
+	if s.Usage {
+		l.srcUsage++
+	} else {
+		l.srcChk++
+	}
+	if d, ok := s.TTFT(); ok {
+		l.ttft.RecordDuration(d)
+	}
+	if d, ok := s.TTFO(); ok {
+		l.ttfo.RecordDuration(d)
+	}
+	if d, ok := s.TPOT(); ok {
+		l.tpot.RecordDuration(d)
+	}
+	if d, ok := s.E2E(); ok {
+		l.e2e.RecordDuration(d)
+	}
+	if s.Chunks >= 2 {
+		l.stall.RecordDuration(s.MaxGap)
+	}
+	if v, ok := s.UserTPS(); ok {
+		l.user.RecordRate(v)
+	}
+}
+
+// markShort marks the level at concurrency c as short (see Tracker.MarkShort).
+func (t *book) markShort(c int) {
+	if c > 0 {
+		t.level(c).short = true
+	}
+}
+
+// updateSegment records the latest state of a segment (replacing an earlier state with the same ID).
+func (t *book) updateSegment(seg Segment) {
+	if seg.Concurrency <= 0 {
+		return
+	}
+	st := t.segments[seg.ID]
+	if st == nil {
+		st = &segState{}
+		if !t.resetAt.IsZero() && seg.Start.Before(t.resetAt) {
+			st.cut = t.resetAt // first seen after a Reset it began before
+		}
+		t.segments[seg.ID] = st
+	}
+	if st.baseSet && st.baseAt.Before(st.cut) && seg.End.After(st.cut) {
+		// The Reset fell between two updates: move the base to the Reset, prorating
+		// the chunks of that one interval over time.
+		n := max(seg.SteadyChunks-st.baseChunks, 0)
+		st.baseChunks += int64(float64(n) * float64(st.cut.Sub(st.baseAt)) / float64(seg.End.Sub(st.baseAt)))
+		st.baseAt = st.cut
+	}
+	st.seg = seg
+	t.level(seg.Concurrency)
+}
+
+// window is the segment's steady window and the chunks delivered in it, both counted
+// from the latest Reset. When the segment became steady before a Reset that was not
+// known at the Reset, its chunks are prorated over time.
+func (st *segState) window() (time.Duration, int64) {
+	seg := st.seg
+	if seg.SteadyAt.IsZero() || !seg.End.After(seg.SteadyAt) {
+		return 0, 0
+	}
+	switch {
+	case st.baseSet:
+		if !seg.End.After(st.baseAt) || !seg.End.After(st.cut) {
+			return 0, 0
+		}
+		return seg.End.Sub(st.baseAt), max(seg.SteadyChunks-st.baseChunks, 0)
+	case !st.cut.IsZero() && seg.SteadyAt.Before(st.cut):
+		if !seg.End.After(st.cut) {
+			return 0, 0
+		}
+		full := seg.End.Sub(seg.SteadyAt)
+		d := seg.End.Sub(st.cut)
+		return d, int64(float64(seg.SteadyChunks) * float64(d) / float64(full))
+	}
+	return seg.Steady(), seg.SteadyChunks
+}
+
+// window is what the segments held at one concurrency add up to.
+type window struct {
+	d      time.Duration // steady windows
+	chunks int64         // chunks delivered in them
+	open   bool          // one of them is open
+}
+
+func (w *window) add(st *segState) {
+	d, c := st.window()
+	w.d += d
+	w.chunks += c
+	w.open = w.open || st.seg.Open
+}
+
+// stats returns one LevelStats per concurrency measured, ordered by concurrency; ratio
+// is the learned tokens-per-chunk ratio that scales the steady chunks.
+func (t *book) stats(ratio float64) []LevelStats {
+	wins := make(map[int]window, len(t.levels))
+	for _, st := range t.segments {
+		w := wins[st.seg.Concurrency]
+		w.add(st)
+		wins[st.seg.Concurrency] = w
+	}
+	out := make([]LevelStats, 0, len(t.levels))
+	for _, c := range slices.Sorted(maps.Keys(t.levels)) {
+		out = append(out, t.levels[c].stats(wins[c], ratio))
+	}
+	return out
+}
+
+// one is the LevelStats of concurrency c alone; ok is false when there is no level at c.
+func (t *book) one(c int, ratio float64) (LevelStats, bool) {
+	l := t.levels[c]
+	if l == nil {
+		return LevelStats{}, false
+	}
+	var w window
+	for _, st := range t.segments {
+		if st.seg.Concurrency == c {
+			w.add(st)
+		}
+	}
+	return l.stats(w, ratio), true
+}
+
+// stats summarises the level over the steady windows w of its segments.
+func (l *level) stats(w window, ratio float64) LevelStats {
+	return l.summary(w.d, float64(w.chunks)*ratio, w.open)
+}
+
+// summary summarises the level over steady windows of total length d in which tokens
+// were delivered; open says one of them is being measured now.
+func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
+	ls := LevelStats{
+		Concurrency:  l.conc,
+		Duration:     d,
+		Requests:     l.requests,
+		Succeeded:    l.success,
+		Steady:       l.steady,
+		Short:        l.short,
+		Errors:       maps.Clone(l.errors),
+		ErrorRate:    errorRate(l.requests, l.errors),
+		TTFT:         l.ttft.Dist(),
+		TTFO:         l.ttfo.Dist(),
+		TPOT:         l.tpot.Dist(),
+		E2E:          l.e2e.Dist(),
+		Stall:        l.stall.Dist(),
+		UserTPS:      l.user.Dist(),
+		OutputTokens: l.outputTokens,
+		TokenSource:  tokenSource(l.srcUsage, l.srcChk),
+		Open:         open,
+	}
+	if sec := d.Seconds(); sec > 0 {
+		ls.SteadyTokens = tokens
+		ls.AggregateTPS = tokens / sec
+		ls.RequestRate = float64(l.steady) / sec
+	}
+	return ls
+}
+
+// errorRate is the failures charged to the endpoint over the requests that could be:
+// client failures (tpsmon's own limits) are in neither. 0 when nothing could be charged.
+func errorRate(requests int, errors map[ErrorKind]int) float64 {
+	charged, client := 0, 0
+	for k, n := range errors {
+		switch {
+		case k.Charged():
+			charged += n
+		case k == ErrClient:
+			client += n
+		}
+	}
+	if n := requests - client; n > 0 {
+		return float64(charged) / float64(n)
+	}
+	return 0
+}

@@ -1,0 +1,170 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// scriptServer builds a server series from per-second waiting, KV and generated tok/s.
+func scriptServer(waiting, kv, genTPS []float64, has ServerSignal) []ServerPoint {
+	out := make([]ServerPoint, len(waiting))
+	for i := range waiting {
+		out[i] = ServerPoint{Time: srvT0.Add(time.Duration(i) * time.Second), Waiting: waiting[i], Has: has}
+		if kv != nil {
+			out[i].KV = kv[i]
+		}
+		if genTPS != nil && i > 0 {
+			out[i].GenTPS, out[i].Rate = genTPS[i], true
+		}
+	}
+	return out
+}
+
+func repeat(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+const allSigs = SigRunning | SigWaiting | SigKV | SigGenerated | SigPreemptions
+
+func TestDiagnoseQueue(t *testing.T) {
+	// 64 users on 32 slots: TTFT climbs from 40 ms to seconds while 14 requests wait.
+	in := DiagInput{
+		TTFT:     []float64{0.04, 0.05, 0.3, 0.9, 1.6, 2.2, 2.5, 2.6, 2.4, 2.5},
+		BaseTTFT: 0.04,
+		Server: scriptServer(
+			[]float64{0, 0, 4, 9, 12, 14, 15, 13, 14, 14},
+			[]float64{0.5, 0.6, 0.8, 0.9, 0.95, 0.97, 0.97, 0.96, 0.97, 0.97}, nil, allSigs),
+	}
+	f, ok := DiagnoseTTFT(in)
+	want := "TTFT rises because requests queue on the server (14 waiting, KV 97%)"
+	if !ok || f.Rule != DiagQueue || f.Text != want {
+		t.Errorf("got %q (%v), want %q", f.Text, ok, want)
+	}
+	// Without a KV gauge (TGI, llama.cpp) the line names only the queue.
+	in.Server = scriptServer(repeat(14, 10), nil, nil, SigRunning|SigWaiting)
+	if f, _ := DiagnoseTTFT(in); f.Text != "TTFT rises because requests queue on the server (14 waiting)" {
+		t.Errorf("without KV: %q", f.Text)
+	}
+}
+
+func TestDiagnoseNoQueue(t *testing.T) {
+	// TTFT rises but the server never has a request waiting: the delay is before it.
+	in := DiagInput{
+		TTFT:   []float64{0.05, 0.05, 0.06, 0.8, 1.1, 1.3, 1.2, 1.4},
+		Server: scriptServer(repeat(0, 8), repeat(0.3, 8), nil, allSigs),
+	}
+	f, ok := DiagnoseTTFT(in)
+	if !ok || f.Rule != DiagNoQueue || f.Text != "no queue on the server: look between tpsmon and it (network, proxy)" {
+		t.Errorf("got %+v %v", f, ok)
+	}
+}
+
+func TestDiagnoseTTFTQuiet(t *testing.T) {
+	cases := map[string]DiagInput{
+		// Flat TTFT: nothing to explain, even with a queue.
+		"flat": {TTFT: repeat(0.2, 10), BaseTTFT: 0.2, Server: scriptServer(repeat(5, 10), nil, nil, SigWaiting)},
+		// Doubles, but by less than 250 ms: noise at this scale.
+		"small rise": {TTFT: []float64{0.02, 0.02, 0.05, 0.06, 0.05, 0.06, 0.05}, Server: scriptServer(repeat(5, 7), nil, nil, SigWaiting)},
+		// A rise, but the server publishes no waiting gauge: no claim either way.
+		"no waiting gauge": {TTFT: []float64{0.05, 1, 1, 1, 1, 1}, Server: scriptServer(repeat(0, 6), nil, nil, SigGenerated)},
+		"no server":        {TTFT: []float64{0.05, 1, 1, 1, 1, 1}},
+		// A queue that comes and goes (mean below one request): not clear enough.
+		"thin queue": {TTFT: []float64{0.05, 1, 1, 1, 1, 1}, Server: scriptServer([]float64{0, 0, 0, 0, 0, 1}, nil, nil, SigWaiting)},
+		"no ttft":    {TTFT: repeat(0, 10), Server: scriptServer(repeat(9, 10), nil, nil, SigWaiting)},
+	}
+	for name, in := range cases {
+		if f, ok := DiagnoseTTFT(in); ok {
+			t.Errorf("%s: got %q, want no line", name, f.Text)
+		}
+	}
+}
+
+func TestDiagnoseCrossCheck(t *testing.T) {
+	cases := []struct {
+		name     string
+		server   float64
+		received float64
+		rule     string
+		text     string
+	}{
+		{"other traffic", 1610, 700, DiagOtherTraffic, "the server is also busy with other traffic: it generates 2.3x what tpsmon receives"},
+		{"one replica of several", 420, 700, DiagFewerTokens, "the server reports 0.6x what tpsmon receives: its /metrics may cover one replica of several"},
+		{"tpsmon idle", 300, 0, DiagOtherTraffic, "the server is busy with other traffic: it generates 300 tok/s while tpsmon receives none"},
+		{"within 10%", 750, 700, "", ""},
+		{"both idle", 0, 0, "", ""},
+	}
+	for _, c := range cases {
+		in := DiagInput{
+			Received: repeat(c.received, 10),
+			Server:   scriptServer(repeat(0, 10), nil, repeat(c.server, 10), SigWaiting|SigGenerated),
+		}
+		f, ok := DiagnoseCrossCheck(in)
+		if ok != (c.rule != "") || f.Rule != c.rule || f.Text != c.text {
+			t.Errorf("%s: got %+v (%v), want %q", c.name, f, ok, c.text)
+		}
+	}
+	// Too few rate intervals (server just started answering): no claim.
+	short := DiagInput{Received: repeat(100, 3), Server: scriptServer(repeat(0, 3), nil, repeat(900, 3), SigGenerated)}
+	if f, ok := DiagnoseCrossCheck(short); ok {
+		t.Errorf("with 2 rate intervals: %q", f.Text)
+	}
+}
+
+func TestDiagnoseCPU(t *testing.T) {
+	if f, ok := DiagnoseCPU(DiagInput{CPU: 1.9, Cores: 2}); !ok || f.Text != "tpsmon may be the limit: it uses 190% CPU" {
+		t.Errorf("190%% of 2 cores: %+v %v", f, ok)
+	}
+	for _, in := range []DiagInput{{CPU: 1.5, Cores: 2}, {CPU: 1.9, Cores: 8}, {CPU: 3}} {
+		if f, ok := DiagnoseCPU(in); ok {
+			t.Errorf("%+v: got %q, want no line", in, f.Text)
+		}
+	}
+}
+
+func TestDiagnoseOrder(t *testing.T) {
+	in := DiagInput{
+		TTFT: []float64{0.04, 0.05, 0.9, 1.6, 2.2, 2.5, 2.6}, BaseTTFT: 0.04,
+		Received: repeat(500, 7),
+		Server:   scriptServer(repeat(14, 7), repeat(0.97, 7), repeat(1150, 7), allSigs),
+		CPU:      1.9, Cores: 2,
+	}
+	var rules []string
+	for _, f := range Diagnose(in) {
+		rules = append(rules, f.Rule)
+	}
+	if got := strings.Join(rules, ","); got != "client-cpu,server-queue,other-traffic" {
+		t.Errorf("rules %s, want client-cpu, then the queue, then the cross-check", got)
+	}
+}
+
+func TestDiagWindow(t *testing.T) {
+	var buckets []Bucket
+	var server []ServerPoint
+	for i := range 20 {
+		start := srvT0.Add(time.Duration(i) * time.Second)
+		buckets = append(buckets, Bucket{Start: start, Width: time.Second, AggregateTPS: float64(i),
+			TTFTP50: time.Duration(i) * 100 * time.Millisecond, HasTTFT: i%2 == 0})
+		server = append(server, ServerPoint{Time: start.Add(500 * time.Millisecond), Waiting: float64(i), Has: SigWaiting})
+	}
+	in := DiagWindow(buckets, server, 10*time.Second, 40*time.Millisecond, 1.2, 2)
+	if len(in.TTFT) != 10 || in.Received[0] != 10 || in.Received[9] != 19 {
+		t.Errorf("client window %v / %v, want the last 10 seconds", in.TTFT, in.Received)
+	}
+	if in.TTFT[0] != 1.0 || in.TTFT[1] != 0 {
+		t.Errorf("TTFT %v: want the p50 in seconds, 0 where the bucket has none", in.TTFT[:2])
+	}
+	if len(in.Server) != 10 || in.Server[0].Waiting != 10 {
+		t.Errorf("server window %d points from %v, want 10 from the 10th", len(in.Server), in.Server[0].Waiting)
+	}
+	if in.BaseTTFT != 0.04 || in.CPU != 1.2 || in.Cores != 2 {
+		t.Errorf("base/cpu/cores %v %v %v", in.BaseTTFT, in.CPU, in.Cores)
+	}
+	if got := DiagWindow(nil, server, time.Minute, 0, 0, 0); got.Server != nil {
+		t.Error("no buckets: server points taken without a client window")
+	}
+}

@@ -1,0 +1,114 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// SLOError says which criterion of an SLO cannot be used, and why. Term is the
+// criterion's name in the SLO syntax ("user_tps_p50", "ttft_p95" or "error_rate"), for
+// the caller to map to where the value came from (a flag, a config key and its line).
+type SLOError struct {
+	Term  string
+	Value string // the refused value, as text
+	Why   string
+}
+
+// Error says it in words, without naming a flag or a config key.
+func (e *SLOError) Error() string {
+	return fmt.Sprintf("the %s criterion %s is not usable: %s", e.Term, e.Value, e.Why)
+}
+
+// Validate refuses criteria that no level could be judged by: a per-user tok/s minimum
+// that is NaN, infinite or negative; a TTFT limit of 0 or less; an error-rate limit
+// that is NaN or outside [0, 1]. It accepts exactly what ParseSLO accepts, and the zero
+// SLO (which stands for DefaultSLO). The error is an *SLOError.
+func (s SLO) Validate() error {
+	if s == (SLO{}) {
+		return nil
+	}
+	u := s.UserTPSMin
+	if math.IsNaN(u) || math.IsInf(u, 0) || u < 0 {
+		return &SLOError{Term: "user_tps_p50", Value: fmtFloat(u), Why: "the per-user tok/s minimum must be a finite number, 0 or more"}
+	}
+	if s.TTFTP95Max <= 0 {
+		return &SLOError{Term: "ttft_p95", Value: s.TTFTP95Max.String(), Why: "the TTFT p95 limit must be above 0"}
+	}
+	e := s.ErrorRateMax
+	if math.IsNaN(e) || e < 0 || e > 1 {
+		return &SLOError{Term: "error_rate", Value: fmtFloat(e), Why: "the error-rate limit must be a fraction from 0 to 1 (0% to 100%)"}
+	}
+	return nil
+}
+
+// fmtFloat is v in the shortest form, "+Inf", "-Inf" or "NaN" included.
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// judged is what the criteria read from a level, from its stats or its report entry.
+type judged struct {
+	requests     int
+	ttftMeasured bool
+	userMeasured bool
+	userP50      float64 // tok/s
+	ttftP95      float64 // ms
+	errorRate    float64
+}
+
+func judgeStats(l *LevelStats) judged {
+	return judged{requests: l.Requests, ttftMeasured: l.TTFT.Count > 0, userMeasured: l.UserTPS.Count > 0,
+		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate}
+}
+
+func judgeReport(l *ReportLevel) judged {
+	return judged{requests: l.Requests, ttftMeasured: l.TTFTMs != (LatencyJSON{}), userMeasured: l.UserTPS != (RateJSON{}),
+		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate}
+}
+
+// meets is SLO.Meets on what a level shows.
+func (s SLO) meets(j judged) bool {
+	return j.requests > 0 && j.ttftMeasured && j.userP50 >= s.UserTPSMin &&
+		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax
+}
+
+// Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
+// or "TTFT p95 3100 ms > 2000 ms"; nil when it meets them (exactly when Meets is true).
+func (s SLO) Failures(l *LevelStats) []string { return s.failures(judgeStats(l)) }
+
+func (s SLO) failures(j judged) []string {
+	if j.requests == 0 {
+		return []string{"no request ended"}
+	}
+	var out []string
+	limit := ms(s.TTFTP95Max)
+	switch {
+	case !j.ttftMeasured:
+		out = append(out, "no TTFT measured (no steady request delivered a token)")
+	case j.ttftP95 > limit:
+		a, b := apart(j.ttftP95, limit, 1, func(v float64, d int) string { return fmtNum(v, d) + " ms" })
+		out = append(out, "TTFT p95 "+a+" > "+b)
+	}
+	if j.userP50 < s.UserTPSMin {
+		if !j.userMeasured {
+			out = append(out, "per-user tok/s not measured (needs >= "+fmtNum(s.UserTPSMin, 2)+" tok/s)")
+		} else {
+			a, b := apart(j.userP50, s.UserTPSMin, 1, func(v float64, d int) string { return fmtNum(v, d) + " tok/s" })
+			out = append(out, "per-user p50 "+a+" < "+b)
+		}
+	}
+	if j.errorRate > s.ErrorRateMax {
+		a, b := apart(j.errorRate*100, s.ErrorRateMax*100, 2, func(v float64, d int) string { return fmtNum(v, d) + "%" })
+		out = append(out, "errors "+a+" > "+b)
+	}
+	return out
+}
+
+// apart formats a value and its limit with dec decimals, or more (up to 6) when they
+// would read the same, so that "errors 1.004% > 1%" never reads "1% > 1%".
+func apart(v, limit float64, dec int, f func(float64, int) string) (string, string) {
+	a, b := f(v, dec), f(limit, dec)
+	for d := dec + 1; a == b && d <= 6; d++ {
+		a, b = f(v, d), f(limit, d)
+	}
+	return a, b
+}

@@ -1,0 +1,324 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MergeFile is one report to merge, with the name errors call it by (its file name).
+type MergeFile struct {
+	Name   string
+	Report *Report
+}
+
+// Merge combines the reports of several runs of one workload: the shards of one run
+// (settings.shard 0/N to N-1/N, every one of them, each once), or whole runs (no shard).
+// It refuses, naming the files and the setting, reports whose schema, tool version,
+// settings (ramp, hold, max hold, API, max_tokens, prompt size, ignore_eos, extra body
+// keys, timeout, criteria, shard count) or endpoints (count, name, URL except the
+// built-in simulator's, model, API, simulated) differ, a mix of shards and whole runs,
+// a shard missing or given twice, and a level without histograms (a report written
+// before they were added).
+//
+// Per endpoint (by position) and level (by users: a shard's levels are keyed by the
+// whole level's users), the merged level has:
+//   - requests, steady requests, successes, errors by kind, output tokens and steady
+//     tokens: the sums; short: true when any report's level was short;
+//   - every distribution read from the merged histograms (the percentiles of one
+//     process that had recorded every request; see Hist.Merge);
+//   - its steady windows: the union of the reports' windows (overlapping or touching
+//     windows become one); duration: the union's length;
+//   - aggregate tok/s: the summed steady tokens over the union's length, and request
+//     rate: the summed steady requests over it. Shards whose windows coincide thus add
+//     up their rates; runs whose windows do not overlap give the time-weighted mean.
+//     When the shards' windows are offset (one shard turned steady later, or its clock
+//     is off), each shard's tokens count only over its own window while the union is
+//     longer: the aggregate then reads low, by at most the share of the union that not
+//     every shard covered.
+//
+// Capacity and saturation are recomputed from the merged levels with the reports'
+// criteria; the run counts as interrupted when any of them was. The merged report has
+// no shard, started_at the earliest start, finished_at the latest end, and merged_from
+// the number of runs it combines (a merged report counts for the runs it merged).
+func Merge(files []MergeFile) (*Report, error) {
+	if len(files) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	if err := checkMergeable(files); err != nil {
+		return nil, err
+	}
+	first := files[0].Report
+	out := &Report{
+		Schema:      Schema,
+		ToolVersion: first.ToolVersion,
+		Settings:    first.Settings,
+		Endpoints:   make([]ReportEndpoint, len(first.Endpoints)),
+	}
+	out.Settings.Shard = nil
+	out.Settings.Ramp = slices.Clone(first.Settings.Ramp)
+	out.Settings.ExtraBodyKeys = slices.Clone(first.Settings.ExtraBodyKeys)
+	var starts, ends []string
+	for _, f := range files {
+		out.Interrupted = out.Interrupted || f.Report.Interrupted
+		out.MergedFrom += max(f.Report.MergedFrom, 1)
+		starts, ends = append(starts, f.Report.StartedAt), append(ends, f.Report.FinishedAt)
+	}
+	out.StartedAt, out.FinishedAt = extremeTime(starts, -1), extremeTime(ends, 1)
+	slo := first.Settings.SLO.SLO()
+	for i := range out.Endpoints {
+		e, err := mergeEndpoint(files, i, slo, out.Interrupted)
+		if err != nil {
+			return nil, err
+		}
+		out.Endpoints[i] = e
+	}
+	return out, nil
+}
+
+// mergeLevel accumulates one level of one endpoint over the reports.
+type mergeLevel struct {
+	l      *level
+	tokens float64
+	spans  []span
+}
+
+// mergeEndpoint merges endpoint i of every report.
+func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted bool) (ReportEndpoint, error) {
+	e := files[0].Report.Endpoints[i]
+	e.Levels = nil
+	acc := map[int]*mergeLevel{}
+	var sources []string
+	for _, f := range files {
+		fe := &f.Report.Endpoints[i]
+		if fe.TokenSource != "" && !slices.Contains(sources, fe.TokenSource) {
+			sources = append(sources, fe.TokenSource)
+		}
+		for j := range fe.Levels {
+			rl := &fe.Levels[j]
+			m := acc[rl.Concurrency]
+			if m == nil {
+				b := newBook()
+				m = &mergeLevel{l: b.level(rl.Concurrency)}
+				acc[rl.Concurrency] = m
+			}
+			if err := m.add(rl); err != nil {
+				return ReportEndpoint{}, fmt.Errorf("%s: endpoint %q, level %s: %w", f.Name, fe.Name, users(rl.Concurrency), err)
+			}
+		}
+	}
+	e.TokenSource = ""
+	switch len(sources) {
+	case 0:
+	case 1:
+		e.TokenSource = sources[0]
+	default:
+		e.TokenSource = SourceMixed
+	}
+	stats := make([]LevelStats, 0, len(acc))
+	for _, c := range slices.Sorted(maps.Keys(acc)) {
+		m := acc[c]
+		spans, d := union(m.spans)
+		ls := m.l.summary(d, m.tokens, false)
+		stats = append(stats, ls)
+		rl := ls.Report()
+		rl.Hist = m.l.hists()
+		rl.Windows = reportWindows(spans, WallClock{})
+		e.Levels = append(e.Levels, rl)
+	}
+	e.Capacity = capacityOf(stats, slo, interrupted)
+	e.SaturationUsers = nil
+	if u, ok := saturation(stats); ok {
+		e.SaturationUsers = &u
+	}
+	return e, nil
+}
+
+// add adds one report's level: its counts, histograms, steady tokens and windows.
+func (m *mergeLevel) add(rl *ReportLevel) error {
+	if rl.Hist == nil {
+		return errors.New("no histograms (the file was written by a tpsmon that did not record them): " +
+			"merge needs results.json files that carry them")
+	}
+	hs := rl.Hist
+	for _, p := range []struct {
+		name string
+		into *Hist
+		j    HistJSON
+	}{{"ttft", m.l.ttft, hs.TTFT}, {"ttfo", m.l.ttfo, hs.TTFO}, {"tpot", m.l.tpot, hs.TPOT},
+		{"e2e", m.l.e2e, hs.E2E}, {"stall", m.l.stall, hs.Stall}, {"user_tps", m.l.user, hs.UserTPS}} {
+		h, err := HistFromJSON(p.j)
+		if err == nil {
+			err = p.into.Merge(h)
+		}
+		if err != nil {
+			return fmt.Errorf("hist.%s: %w", p.name, err)
+		}
+	}
+	spans, err := parseWindows(rl.Windows)
+	if err != nil {
+		return err
+	}
+	l := m.l
+	l.requests += rl.Requests
+	l.success += rl.Succeeded
+	l.steady += rl.Steady
+	l.short = l.short || rl.Short
+	for k, n := range rl.Errors {
+		l.errors[ErrorKind(k)] += n
+	}
+	l.outputTokens += rl.OutputTokens
+	m.tokens += rl.SteadyTokens
+	m.spans = append(m.spans, spans...)
+	return nil
+}
+
+// extremeTime is the earliest (sign -1) or latest (sign 1) of RFC 3339 times, written
+// as given; the first one when any does not parse.
+func extremeTime(ts []string, sign int) string {
+	best, bestT := "", time.Time{}
+	for i, s := range ts {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return ts[0]
+		}
+		if i == 0 || t.Compare(bestT) == sign {
+			best, bestT = s, t
+		}
+	}
+	return best
+}
+
+// mergeSettings are the settings that must be the same in every merged report.
+var mergeSettings = []struct {
+	name string
+	get  func(*Report) string
+}{
+	{"schema", func(r *Report) string { return r.Schema }},
+	{"tool_version", func(r *Report) string { return r.ToolVersion }},
+	{"settings.ramp", func(r *Report) string { return fmt.Sprint(r.Settings.Ramp) }},
+	{"settings.hold_s", func(r *Report) string { return fmtFloat(r.Settings.HoldS) }},
+	{"settings.max_hold_s", func(r *Report) string { return fmtFloat(r.Settings.MaxHoldS) }},
+	{"settings.api", func(r *Report) string { return r.Settings.API }},
+	{"settings.max_tokens", func(r *Report) string { return strconv.Itoa(r.Settings.MaxTokens) }},
+	{"settings.prompt_tokens", func(r *Report) string { return strconv.Itoa(r.Settings.PromptTokens) }},
+	{"settings.ignore_eos", func(r *Report) string { return strconv.FormatBool(r.Settings.IgnoreEOS) }},
+	{"settings.extra_body_keys", func(r *Report) string { return fmt.Sprint(r.Settings.ExtraBodyKeys) }},
+	{"settings.timeout_s", func(r *Report) string { return fmtFloat(r.Settings.TimeoutS) }},
+	{"settings.slo", func(r *Report) string { return r.Settings.SLO.SLO().String() }},
+	{"endpoints", func(r *Report) string { return strconv.Itoa(len(r.Endpoints)) + " endpoints" }},
+}
+
+// endpointSettings are the fields that must be the same in each endpoint of every
+// report (the URL of the built-in simulator excepted).
+var endpointSettings = []struct {
+	name string
+	get  func(*ReportEndpoint) string
+}{
+	{"name", func(e *ReportEndpoint) string { return e.Name }},
+	{"url", func(e *ReportEndpoint) string {
+		if e.Simulated {
+			return "" // the built-in simulator listens on a new port each run
+		}
+		return e.URL
+	}},
+	{"model", func(e *ReportEndpoint) string { return e.Model }},
+	{"api", func(e *ReportEndpoint) string { return e.API }},
+	{"simulated", func(e *ReportEndpoint) string { return strconv.FormatBool(e.Simulated) }},
+}
+
+// checkMergeable refuses reports that differ in a setting or an endpoint, a level
+// without histograms, and a bad set of shards.
+func checkMergeable(files []MergeFile) error {
+	a := files[0]
+	for _, b := range files[1:] {
+		for _, s := range mergeSettings {
+			if va, vb := s.get(a.Report), s.get(b.Report); va != vb {
+				return fmt.Errorf("%s differs: %s has %s, %s has %s; merge only runs of the same workload and the same tpsmon",
+					s.name, b.Name, quote(vb), a.Name, quote(va))
+			}
+		}
+		for i := range a.Report.Endpoints {
+			for _, s := range endpointSettings {
+				if va, vb := s.get(&a.Report.Endpoints[i]), s.get(&b.Report.Endpoints[i]); va != vb {
+					return fmt.Errorf("endpoint %d's %s differs: %s has %s, %s has %s; merge only runs against the same endpoints",
+						i+1, s.name, b.Name, quote(vb), a.Name, quote(va))
+				}
+			}
+		}
+	}
+	for _, f := range files {
+		if f.Report.Schema != Schema {
+			return fmt.Errorf("%s: schema %s is not %s", f.Name, quote(f.Report.Schema), Schema)
+		}
+		for _, e := range f.Report.Endpoints {
+			for _, l := range e.Levels {
+				if l.Hist == nil {
+					return fmt.Errorf("%s: endpoint %q, level %s, has no histograms (written by a tpsmon that did not record them): "+
+						"merge needs results.json files that carry them", f.Name, e.Name, users(l.Concurrency))
+				}
+			}
+		}
+	}
+	return checkShards(files)
+}
+
+// checkShards accepts whole runs only, or every shard of one run once.
+func checkShards(files []MergeFile) error {
+	var whole, sharded *MergeFile
+	for i := range files {
+		if files[i].Report.Settings.Shard == nil {
+			whole = &files[i]
+		} else if sharded == nil {
+			sharded = &files[i]
+		}
+	}
+	switch {
+	case sharded == nil:
+		return nil
+	case whole != nil:
+		return fmt.Errorf("%s is shard %s but %s sent the whole load: merge the shards of one run, or whole runs, not both",
+			sharded.Name, shardWords(sharded.Report.Settings.Shard), whole.Name)
+	}
+	n := sharded.Report.Settings.Shard.Count
+	seen := map[int]string{}
+	for _, f := range files {
+		s := f.Report.Settings.Shard
+		if s.Count != n {
+			return fmt.Errorf("settings.shard.count differs: %s is shard %s, %s is shard %s; merge the shards of one run",
+				f.Name, shardWords(s), sharded.Name, shardWords(sharded.Report.Settings.Shard))
+		}
+		if s.Index < 0 || s.Index >= s.Count {
+			return fmt.Errorf("%s: shard %s does not exist (the index runs from 0 to %d)", f.Name, shardWords(s), s.Count-1)
+		}
+		if other, dup := seen[s.Index]; dup {
+			return fmt.Errorf("%s and %s are both shard %s: give each shard once", other, f.Name, shardWords(s))
+		}
+		seen[s.Index] = f.Name
+	}
+	var missing []string
+	for i := range n {
+		if _, ok := seen[i]; !ok {
+			missing = append(missing, shardWords(&ReportShard{Index: i, Count: n}))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("shard %s missing: without it the levels would lack its share of the users", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// shardWords is "1/4".
+func shardWords(s *ReportShard) string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }
+
+// quote is s in double quotes, or "nothing" when empty.
+func quote(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,288 @@
+package model
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shardSample is a random sample of level c sent at send: mostly successes (usage
+// reported, two tokens per chunk), some failures of several kinds, some warm-up.
+func shardSample(r *rand.Rand, c int, send time.Duration) *Sample {
+	if r.IntN(20) == 0 {
+		kinds := []ErrorKind{HTTPError(500), ErrTimeout, ErrClient, ErrTruncated}
+		return failed(c, send+time.Duration(1+r.IntN(3000))*msec, kinds[r.IntN(len(kinds))], "boom")
+	}
+	// TTFT grows with the users, and with a long tail.
+	ttft := time.Duration(float64(c)*40*(1+r.ExpFloat64())) * msec
+	decode := time.Duration(500+r.IntN(3000)) * msec
+	s := ok(c, send, ttft, decode, 20+r.IntN(200))
+	s.Tokens *= 2
+	s.MaxGap = time.Duration(10+r.IntN(300)) * msec
+	if r.IntN(10) == 0 {
+		s.Warmup = true
+	}
+	return s
+}
+
+// shardLevel is one level's schedule in the test: the whole level's users, when it
+// began and ended, when shard 0 turned steady (shard k does k x 300 ms later, and its
+// clock is k x 250 ms behind: the windows overlap but do not coincide), and the chunks
+// shard 0 delivered in its steady window (shard k: 100 x k more).
+type shardLevel struct {
+	c                  int
+	start, end, steady time.Duration
+	chunks             int64
+	samplesPerSec      int
+}
+
+var shardLevels = []shardLevel{
+	{c: 2, start: 0, end: 30 * sec, steady: 1 * sec, chunks: 2900, samplesPerSec: 1},
+	{c: 4, start: 30 * sec, end: 60 * sec, steady: 31 * sec, chunks: 5600, samplesPerSec: 2},
+	{c: 8, start: 60 * sec, end: 90 * sec, steady: 62 * sec, chunks: 5800, samplesPerSec: 4},
+	{c: 16, start: 90 * sec, end: 120 * sec, steady: 93 * sec, chunks: 6000, samplesPerSec: 8},
+}
+
+const (
+	shardLag    = 250 * msec // shard k's clock is k x shardLag behind
+	shardSteady = 300 * msec // shard k turns steady k x shardSteady after shard 0
+)
+
+// feedShards feeds n shard Trackers, and one Tracker that sees every shard's samples
+// and whose segment of each level spans the shards' steady windows with all their
+// chunks: the one process that held the whole load.
+func feedShards(seed uint64, n int) (shards []*Tracker, whole *Tracker, nsamples int) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	whole = NewTracker(TrackerOptions{})
+	for range n {
+		shards = append(shards, NewTracker(TrackerOptions{}))
+	}
+	for i, lv := range shardLevels {
+		var chunks int64
+		for k := range n {
+			lag := time.Duration(k) * shardLag
+			steady := lv.steady + time.Duration(k)*shardSteady
+			ch := lv.chunks + 100*int64(k)
+			shards[k].UpdateSegment(seg(i+1, lv.c, lv.start+lag, steady+lag, lv.end+lag, ch, false))
+			chunks += ch
+		}
+		whole.UpdateSegment(seg(i+1, lv.c, lv.start, lv.steady, lv.end+time.Duration(n-1)*shardLag, chunks, false))
+		for ms := lv.start; ms < lv.end; ms += sec / time.Duration(lv.samplesPerSec) {
+			s := shardSample(r, lv.c, ms+time.Duration(r.IntN(1000))*msec)
+			shards[r.IntN(n)].AddSample(s)
+			whole.AddSample(s)
+			nsamples++
+		}
+	}
+	return shards, whole, nsamples
+}
+
+// shardReport is the results.json of one shard (or of the whole run when shard is nil),
+// written to JSON and read back as merge reads it.
+func shardReport(t *testing.T, tr *Tracker, shard *ReportShard) *Report {
+	t.Helper()
+	r := &Report{Schema: Schema, ToolVersion: "v0.9.0", StartedAt: "1970-01-01T00:00:00Z", FinishedAt: "1970-01-01T00:02:01Z",
+		Settings: ReportSettings{Ramp: []int{2, 4, 8, 16}, HoldS: 25, MaxHoldS: 30, API: "chat", MaxTokens: 256,
+			SLO: DefaultSLO.Report(), Shard: shard},
+		Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "sim", URL: "http://127.0.0.1:8080/v1", Model: "m", API: "chat"})}}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back
+}
+
+// TestMergeShardsEqualsOneTracker: n shards' reports, merged, are the report of one
+// Tracker fed with every shard's samples over the union of their windows: every count
+// exact, every percentile, the histograms, windows, aggregate, capacity and saturation.
+func TestMergeShardsEqualsOneTracker(t *testing.T) {
+	for _, n := range []int{2, 4} {
+		t.Run(strconv.Itoa(n)+" shards", func(t *testing.T) { testMergeShards(t, n) })
+	}
+}
+
+func testMergeShards(t *testing.T, n int) {
+	shards, whole, sent := feedShards(11, n)
+	var files []MergeFile
+	for k := n - 1; k >= 0; k-- { // any order
+		files = append(files, MergeFile{Name: "shard-" + strconv.Itoa(k) + ".json", Report: shardReport(t, shards[k], &ReportShard{Index: k, Count: n})})
+	}
+	got, err := Merge(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := shardReport(t, whole, nil)
+	if got.MergedFrom != n || got.Settings.Shard != nil || !reflect.DeepEqual(got.Settings, want.Settings) {
+		t.Errorf("merged_from %d, settings %+v", got.MergedFrom, got.Settings)
+	}
+	ge, we := got.Endpoints[0], want.Endpoints[0]
+	if len(ge.Levels) != len(shardLevels) {
+		t.Fatalf("%d levels, want %d", len(ge.Levels), len(shardLevels))
+	}
+	requests := 0
+	for i := range ge.Levels {
+		g, w := ge.Levels[i], we.Levels[i]
+		if !reflect.DeepEqual(g, w) {
+			gj, _ := json.Marshal(g)
+			wj, _ := json.Marshal(w)
+			t.Errorf("level %d merged\n%s\nwant\n%s", g.Concurrency, gj, wj)
+		}
+		requests += g.Requests
+		sum := 0
+		for _, f := range files {
+			sum += f.Report.Endpoints[0].Levels[i].Requests
+		}
+		if g.Requests != sum || g.Hist.TTFT.Count == 0 {
+			t.Errorf("level %d: %d requests, shards have %d", g.Concurrency, g.Requests, sum)
+		}
+		// The aggregate: every shard's tokens (two per chunk) over the union of the
+		// windows, from shard 0's steady moment to the last shard's end.
+		lv := shardLevels[i]
+		d := lv.end + time.Duration(n-1)*shardLag - lv.steady
+		tokens := 2 * float64(int64(n)*lv.chunks+100*int64(n*(n-1)/2))
+		if g.DurationS != round(d.Seconds(), 2) || g.AggregateTPS != round(tokens/d.Seconds(), 2) || len(g.Windows) != 1 {
+			t.Errorf("level %d: duration %v aggregate %v windows %v, want %v s and %v tok/s",
+				g.Concurrency, g.DurationS, g.AggregateTPS, g.Windows, d.Seconds(), tokens/d.Seconds())
+		}
+	}
+	if requests != sent {
+		t.Errorf("%d requests merged, %d sent", requests, sent)
+	}
+	if !reflect.DeepEqual(ge, we) {
+		t.Errorf("endpoint: capacity %+v saturation %v source %q, want %+v %v %q",
+			ge.Capacity, ge.SaturationUsers, ge.TokenSource, we.Capacity, we.SaturationUsers, we.TokenSource)
+	}
+	// The test means something: the merged run finds a capacity and a saturation.
+	if ge.Capacity.Users == 0 || ge.SaturationUsers == nil {
+		t.Errorf("capacity %+v, saturation %v: pick levels that find both", ge.Capacity, ge.SaturationUsers)
+	}
+}
+
+// TestMergeWholeRuns: two whole runs, one after the other, merge like one run that held
+// each level twice: the aggregate is the time-weighted mean, both windows are kept, the
+// run is interrupted when one was, and the times span both.
+func TestMergeWholeRuns(t *testing.T) {
+	one := func(start time.Duration, chunks int64) *Tracker {
+		tr := NewTracker(TrackerOptions{})
+		tr.UpdateSegment(seg(1, 4, start, start+sec, start+11*sec, chunks, false))
+		tr.AddSample(ok(4, start+2*sec, 100*msec, sec, 41))
+		return tr
+	}
+	a := shardReport(t, one(0, 1000), nil)
+	b := shardReport(t, one(100*sec, 3000), nil)
+	b.StartedAt, b.FinishedAt, b.Interrupted = "1970-01-01T00:01:40Z", "1970-01-01T00:03:00Z", true
+	got, err := Merge([]MergeFile{{"a.json", a}, {"b.json", b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := got.Endpoints[0].Levels[0]
+	if l.AggregateTPS != 200 || l.DurationS != 20 || len(l.Windows) != 2 || l.Requests != 2 || l.UserTPS.P50 != 40 {
+		t.Errorf("level %+v", l)
+	}
+	if !got.Interrupted || got.StartedAt != a.StartedAt || got.FinishedAt != b.FinishedAt || got.MergedFrom != 2 {
+		t.Errorf("interrupted %v, %s to %s, merged_from %d", got.Interrupted, got.StartedAt, got.FinishedAt, got.MergedFrom)
+	}
+	if c := got.Endpoints[0].Capacity; c.Users != 4 || !c.AtLeast {
+		t.Errorf("capacity %+v, want at least 4 (interrupted)", c)
+	}
+	// A merged report merges again, counting the runs it holds.
+	again, err := Merge([]MergeFile{{"merged.json", got}, {"a.json", a}})
+	if err != nil || again.MergedFrom != 3 || again.Endpoints[0].Levels[0].Requests != 3 {
+		t.Errorf("merge of a merged report: %v, merged_from %d", err, again.MergedFrom)
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	shards, _, _ := feedShards(3, 2)
+	sh := func(i, n int) *ReportShard { return &ReportShard{Index: i, Count: n} }
+	tests := []struct {
+		name string
+		edit func(a, b *Report)
+		want string
+	}{
+		{"max_tokens", func(a, b *Report) { b.Settings.MaxTokens = 512 },
+			`settings.max_tokens differs: b.json has "512", a.json has "256"`},
+		{"ramp", func(a, b *Report) { b.Settings.Ramp = []int{2, 4} }, "settings.ramp differs"},
+		{"criteria", func(a, b *Report) { b.Settings.SLO.UserTPSMin = 10 }, "settings.slo differs"},
+		{"tool version", func(a, b *Report) { b.ToolVersion = "v1.0.0" }, "tool_version differs"},
+		{"schema", func(a, b *Report) { a.Schema, b.Schema = "tpsmon.bench/v0", "tpsmon.bench/v0" }, `a.json: schema "tpsmon.bench/v0" is not tpsmon.bench/v1`},
+		{"endpoint url", func(a, b *Report) { b.Endpoints[0].URL = "http://127.0.0.1:9/v1" }, "endpoint 1's url differs"},
+		{"no histograms", func(a, b *Report) { b.Endpoints[0].Levels[2].Hist = nil },
+			`b.json: endpoint "sim", level 8 users, has no histograms`},
+		{"bad histogram", func(a, b *Report) { b.Endpoints[0].Levels[0].Hist.E2E.HDR = "eA==" },
+			`b.json: endpoint "sim", level 2 users: hist.e2e: the us histogram does not decode`},
+		{"bad window", func(a, b *Report) { b.Endpoints[0].Levels[0].Windows[0].End = "yesterday" }, `window end "yesterday"`},
+		{"shard count", func(a, b *Report) { b.Settings.Shard = sh(1, 3) }, "settings.shard.count differs"},
+		{"same shard twice", func(a, b *Report) { b.Settings.Shard = sh(0, 2) }, "a.json and b.json are both shard 0/2"},
+		{"shard missing", func(a, b *Report) { a.Settings.Shard, b.Settings.Shard = sh(0, 3), sh(2, 3) }, "shard 1/3 missing"},
+		{"shard out of range", func(a, b *Report) { b.Settings.Shard = sh(2, 2) }, "shard 2/2 does not exist"},
+		{"shard and whole run", func(a, b *Report) { b.Settings.Shard = nil }, "a.json is shard 0/2 but b.json sent the whole load"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := shardReport(t, shards[0], sh(0, 2))
+			b := shardReport(t, shards[1], sh(1, 2))
+			tc.edit(a, b)
+			_, err := Merge([]MergeFile{{"a.json", a}, {"b.json", b}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestMergeReadsOlderReports: a results.json written before histograms were added
+// still reads (its keys are a subset), and merge refuses it saying why.
+func TestMergeReadsOlderReports(t *testing.T) {
+	old := `{"schema":"tpsmon.bench/v1","tool_version":"v0.8.0","settings":{"ramp":[1]},"endpoints":[{"name":"sim",
+	"levels":[{"concurrency":1,"requests":3,"succeeded":3,"ttft_ms":{"p50":100}}]}]}`
+	var r Report
+	if err := json.Unmarshal([]byte(old), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Endpoints[0].Levels[0].TTFTMs.P50 != 100 {
+		t.Fatalf("older report read as %+v", r)
+	}
+	_, err := Merge([]MergeFile{{"old.json", &r}, {"old2.json", &r}})
+	if err == nil || !strings.Contains(err.Error(), "old.json: endpoint \"sim\", level 1 user, has no histograms") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestMarkdownSaysMergedAndShard: the report says it merges runs, or is one shard.
+func TestMarkdownSaysMergedAndShard(t *testing.T) {
+	r := sampleReport()
+	r.MergedFrom = 4
+	if md := Markdown(r); !strings.Contains(md, "- merged: 4 results (shards or whole runs") {
+		t.Errorf("no merged line:\n%s", md)
+	}
+	r.MergedFrom, r.Settings.Shard = 0, &ReportShard{Index: 2, Count: 4}
+	if md := Markdown(r); !strings.Contains(md, "- shard: 2/4 ") || strings.Contains(md, "merged") {
+		t.Errorf("no shard line:\n%s", md)
+	}
+}
+
+// TestMergeSimulatorURL: the built-in simulator listens on a new port each run: its URL
+// is not compared; a real endpoint's is.
+func TestMergeSimulatorURL(t *testing.T) {
+	shards, _, _ := feedShards(5, 2)
+	a := shardReport(t, shards[0], &ReportShard{Index: 0, Count: 2})
+	b := shardReport(t, shards[1], &ReportShard{Index: 1, Count: 2})
+	b.Endpoints[0].URL = "http://127.0.0.1:9/v1"
+	if _, err := Merge([]MergeFile{{"a.json", a}, {"b.json", b}}); err == nil {
+		t.Error("endpoints of different URLs merged")
+	}
+	a.Endpoints[0].Simulated, b.Endpoints[0].Simulated = true, true
+	got, err := Merge([]MergeFile{{"a.json", a}, {"b.json", b}})
+	if err != nil || got.Endpoints[0].URL != a.Endpoints[0].URL {
+		t.Errorf("simulated endpoints: %v, url %q", err, got.Endpoints[0].URL)
+	}
+}

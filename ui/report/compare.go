@@ -1,0 +1,183 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// Thresholds say how much worse NEW may be than BASE before it is a regression.
+type Thresholds struct {
+	// MaxRegression is the largest relative loss allowed on per-user tok/s p50 and
+	// aggregate tok/s, and the largest relative rise of TTFT p95 (0.05 = 5%).
+	MaxRegression float64
+	// MaxErrorIncrease is the largest rise of a level's error rate allowed, in
+	// percentage points as a fraction (0.01 = one point: 0.5% to 1.5%).
+	MaxErrorIncrease float64
+}
+
+// DefaultThresholds are 5% and one percentage point of errors.
+var DefaultThresholds = Thresholds{MaxRegression: 0.05, MaxErrorIncrease: 0.01}
+
+// Comparison is NEW against BASE.
+type Comparison struct {
+	Markdown    string
+	Regressions []string // each way NEW is worse beyond the thresholds
+	Mismatches  []string // why the two runs cannot be compared; when any, nothing else is judged
+	Notes       []string // differences that do not stop the comparison
+}
+
+// Compare compares NEW with BASE, endpoint by endpoint (by name; two single-endpoint
+// runs are paired whatever their names) and level by level (by users).
+func Compare(base, next *Run, th Thresholds) Comparison {
+	var c Comparison
+	c.Mismatches, c.Notes = settingsDiff(base, next)
+	pairs, notes := pairEndpoints(base, next)
+	c.Notes = append(c.Notes, notes...)
+	for _, p := range pairs {
+		if missing := missingLevels(p); len(missing) > 0 && next.Report.Interrupted {
+			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: NEW was interrupted before %s users, which BASE measured", p.name, strings.Join(missing, ", ")))
+		}
+		if x, y := p.base.extra.API, p.next.extra.API; x != "" && y != "" && x != y {
+			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: the API differs: BASE %s, NEW %s", p.name, x, y))
+		}
+	}
+	if len(pairs) == 0 {
+		c.Mismatches = append(c.Mismatches, fmt.Sprintf("no endpoint in common: BASE has %s, NEW has %s",
+			endpointNames(base), endpointNames(next)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# tpsmon compare: NEW %s vs BASE %s\n\n", next.Name, base.Name)
+	fmt.Fprintf(&b, "BASE: %s · NEW: %s\n", runWords(base), runWords(next))
+	if len(c.Mismatches) == 0 {
+		for _, p := range pairs {
+			regs, note := comparePair(&b, p, th)
+			c.Regressions = append(c.Regressions, regs...)
+			if note != "" {
+				c.Notes = append(c.Notes, note)
+			}
+		}
+	}
+	b.WriteString("\n")
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "Note: %s\n", n)
+	}
+	switch {
+	case len(c.Mismatches) > 0:
+		b.WriteString("\n**Result: the runs cannot be compared.**\n\n")
+		for _, m := range c.Mismatches {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	case len(c.Regressions) > 0:
+		fmt.Fprintf(&b, "\n**Result: NEW is worse than BASE** (thresholds: %s).\n\n", th)
+		for _, r := range c.Regressions {
+			fmt.Fprintf(&b, "- %s\n", r)
+		}
+	default:
+		fmt.Fprintf(&b, "\n**Result: no regression** (thresholds: %s).\n", th)
+	}
+	c.Markdown = b.String()
+	return c
+}
+
+// String words the thresholds.
+func (th Thresholds) String() string {
+	pts := strings.TrimSuffix(model.FormatPercent(th.MaxErrorIncrease), "%") + " points"
+	if pts == "1 points" {
+		pts = "1 point"
+	}
+	return fmt.Sprintf("tok/s and TTFT p95 within %s, error rate up by at most %s", model.FormatPercent(th.MaxRegression), pts)
+}
+
+func runWords(r *Run) string {
+	s := r.Name + " (" + date(r.Report.StartedAt) + ", tpsmon " + r.Report.ToolVersion
+	if r.Report.Interrupted {
+		s += ", interrupted"
+	}
+	return s + ")"
+}
+
+// settingsDiff lists the settings that make two runs incomparable (the workload, the
+// ramp, the criteria), and those worth a note (how long levels were held).
+func settingsDiff(base, next *Run) (mismatch, notes []string) {
+	a, b := base.Report.Settings, next.Report.Settings
+	diff := func(name, x, y string) {
+		if x != y {
+			mismatch = append(mismatch, fmt.Sprintf("%s differs: BASE %s, NEW %s", name, x, y))
+		}
+	}
+	diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
+	diff("the API", a.API, b.API)
+	diff("max_tokens", strconv.Itoa(a.MaxTokens), strconv.Itoa(b.MaxTokens))
+	diff("the prompt size", strconv.Itoa(a.PromptTokens)+" tokens", strconv.Itoa(b.PromptTokens)+" tokens")
+	diff("the criteria", a.SLO.SLO().String(), b.SLO.SLO().String())
+	if x, y := base.extra.Settings.IgnoreEOS, next.extra.Settings.IgnoreEOS; x != nil && y != nil {
+		diff("ignore_eos", strconv.FormatBool(*x), strconv.FormatBool(*y))
+	}
+	if a.HoldS != b.HoldS {
+		notes = append(notes, fmt.Sprintf("the hold differs (BASE %s, NEW %s): levels rest on different numbers of requests", seconds(a.HoldS), seconds(b.HoldS)))
+	}
+	if next.Report.Interrupted {
+		notes = append(notes, "NEW was interrupted: it covers what was measured until then")
+	}
+	return mismatch, notes
+}
+
+type endpointPair struct {
+	name       string
+	base, next Series
+}
+
+// pairEndpoints pairs the endpoints of base and next by name, or the two endpoints of
+// two single-endpoint runs whatever their names.
+func pairEndpoints(base, next *Run) ([]endpointPair, []string) {
+	bs, ns := SeriesOf([]*Run{base}), SeriesOf([]*Run{next})
+	if len(bs) == 1 && len(ns) == 1 {
+		var notes []string
+		if bs[0].Endpoint.Name != ns[0].Endpoint.Name {
+			notes = append(notes, fmt.Sprintf("the endpoints have different names (BASE %s, NEW %s): compared as one", bs[0].Endpoint.Name, ns[0].Endpoint.Name))
+		}
+		return []endpointPair{{bs[0].Endpoint.Name, bs[0], ns[0]}}, notes
+	}
+	var pairs []endpointPair
+	var notes []string
+	for _, b := range bs {
+		i := slices.IndexFunc(ns, func(n Series) bool { return n.Endpoint.Name == b.Endpoint.Name })
+		if i < 0 {
+			notes = append(notes, "endpoint "+b.Endpoint.Name+" is only in BASE")
+			continue
+		}
+		pairs = append(pairs, endpointPair{b.Endpoint.Name, b, ns[i]})
+	}
+	for _, n := range ns {
+		if !slices.ContainsFunc(bs, func(b Series) bool { return b.Endpoint.Name == n.Endpoint.Name }) {
+			notes = append(notes, "endpoint "+n.Endpoint.Name+" is only in NEW")
+		}
+	}
+	return pairs, notes
+}
+
+// missingLevels lists the users of BASE's levels that NEW did not measure.
+func missingLevels(p endpointPair) []string {
+	var out []string
+	for _, l := range p.base.Endpoint.Levels {
+		if _, ok := levelAt(p.next.Endpoint.Levels, l.Concurrency); !ok {
+			out = append(out, strconv.Itoa(l.Concurrency))
+		}
+	}
+	return out
+}
+
+func endpointNames(r *Run) string {
+	var names []string
+	for _, e := range r.Report.Endpoints {
+		names = append(names, e.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+func TestVerdictWording(t *testing.T) {
+	runs := load(t, "base.json", "small-gpu.json")
+	v := VerdictOf(SeriesOf(runs))
+	if got := v.Lines[0].Capacity; got != "capacity at least 8 users (limit not reached)" {
+		t.Errorf("base: %q", got)
+	}
+	if got := v.Lines[1].Capacity; got != "capacity 2 users" {
+		t.Errorf("small-gpu: %q", got)
+	}
+	if got := strings.Join(v.Lines[1].Failures, "; "); got != "4 users: per-user p50 28.9 < 30 tok/s; 8 users: per-user p50 26 < 30 tok/s" {
+		t.Errorf("small-gpu failures: %q", got)
+	}
+	if len(v.Lines[0].Failures) != 0 || !v.Lines[0].Meets {
+		t.Errorf("base: failures %v, meets %v", v.Lines[0].Failures, v.Lines[0].Meets)
+	}
+	if v.Criteria != "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%" {
+		t.Errorf("criteria %q", v.Criteria)
+	}
+	if len(v.Changes) != 1 || !strings.HasPrefix(v.Changes[0], "small-gpu vs base: capacity 2 users vs at least 8 users; at 8 users per-user p50 26 vs 52.2 tok/s (-50.3%)") {
+		t.Errorf("changes %q", v.Changes)
+	}
+}
+
+func TestVerdictNoLevelMeets(t *testing.T) {
+	base := load(t, "base.json")[0]
+	r := edited(t, base, "strict.json", func(r *model.Report) {
+		r.Settings.SLO.TTFTP95MaxMs = 25
+		r.Endpoints[0].Capacity.Users = 0
+		r.Endpoints[0].Levels[0].UserTPS.P50 = 10
+		r.Endpoints[0].Levels[1].ErrorRate = 0.0455
+	})
+	v := VerdictOf(SeriesOf([]*Run{r}))
+	l := v.Lines[0]
+	if l.Capacity != "no level meets the criteria" || l.Meets {
+		t.Errorf("capacity %q, meets %v", l.Capacity, l.Meets)
+	}
+	want := []string{
+		"1 user: per-user p50 10 < 30 tok/s",
+		"2 users: TTFT p95 30.7 > 25 ms, errors 4.55% > 1%",
+		"4 users: TTFT p95 34.7 > 25 ms",
+		"8 users: TTFT p95 54.1 > 25 ms",
+	}
+	if strings.Join(l.Failures, "\n") != strings.Join(want, "\n") {
+		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(l.Failures, "\n"), strings.Join(want, "\n"))
+	}
+	if v.Criteria != "per-user p50 >= 30 tok/s, TTFT p95 <= 25 ms, errors <= 1%" {
+		t.Errorf("criteria %q", v.Criteria)
+	}
+}
+
+func TestVerdictInterruptedIsALowerBound(t *testing.T) {
+	// A file from before capacity.at_least was written: the verdict derives it, and an
+	// interrupted run's capacity is a lower bound.
+	small := load(t, "small-gpu.json")[0]
+	small.Report.Interrupted = true
+	data, err := json.Marshal(small.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`,"at_least":false`), nil)
+	if bytes.Contains(data, []byte("at_least")) {
+		t.Fatal("the fixture still has at_least")
+	}
+	r, err := Decode("cut.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := VerdictOf(SeriesOf([]*Run{r})).Lines[0].Capacity; got != "capacity at least 2 users (limit not reached)" {
+		t.Errorf("interrupted run: %q", got)
+	}
+}
+
+func TestFailuresOfEmptyLevels(t *testing.T) {
+	slo := model.DefaultSLO
+	if f := Failures(model.ReportLevel{Concurrency: 4}, slo); len(f) != 1 || f[0] != "no request ended" {
+		t.Errorf("no requests: %v", f)
+	}
+	if f := Failures(model.ReportLevel{Concurrency: 4, Requests: 3}, slo); len(f) != 1 || f[0] != "no first token measured" {
+		t.Errorf("every request failed: %v", f)
+	}
+}
