@@ -126,25 +126,23 @@ func (s *scanner) key() ([]byte, bool) {
 // str reads a string or null and returns its raw bytes (nil for null, non-nil for "").
 func (s *scanner) str() ([]byte, bool) {
 	s.p = skipSpace(s.b, s.p)
-	if s.null() {
-		return nil, true
+	if s.p < len(s.b) && s.b[s.p] == '"' {
+		e := stringEnd(s.b, s.p+1)
+		if e < 0 {
+			return nil, false
+		}
+		v := s.b[s.p+1 : e : e]
+		s.p = e + 1
+		return v, true
 	}
-	if s.p >= len(s.b) || s.b[s.p] != '"' {
-		return nil, false
-	}
-	e := stringEnd(s.b, s.p+1)
-	if e < 0 {
-		return nil, false
-	}
-	v := s.b[s.p+1 : e : e]
-	s.p = e + 1
-	return v, true
+	return nil, s.null()
 }
 
 // null reads null.
 func (s *scanner) null() bool {
 	s.p = skipSpace(s.b, s.p)
-	if bytes.HasPrefix(s.b[s.p:], []byte("null")) {
+	b := s.b
+	if p := s.p; p+3 < len(b) && b[p] == 'n' && b[p+1] == 'u' && b[p+2] == 'l' && b[p+3] == 'l' {
 		s.p += 4
 		return true
 	}
@@ -274,7 +272,7 @@ func (s *scanner) delta(c *choiceInfo) bool {
 // matches keys so); exact matches were handled by the caller.
 func foldsTo(k []byte, names []string) bool {
 	for _, n := range names {
-		if len(k) == len(n) && bytes.EqualFold(k, []byte(n)) {
+		if len(k) == len(n) && k[0]|0x20 == n[0] && bytes.EqualFold(k, []byte(n)) {
 			return true
 		}
 	}
