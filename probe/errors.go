@@ -245,8 +245,8 @@ func httpMessage(status int, serverMsg string, cred credentials) string {
 	return prefix + ": " + serverMsg
 }
 
-// bodyMessage extracts the server's message from an error body that go-openai could
-// not parse as {"error":{...}}: old vLLM {"object":"error","message":...}, FastAPI
+// bodyMessage extracts the server's message from an error body: OpenAI's
+// {"error":{"message":...}}, old vLLM {"object":"error","message":...}, FastAPI
 // {"detail":...}, {"error":"text"}, or else the first bytes of the body.
 func (r redactor) bodyMessage(body []byte) string {
 	var o struct {
