@@ -5,9 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -53,26 +51,20 @@ const (
 	DefaultTimeout      = 60 * time.Second
 )
 
-// placeholderModel is the model name go-openai sees; the doer sends the real one. It
-// keeps go-openai's client-side checks on OpenAI model names out of the way.
-const placeholderModel = "tpsmon-placeholder"
-
-// emptyLinesLimit is how many non-data lines (pings, event: lines, blank lines) may come
-// between two data lines. Long prefills send many pings; stalls are the watchdog's job.
-const emptyLinesLimit = 1 << 24
-
 // drainWait bounds reading the end of a response after [DONE] (normally immediate).
 const drainWait = 250 * time.Millisecond
 
 // Client streams completions from one Endpoint. It is safe for concurrent use: one
-// Client serves all the streams of an endpoint, over its own connection pool.
+// Client serves all the streams of an endpoint, over its own connection pool. It reads
+// the event stream itself (sseReader, decoder); go-openai only provides the request types.
 type Client struct {
 	ep          Endpoint
 	completions bool
-	hc          *http.Client
-	oa          *openai.Client
-	chatStub    openai.ChatCompletionRequest
-	compStub    openai.CompletionRequest
+	hc          *http.Client // the endpoint's connection pool
+	fresh       *http.Client // a new connection per request: the retry after a dead one
+	url         string       // where requests go: the base URL + /chat/completions or /completions
+	header      http.Header  // the header of every request (cloned per request)
+	body        *bodySource
 	timeout     time.Duration
 	hostPort    string // host:port for messages
 	redact      redactor
@@ -93,7 +85,7 @@ func NewClient(ep Endpoint, conns int) (*Client, error) {
 		Transport: newTransport(ep, conns),
 		// A redirect is reported, not followed: following it turns the POST into a GET
 		// (301/302) or hides a round trip inside TTFT and stamps t_headers on the
-		// redirect's answer (307/308). The doer turns it into a redirectError.
+		// redirect's answer (307/308). send turns it into a redirectError.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return newClient(ep, u, hc)
@@ -121,37 +113,48 @@ func newTransport(ep Endpoint, conns int) *http.Transport {
 }
 
 // newClient builds a Client over hc (tests and benchmarks pass their own transport).
+// The retry after a dead connection goes over a copy of hc's transport that keeps no
+// connection, so that it always dials a new one.
 func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
+	if ep.Prompt == "" && ep.PromptSeed == 0 {
+		ep.PromptSeed = randomSeed()
+	}
 	body, err := requestBody(ep)
 	if err != nil {
 		return nil, err
 	}
-	d := &doer{hc: hc, body: body, headers: ep.Headers.Clone()}
-	if ep.APIKey != "" {
-		d.auth = "Bearer " + ep.APIKey
+	fresh := hc
+	if tr, ok := hc.Transport.(*http.Transport); ok {
+		t := tr.Clone()
+		t.DisableKeepAlives = true
+		fresh = &http.Client{Transport: t, CheckRedirect: hc.CheckRedirect}
 	}
-	cfg := openai.DefaultConfig("")
-	cfg.BaseURL = strings.TrimRight(ep.BaseURL, "/")
-	cfg.HTTPClient = d
-	cfg.EmptyMessagesLimit = emptyLinesLimit
+	suffix := "/chat/completions"
+	if ep.API == "completions" {
+		suffix = "/completions"
+	}
 	return &Client{
 		ep:          ep,
 		completions: ep.API == "completions",
 		hc:          hc,
-		oa:          openai.NewClientWithConfig(cfg),
-		chatStub:    openai.ChatCompletionRequest{Model: placeholderModel},
-		compStub:    openai.CompletionRequest{Model: placeholderModel, Prompt: ""},
+		fresh:       fresh,
+		url:         strings.TrimRight(ep.BaseURL, "/") + suffix,
+		header:      requestHeader(ep),
+		body:        newBodySource(body, ep.PromptSeed, promptWordCount(ep.PromptTokens)),
 		timeout:     ep.Timeout,
 		hostPort:    hostPort(u),
 		redact:      newRedactor(ep),
 	}, nil
 }
 
-// Endpoint returns the endpoint with defaults applied.
+// Endpoint returns the endpoint with defaults applied (and the prompt seed drawn).
 func (c *Client) Endpoint() Endpoint { return c.ep }
 
 // CloseIdleConnections closes the client's idle connections (call it when done).
-func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	c.hc.CloseIdleConnections()
+	c.fresh.CloseIdleConnections()
+}
 
 // normalize applies defaults and validates ep. A refused setting is a *FieldError.
 func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
@@ -197,13 +200,14 @@ func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
 	return ep, u, nil
 }
 
-// requestBody builds the JSON body sent with every request, once per client: go-openai's
+// requestBody builds the JSON body of the client's requests, once per client: go-openai's
 // request type with the real model, then ExtraBody merged over the top-level keys, then
 // ignore_eos, and finally stream:true and stream_options.include_usage:true forced on.
+// Without a user prompt, the prompt is promptMark, which bodySource replaces per request.
 func requestBody(ep Endpoint) ([]byte, error) {
 	prompt := ep.Prompt
 	if prompt == "" {
-		prompt = syntheticPrompt(ep.PromptTokens)
+		prompt = promptMark
 	}
 	opts := &openai.StreamOptions{IncludeUsage: true}
 	var base any
@@ -248,51 +252,9 @@ func requestBody(ep Endpoint) ([]byte, error) {
 	m["stream_options"] = so
 	b, err = json.Marshal(m)
 	if err != nil {
-		return nil, fmt.Errorf("--extra-body cannot be sent as JSON: %w", err)
+		return nil, fmt.Errorf("probe: the extra body cannot be sent as JSON: %w", err)
 	}
 	return b, nil
-}
-
-// reqStateKey carries a request's reqState from Stream to the doer.
-type reqStateKey struct{}
-
-// reqState is one request's shared state between Stream, the doer, the body wrapper,
-// httptrace and the watchdog timer.
-type reqState struct {
-	p       *Progress
-	send    int64 // Mono() at t_send, set by the doer
-	status  int
-	body    *sniffBody
-	headers atomic.Int64 // Mono() at the first response byte
-	alive   atomic.Int64 // Mono() when the server last showed life (send, headers, bytes)
-
-	timeout  time.Duration
-	timer    *time.Timer
-	cancel   context.CancelCauseFunc
-	stopped  atomic.Bool
-	timedOut atomic.Bool
-}
-
-// watch is the watchdog: instead of resetting a timer per event, the reader only stores
-// the time of its last read, and the timer, when it fires, either cancels the request
-// (quiet for the whole timeout) or re-arms itself for the remaining time.
-func (rs *reqState) watch() {
-	if rs.stopped.Load() {
-		return
-	}
-	idle := time.Duration(Mono() - rs.alive.Load())
-	if idle >= rs.timeout {
-		rs.timedOut.Store(true)
-		rs.cancel(errIdle)
-		return
-	}
-	rs.timer.Reset(rs.timeout - idle)
-}
-
-// rawStream is what both go-openai stream types offer.
-type rawStream interface {
-	RecvRaw() ([]byte, error)
-	Close() error
 }
 
 // Stream implements Streamer: it sends one streaming request and reads it to the end.
@@ -310,32 +272,12 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 		rs.stopped.Store(true)
 		rs.timer.Stop()
 	}()
-	trace := &httptrace.ClientTrace{GotFirstResponseByte: func() {
-		now := Mono()
-		rs.headers.Store(now)
-		rs.alive.Store(now)
-	}}
-	rctx = httptrace.WithClientTrace(context.WithValue(rctx, reqStateKey{}, rs), trace)
+	rctx = httptrace.WithClientTrace(rctx, rs.trace())
 
-	var st rawStream
-	var err error
-	if c.completions {
-		var cs *openai.CompletionStream
-		if cs, err = c.oa.CreateCompletionStream(rctx, c.compStub); err == nil {
-			st = cs
-		}
-	} else {
-		var cs *openai.ChatCompletionStream
-		if cs, err = c.oa.CreateChatCompletionStream(rctx, c.chatStub); err == nil {
-			st = cs
-		}
-	}
 	var r result
+	resp, err := c.send(rctx, ctx, rs)
 	if err != nil {
 		r.end = Mono()
-		if rs.body != nil {
-			_ = rs.body.Close()
-		}
 		switch {
 		case isCanceled(ctx):
 			r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
@@ -346,160 +288,18 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 		}
 		return c.sample(rs, &r)
 	}
-	c.read(ctx, st, rs, &r)
+	sr := newSSEReader(resp.Body, &rs.alive)
+	c.read(ctx, sr, rs, &r)
 	if r.kind == model.ErrNone {
 		// Read the end of the body (after [DONE]) so the connection can be reused; a
 		// server that keeps the response open after [DONE] gets drainWait at most.
 		stop := time.AfterFunc(drainWait, func() { cancel(errIdle) })
-		rs.body.drain(64 << 10)
+		sr.drain(64 << 10)
 		stop.Stop()
 	}
-	_ = st.Close()
+	_ = resp.Body.Close()
+	sr.free()
 	return c.sample(rs, &r)
-}
-
-// result is what the read loop learned about one stream.
-type result struct {
-	first, firstAnswer, last, end int64
-	chunks, tokens, promptTokens  int
-	usage                         bool
-	maxGap                        int64
-	finish                        string
-	status                        int
-	kind                          model.ErrorKind
-	msg                           string
-}
-
-// read reads the stream to its end. This is the per-event path: one RecvRaw, one clock
-// read, a decode that allocates nothing for the common content delta, and one atomic add.
-func (c *Client) read(ctx context.Context, st rawStream, rs *reqState, r *result) {
-	dec := decoder{completions: c.completions}
-	p := rs.p
-	body := rs.body
-	dataEvents := 0
-	for {
-		raw, err := st.RecvRaw()
-		now := Mono()
-		if err != nil {
-			r.end = now
-			c.endErr(ctx, err, rs, r, dataEvents)
-			return
-		}
-		dataEvents++
-		if len(raw) == 0 {
-			// A data line with no payload. go-openai also returns nothing after an
-			// in-band error it could not parse ({"error":"text"}).
-			if body.errData || body.errEvent {
-				r.end, r.kind, r.msg = now, model.ErrStream, c.sniffedError(body)
-				return
-			}
-			continue
-		}
-		info, derr := dec.decode(raw)
-		if derr != nil {
-			r.end, r.kind = now, model.ErrProtocol
-			if body.errEvent {
-				r.kind = model.ErrStream
-				r.msg = "stream_error: the server sent an error event: " + c.redact.line(raw, 200)
-				return
-			}
-			r.msg = "protocol: an event is not valid JSON: " + c.redact.line(raw, 120)
-			return
-		}
-		if info.token {
-			r.chunks++
-			p.Chunks.Add(1)
-			if r.first == 0 {
-				r.first = now
-				p.First.Store(now)
-			} else if gap := now - r.last; gap > r.maxGap {
-				r.maxGap = gap
-			}
-			r.last = now
-			if info.answer && r.firstAnswer == 0 {
-				r.firstAnswer = now
-			}
-		}
-		if info.finish != "" {
-			r.finish = info.finish
-		}
-		if info.usage {
-			r.usage, r.tokens, r.promptTokens = true, info.compTok, info.promTok
-		}
-		// The sniffer may have seen an `event: error` line a few events ahead of this one
-		// (it reads in blocks); the outcome is the same: the stream carried an error.
-		if info.isErr || (!info.token && body.errEvent) {
-			msg := info.errMsg
-			if msg == "" {
-				msg = "the server sent an error event: " + string(raw)
-			}
-			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.line([]byte(msg), 300)
-			return
-		}
-	}
-}
-
-// endErr classifies the end of a stream: io.EOF (at [DONE] or when the connection
-// closed: go-openai does not tell them apart, the sniffer does) or another error.
-func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result, dataEvents int) {
-	body := rs.body
-	var apiErr *openai.APIError
-	switch {
-	case isCanceled(ctx) && !body.done && r.finish == "":
-		// Our own cancel (quit, Ctrl-C) closed the stream: go-openai may report that as a
-		// clean io.EOF, which must not read as the server's truncation.
-		r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
-	case errors.Is(err, io.EOF):
-		switch {
-		case body.errEvent || body.errData:
-			r.kind, r.msg = model.ErrStream, c.sniffedError(body)
-		case r.finish == "abort" || r.finish == "error":
-			// vLLM ends a request its engine dropped with finish_reason "abort"; some
-			// servers say "error". The answer is cut short: a failure, not a success.
-			r.kind = model.ErrStream
-			r.msg = fmt.Sprintf("stream_error: the server ended the stream with finish_reason %q after %d chunks", r.finish, r.chunks)
-		case body.done || r.finish != "":
-			// success
-		case dataEvents == 0 && !looksLikeSSE(body.head[:body.nhead]):
-			r.kind = model.ErrProtocol
-			r.msg = "protocol: the server answered 200 but not with an event stream: " +
-				c.redact.line(body.head[:body.nhead], 120)
-		default:
-			r.kind = model.ErrTruncated
-			r.msg = fmt.Sprintf("truncated: the server closed the stream after %d chunks without a finish_reason or [DONE]", r.chunks)
-		}
-	case isCanceled(ctx):
-		r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
-	case rs.timedOut.Load():
-		r.kind, r.msg = model.ErrTimeout, timeoutMessage(c.timeout, true, r.chunks)
-	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
-		r.kind, r.msg = model.ErrProtocol, "protocol: too many lines without data in the stream"
-	case errors.As(err, &apiErr):
-		r.kind = model.ErrStream
-		r.msg = "stream_error: " + c.redact.line([]byte(apiErr.Message), 300)
-	default:
-		r.kind = model.ErrTruncated
-		r.msg = fmt.Sprintf("truncated: the connection broke after %d chunks (%s)", r.chunks, c.redact.clean(innermost(err)))
-	}
-}
-
-// sniffedError is the message of an in-band error that go-openai did not return: it
-// parses a `data: {"error":...}` payload together with every earlier non-data line of the
-// stream (`: ping` comments), or not at all when "error" is a plain string (TGI).
-func (c *Client) sniffedError(body *sniffBody) string {
-	payload := bytes.TrimSpace(body.errLine)
-	if len(payload) == 0 {
-		return "stream_error: the server sent an error event in the stream"
-	}
-	var o struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(payload, &o) == nil {
-		if t := errorText(o.Error); t != "" {
-			return "stream_error: " + c.redact.line([]byte(t), 300)
-		}
-	}
-	return "stream_error: the server sent an error event: " + c.redact.line(payload, 300)
 }
 
 // sample turns a result into a model.Sample.

@@ -103,8 +103,8 @@ func (p *Pool) tickLocked(now int64) *model.Tick {
 				}
 				users = append(users, int32(c-f.last))
 			}
-			if !f.firstSeen && first < now {
-				fts = append(fts, f.ttft(first))
+			if ttft, ok := f.ttft(first); ok && !f.firstSeen && first < now {
+				fts = append(fts, ttft)
 				f.firstSeen = true
 			}
 		}

@@ -2,74 +2,131 @@ package probe
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
-// doer is the go-openai HTTPDoer of one Client. go-openai builds the request (URL,
-// method, SSE headers) from a stub with a neutral model name; the doer then
-//   - replaces the JSON body with the client's prebuilt body (the real model, the
-//     prompt, max_tokens, stream options and the merged extra body),
-//   - sets the Authorization header (only when there is a key) and the extra headers,
-//   - stamps t_send just before the real http.Client.Do, and
-//   - wraps the response body in a sniffBody that keeps the stream's liveness and
-//     notices [DONE] and error events, which go-openai's reader hides.
-//
-// Sending the model name only in the body avoids go-openai's client-side checks on
-// model names (o1/o3/gpt-5 chat rules, models refused for completions): any name the
-// server serves works.
-type doer struct {
-	hc      *http.Client
-	body    []byte
-	auth    string // "Bearer <key>", or "" for none
-	headers http.Header
+// reqState is one request's shared state between Stream, httptrace and the watchdog timer.
+type reqState struct {
+	p       *Progress
+	send    int64 // Mono() at t_send (stamped again when the request is retried)
+	status  int
+	headers atomic.Int64 // Mono() at the first response byte
+	alive   atomic.Int64 // Mono() when the server last showed life (send, headers, bytes)
+	reused  atomic.Bool  // the request went out on a connection that served an earlier one
+
+	timeout  time.Duration
+	timer    *time.Timer
+	cancel   context.CancelCauseFunc
+	stopped  atomic.Bool
+	timedOut atomic.Bool
 }
 
-func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	rs, _ := req.Context().Value(reqStateKey{}).(*reqState)
-	body := d.body
-	req.Body = io.NopCloser(bytes.NewReader(body))
+// watch is the watchdog: instead of resetting a timer per event, the reader only stores
+// the time of its last read, and the timer, when it fires, either cancels the request
+// (quiet for the whole timeout) or re-arms itself for the remaining time.
+func (rs *reqState) watch() {
+	if rs.stopped.Load() {
+		return
+	}
+	idle := time.Duration(Mono() - rs.alive.Load())
+	if idle >= rs.timeout {
+		rs.timedOut.Store(true)
+		rs.cancel(errIdle)
+		return
+	}
+	rs.timer.Reset(rs.timeout - idle)
+}
+
+// trace returns the httptrace hooks that stamp t_headers and note a reused connection.
+func (rs *reqState) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { rs.reused.Store(info.Reused) },
+		GotFirstResponseByte: func() {
+			now := Mono()
+			rs.headers.Store(now)
+			rs.alive.Store(now)
+		},
+	}
+}
+
+// send sends the request and returns its response when the status is 2xx. Any other
+// answer is an error: a redirectError (3xx, not followed) or a statusError with the
+// first bytes of the body.
+//
+// A request that fails on a reused connection before any byte of its answer is sent once
+// more, on a new connection, with t_send stamped again: the connection was dead before
+// the request left (llama.cpp's llama-server closes the socket after every streamed
+// answer while it advertises Keep-Alive, and Go's pool hands out the connection before
+// it notices the close). That failure is the client's pool's, not the server's: it is no
+// error, and TTFT holds none of the time spent on the dead connection. ctx is the
+// request's context, caller the caller's (whose cancel is never retried).
+func (c *Client) send(ctx, caller context.Context, rs *reqState) (*http.Response, error) {
+	resp, err := c.do(ctx, rs, c.hc)
+	if err != nil && rs.reused.Load() && rs.headers.Load() == 0 && caller.Err() == nil && !rs.timedOut.Load() {
+		resp, err = c.do(ctx, rs, c.fresh)
+	}
+	return resp, err
+}
+
+// do sends the request once over hc, stamping t_send just before hc.Do.
+func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.Response, error) {
+	body := c.body.next()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	req.ContentLength = int64(len(body))
-	req.Header.Del("Authorization")
-	if d.auth != "" {
-		req.Header.Set("Authorization", d.auth)
-	}
-	for k, vs := range d.headers {
-		req.Header[k] = vs
-	}
-	if rs == nil {
-		return d.hc.Do(req)
-	}
+	req.Header = c.header.Clone()
+	rs.reused.Store(false)
 	rs.send = Mono()
+	rs.alive.Store(rs.send)
 	rs.p.Send.Store(rs.send)
-	resp, err := d.hc.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	rs.status = resp.StatusCode
-	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		// go-openai would read a redirect's body as the stream.
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
 		re := &redirectError{status: resp.StatusCode}
 		if loc, err := resp.Location(); err == nil {
-			// Name the API base, as --url wants it.
+			// Name the API base, which is what the endpoint URL must be.
 			loc.Path = strings.TrimSuffix(strings.TrimSuffix(loc.Path, "/chat/completions"), "/completions")
 			re.location = safeURL(loc)
 		}
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 		_ = resp.Body.Close()
 		return nil, re
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		se := &statusError{status: resp.StatusCode}
+		se.body, se.cut = readErrorBody(resp.Body, &rs.alive)
+		_ = resp.Body.Close()
+		return nil, se
 	}
-	rs.body = &sniffBody{rc: resp.Body, alive: &rs.alive}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		// go-openai reads an error body whole; only its first bytes are ever shown.
-		rs.body.limit = maxErrorBody
-	}
-	resp.Body = rs.body
 	return resp, nil
+}
+
+// requestHeader is the header every request of ep carries. Its values are never shown.
+func requestHeader(ep Endpoint) http.Header {
+	h := http.Header{
+		"Content-Type":  {"application/json"},
+		"Accept":        {"text/event-stream"},
+		"Cache-Control": {"no-cache"},
+	}
+	if ep.APIKey != "" {
+		h.Set("Authorization", "Bearer "+ep.APIKey)
+	}
+	for k, vs := range ep.Headers {
+		h[http.CanonicalHeaderKey(k)] = vs
+	}
+	return h
 }
 
 // redirectError is a 3xx answer, which the client does not follow.
@@ -81,174 +138,40 @@ type redirectError struct {
 func (e *redirectError) Error() string {
 	prefix := fmt.Sprintf("http %d %s", e.status, http.StatusText(e.status))
 	if e.location == "" {
-		return prefix + ": the server answered with a redirect: check --url"
+		return prefix + ": the server answered with a redirect: check the endpoint URL"
 	}
-	return prefix + ": the server redirects to " + e.location + ": use that in --url"
+	return prefix + ": the server redirects to " + e.location + ": use that as the endpoint URL"
 }
 
-// maxErrorBody bounds how much of an error response's body is read.
+// statusError is a non-2xx, non-3xx answer.
+type statusError struct {
+	status int
+	body   []byte // its first bytes (up to maxErrorBody)
+	cut    bool   // the connection broke before the body was complete
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("http %d", e.status) }
+
+// maxErrorBody bounds how much of an error response's body is read: only its first
+// bytes are ever shown, and a server may stream an endless error page.
 const maxErrorBody = 64 << 10
 
-// sniffTail is how many bytes of the previous read sniffBody keeps, so that a marker
-// split between two reads is still seen.
-const sniffTail = 32
-
-// sniffBody wraps a streaming response body. On each read (not each line: a read is
-// up to 4 KiB) it records that the server is alive and looks for three markers that
-// go-openai's line reader does not expose: a `data: [DONE]` line, an `event: error`
-// line, and a `data: {"error"...` line. It also keeps the first bytes of the body to
-// show when the body is not an event stream. It is used by one goroutine, except alive.
-type sniffBody struct {
-	rc    io.ReadCloser
-	alive *atomic.Int64 // Mono() of the last read that returned bytes
-	limit int64         // when > 0, the body ends (io.EOF) after this many bytes
-
-	n     int64 // bytes read so far
-	tail  [sniffTail]byte
-	ntail int
-	head  [1024]byte // the first bytes of the body (more than is shown, so that secrets in it are seen whole)
-	nhead int
-
-	eof      bool   // the underlying body returned an error (io.EOF included)
-	done     bool   // a `data: [DONE]` line arrived
-	errEvent bool   // an `event: error` line arrived
-	errData  bool   // a `data: {"error"` line arrived
-	errLine  []byte // its payload (up to maxErrLine bytes), which go-openai may not return
-}
-
-func (s *sniffBody) Read(p []byte) (int, error) {
-	if s.limit > 0 {
-		if s.n >= s.limit {
-			return 0, io.EOF
+// readErrorBody reads up to maxErrorBody bytes of an error answer, storing the time of
+// every read in alive (the watchdog). cut reports a body that broke off.
+func readErrorBody(body io.Reader, alive *atomic.Int64) (b []byte, cut bool) {
+	b = make([]byte, 0, 1024)
+	for len(b) < maxErrorBody {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
 		}
-		p = p[:min(int64(len(p)), s.limit-s.n)]
-	}
-	n, err := s.rc.Read(p)
-	if n > 0 {
-		s.alive.Store(Mono())
-		s.scan(p[:n])
-	}
-	if err != nil {
-		s.eof = true
-	}
-	return n, err
-}
-
-func (s *sniffBody) Close() error { return s.rc.Close() }
-
-// drain reads what is left of the body (normally only the end of the chunked encoding
-// after [DONE]) so that the connection can be reused, up to limit bytes.
-func (s *sniffBody) drain(limit int64) {
-	if s.eof {
-		return
-	}
-	_, _ = io.CopyN(io.Discard, s.rc, limit)
-}
-
-// The markers, each with how many of its leading bytes findLine skips in its search:
-// the search starts at a byte that is rare in JSON chunks ('"', '{', '[' and 'e' are
-// everywhere, 'D' and 'v' are not), which keeps bytes.Index on its fast path.
-var (
-	markDone  = []byte("[DONE]")
-	markEvent = []byte("event:")
-	markError = []byte(`{"error"`)
-	markData  = []byte("data:")
-)
-
-const (
-	anchorDone  = 1 // "DONE]"
-	anchorEvent = 1 // "vent:"
-	anchorError = 4 // `rror"`
-)
-
-func (s *sniffBody) scan(p []byte) {
-	if s.nhead < len(s.head) {
-		s.nhead += copy(s.head[s.nhead:], p)
-	}
-	// p first: a marker found there keeps its whole line (see errLine).
-	s.scanBuf(p, s.n == 0)
-	if s.ntail > 0 {
-		var w [2 * sniffTail]byte
-		k := copy(w[:], s.tail[:s.ntail])
-		k += copy(w[k:], p[:min(len(p), sniffTail)])
-		s.scanBuf(w[:k], s.n == int64(s.ntail))
-	}
-	s.n += int64(len(p))
-	if len(p) >= sniffTail {
-		s.ntail = copy(s.tail[:], p[len(p)-sniffTail:])
-		return
-	}
-	keep := min(s.ntail, sniffTail-len(p))
-	copy(s.tail[:], s.tail[s.ntail-keep:s.ntail])
-	s.ntail = keep + copy(s.tail[keep:], p)
-}
-
-// scanBuf looks for the markers in b; atStart says b begins at the start of the body
-// (so at the start of a line).
-func (s *sniffBody) scanBuf(b []byte, atStart bool) {
-	if !s.done {
-		s.done = findLine(b, markDone, anchorDone, atStart, isDataPrefix)
-	}
-	if !s.errEvent {
-		s.errEvent = findLine(b, markEvent, anchorEvent, atStart, func(head, rest []byte) bool {
-			return len(head) == 0 && bytes.HasPrefix(bytes.TrimLeft(rest, " \t"), []byte("error"))
-		})
-	}
-	if !s.errData {
-		if i := findLineAt(b, markError, anchorError, atStart, isDataPrefix); i >= 0 {
-			s.errData = true
-			line := b[i:]
-			if j := bytes.IndexByte(line, '\n'); j >= 0 {
-				line = line[:j]
-			}
-			s.errLine = append([]byte(nil), line[:min(len(line), maxErrLine)]...)
+		n, err := body.Read(b[len(b):min(cap(b), maxErrorBody)])
+		if n > 0 {
+			alive.Store(Mono())
+			b = b[:len(b)+n]
+		}
+		if err != nil {
+			return b, err != io.EOF
 		}
 	}
-}
-
-// maxErrLine bounds the in-band error payload kept by sniffBody.
-const maxErrLine = 1024
-
-// findLine reports whether mark occurs in b on a line whose part before the mark
-// (head) and after it (rest, up to the end of b) satisfy ok. The start of the line must
-// lie in b, or b must begin a line (atStart). The search looks for mark[anchor:] and
-// then checks the bytes before it.
-func findLine(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byte) bool) bool {
-	return findLineAt(b, mark, anchor, atStart, ok) >= 0
-}
-
-// findLineAt is findLine returning where the mark starts in b, or -1.
-func findLineAt(b, mark []byte, anchor int, atStart bool, ok func(head, rest []byte) bool) int {
-	tail := mark[anchor:]
-	for from := 0; ; {
-		j := bytes.Index(b[from:], tail)
-		if j < 0 {
-			return -1
-		}
-		i := from + j - anchor
-		from += j + 1
-		if i < 0 || !bytes.Equal(b[i:i+anchor], mark[:anchor]) {
-			continue
-		}
-		ls := bytes.LastIndexByte(b[:i], '\n')
-		if (ls >= 0 || atStart) && ok(b[ls+1:i], b[i+len(mark):]) {
-			return i
-		}
-	}
-}
-
-// isDataPrefix reports whether head is "data:" followed only by spaces.
-func isDataPrefix(head, _ []byte) bool {
-	return bytes.HasPrefix(head, markData) && len(bytes.TrimLeft(head[len(markData):], " \t")) == 0
-}
-
-// looksLikeSSE reports whether a body starts like an event stream.
-func looksLikeSSE(head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n\ufeff")
-	for _, p := range [][]byte{markData, markEvent, []byte(":"), []byte("id:"), []byte("retry:")} {
-		if bytes.HasPrefix(head, p) {
-			return true
-		}
-	}
-	return len(head) == 0
+	return b, false
 }

@@ -29,4 +29,8 @@ type Endpoint struct {
 	Timeout   time.Duration
 	Insecure  bool // skip TLS verification (off by default)
 	Simulated bool // the endpoint is tpsmon's built-in simulator
+	// PromptSeed seeds the synthetic prompts (when Prompt is empty): every request gets
+	// the next prompt of the seed's sequence. 0 means a random seed, drawn by NewClient
+	// (Client.Endpoint tells which).
+	PromptSeed uint64
 }

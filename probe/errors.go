@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -16,8 +17,6 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -160,11 +159,11 @@ func connectMessage(err error, hp string) string {
 	var recErr tls.RecordHeaderError
 	switch {
 	case errors.As(err, &dnsErr):
-		return fmt.Sprintf("connect: cannot resolve host %s (%s): check --url", dnsErr.Name, dnsErr.Err)
+		return fmt.Sprintf("connect: cannot resolve host %s (%s): check the endpoint URL", dnsErr.Name, dnsErr.Err)
 	case errors.As(err, &certErr), errors.As(err, &uaErr), errors.As(err, &hostErr):
-		return fmt.Sprintf("connect: TLS certificate of %s not trusted (%s): fix the certificate, or pass --insecure for a server you trust", hp, innermost(err))
+		return fmt.Sprintf("connect: TLS certificate of %s not trusted (%s): fix the certificate, or turn verification off (insecure) for a server you trust", hp, innermost(err))
 	case errors.As(err, &recErr):
-		return fmt.Sprintf("connect: TLS handshake with %s failed: the server does not speak TLS (use http:// in --url?)", hp)
+		return fmt.Sprintf("connect: TLS handshake with %s failed: the server does not speak TLS (use http:// in the endpoint URL?)", hp)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connect: connection refused " + hp + ": is the server running on that port?"
 	case errors.Is(err, syscall.ECONNRESET):
@@ -226,14 +225,14 @@ func httpMessage(status int, serverMsg string, cred credentials) string {
 		case credNone:
 			return prefix + ": the server wants an API key and none was sent: " + keyEnvHint
 		case credOther:
-			return prefix + ": the server refused the credentials sent with --header or in --url (or their permissions)"
+			return prefix + ": the server refused the credentials sent in the extra headers or in the endpoint URL (or their permissions)"
 		}
 		return prefix + ": the server refused the API key (or its permissions): " + keyEnvHint
 	case http.StatusNotFound:
 		if serverMsg == "" {
-			return prefix + ": nothing at this path: check that --url is the API base (e.g. http://host:8000/v1) and --model"
+			return prefix + ": nothing at this path: check that the endpoint URL is the API base (e.g. http://host:8000/v1) and the model name"
 		}
-		return prefix + ": " + serverMsg + " (check --model and --url)"
+		return prefix + ": " + serverMsg + " (check the model name and the endpoint URL)"
 	case http.StatusTooManyRequests:
 		if serverMsg == "" {
 			return prefix + ": the server is rate limiting or overloaded"
@@ -246,8 +245,8 @@ func httpMessage(status int, serverMsg string, cred credentials) string {
 	return prefix + ": " + serverMsg
 }
 
-// bodyMessage extracts the server's message from an error body that go-openai could
-// not parse as {"error":{...}}: old vLLM {"object":"error","message":...}, FastAPI
+// bodyMessage extracts the server's message from an error body: OpenAI's
+// {"error":{"message":...}}, old vLLM {"object":"error","message":...}, FastAPI
 // {"detail":...}, {"error":"text"}, or else the first bytes of the body.
 func (r redactor) bodyMessage(body []byte) string {
 	var o struct {
@@ -280,34 +279,56 @@ func (r redactor) bodyMessage(body []byte) string {
 // was read) to an error kind, HTTP status and message. status is the response's status
 // code, 0 when no response arrived.
 func (c *Client) classifyRequestErr(err error, status int) (model.ErrorKind, int, string) {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
 	var redir *redirectError
+	var se *statusError
 	switch {
 	case errors.As(err, &redir):
 		return model.HTTPError(redir.status), redir.status, c.redact.clean(redir.Error())
-	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
-		msg := c.redact.line([]byte(apiErr.Message), 300)
-		return model.HTTPError(apiErr.HTTPStatusCode), apiErr.HTTPStatusCode,
-			c.redact.clean(httpMessage(apiErr.HTTPStatusCode, msg, endpointCredentials(c.ep)))
-	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0:
-		msg := c.redact.bodyMessage(reqErr.Body)
-		return model.HTTPError(reqErr.HTTPStatusCode), reqErr.HTTPStatusCode,
-			c.redact.clean(httpMessage(reqErr.HTTPStatusCode, msg, endpointCredentials(c.ep)))
-	case status != 0 && (status < 200 || status > 299):
+	case errors.As(err, &se) && se.cut:
 		// The server answered with an error status, then its body broke off.
-		return model.HTTPError(status), status,
-			httpMessage(status, "", endpointCredentials(c.ep)) + " (the connection broke before the server's message was complete)"
+		return model.HTTPError(se.status), se.status,
+			httpMessage(se.status, "", endpointCredentials(c.ep)) + " (the connection broke before the server's message was complete)"
+	case errors.As(err, &se):
+		msg := ""
+		if len(bytes.TrimSpace(se.body)) > 0 {
+			msg = c.redact.bodyMessage(se.body)
+		}
+		return model.HTTPError(se.status), se.status, c.redact.clean(httpMessage(se.status, msg, endpointCredentials(c.ep)))
+	}
+	if msg, ok := clientLimitMessage(err, c.hostPort); ok {
+		return model.ErrClient, 0, msg
 	}
 	return model.ErrConnect, 0, c.redact.clean(connectMessage(err, c.hostPort))
+}
+
+// clientLimitMessage says which of tpsmon's own limits a failure hit, when it hit one:
+// no file descriptor left (EMFILE for the process, ENFILE for the system), no memory or
+// socket buffers, no local port left for a new connection. These are the client's
+// failures (model.ErrClient), never charged to the endpoint.
+func clientLimitMessage(err error, hp string) (string, bool) {
+	switch {
+	case errors.Is(err, syscall.EMFILE):
+		return "client: tpsmon has no file descriptor left for a new connection to " + hp +
+			" (too many open files): raise the open-files limit (ulimit -n) or run fewer users", true
+	case errors.Is(err, syscall.ENFILE):
+		return "client: the system has no file descriptor left for a new connection to " + hp +
+			" (file table overflow): run fewer users or close other programs", true
+	case errors.Is(err, syscall.ENOMEM), errors.Is(err, syscall.ENOBUFS):
+		return "client: the machine running tpsmon is out of memory for a new connection to " + hp +
+			" (" + innermost(err) + "): run fewer users", true
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return "client: this machine has no local port left for a new connection to " + hp +
+			" (cannot assign requested address): run fewer users, or widen the local port range (net.ipv4.ip_local_port_range)", true
+	}
+	return "", false
 }
 
 // timeoutMessage says what the server did not do in time.
 func timeoutMessage(d time.Duration, gotHeaders bool, chunks int) string {
 	if !gotHeaders {
-		return fmt.Sprintf("timeout: no response headers within %s (raise --timeout for slow servers)", d)
+		return fmt.Sprintf("timeout: no response headers within %s (raise the timeout for slow servers)", d)
 	}
-	return fmt.Sprintf("timeout: the stream went quiet for %s after %d chunks (raise --timeout if the server is just slow)", d, chunks)
+	return fmt.Sprintf("timeout: the stream went quiet for %s after %d chunks (raise the timeout if the server is just slow)", d, chunks)
 }
 
 // isCanceled reports whether ctx (the caller's) was canceled or ran out.

@@ -57,7 +57,6 @@ type flight struct {
 	sample model.Sample
 
 	idx       int   // position in Pool.active
-	reg       int64 // Mono() when the pool registered it (fallback for a missing p.Send)
 	last      int64 // Chunks at the previous tick
 	firstSeen bool  // its TTFT already went into a Tick
 
@@ -376,7 +375,7 @@ func (p *Pool) sleep(ctx context.Context, d time.Duration) bool {
 // sendLocked registers a new request in the active set and with the level rule.
 func (p *Pool) sendLocked() *flight {
 	now := Mono()
-	f := &flight{reg: now, idx: len(p.active)}
+	f := &flight{idx: len(p.active)}
 	f.segment, f.concurrency, f.warmup = p.rule.Send(MonoTime(now))
 	p.active = append(p.active, f)
 	p.started++
@@ -389,8 +388,8 @@ func (p *Pool) endLocked(f *flight) {
 	now := Mono()
 	p.delivered += f.prog.Chunks.Load()
 	if !f.firstSeen {
-		if first := f.prog.First.Load(); first != 0 {
-			p.ttfts = append(p.ttfts, f.ttft(first))
+		if ttft, ok := f.ttft(f.prog.First.Load()); ok {
+			p.ttfts = append(p.ttfts, ttft)
 			f.firstSeen = true
 		}
 	}
@@ -413,13 +412,13 @@ func (p *Pool) endLocked(f *flight) {
 	}
 }
 
-func (f *flight) ttft(first int64) time.Duration {
+// ttft is the request's TTFT as model.Sample.TTFT defines it: t_first - t_send, not
+// measured (false) while either is unknown. The live TTFT window and the level's
+// distribution hold the same number for the same request.
+func (f *flight) ttft(first int64) (time.Duration, bool) {
 	send := f.prog.Send.Load()
-	if send == 0 {
-		send = f.reg
+	if send == 0 || first == 0 {
+		return 0, false
 	}
-	if first < send {
-		return 0
-	}
-	return time.Duration(first - send)
+	return time.Duration(first - send), true
 }

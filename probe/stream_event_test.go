@@ -27,10 +27,34 @@ func TestDecodeEvents(t *testing.T) {
 		{"reasoning_content", `{"choices":[{"delta":{"content":null,"reasoning_content":"hm"},"finish_reason":null}]}`, false, true,
 			eventInfo{token: true}},
 		{"reasoning", `{"choices":[{"delta":{"reasoning":"hm"}}]}`, false, true, eventInfo{token: true}},
-		{"role only", `{"choices":[{"delta":{"role":"assistant","content":""},"finish_reason":null}]}`, false, false, eventInfo{}},
-		{"content null", `{"choices":[{"delta":{"content":null}}]}`, false, false, eventInfo{}},
-		{"empty reasoning", `{"choices":[{"delta":{"reasoning_content":""}}]}`, false, false, eventInfo{}},
-		{"spaces", `{ "choices" : [ { "delta" : { "content" : "x" } , "finish_reason" : null } ] }`, false, false, eventInfo{token: true, answer: true}},
+		{"role only", `{"choices":[{"delta":{"role":"assistant","content":""},"finish_reason":null}]}`, false, true, eventInfo{}},
+		{"content null", `{"choices":[{"delta":{"content":null}}]}`, false, true, eventInfo{}},
+		{"empty reasoning", `{"choices":[{"delta":{"reasoning_content":""}}]}`, false, true, eventInfo{}},
+		{"empty delta", `{"choices":[{"delta":{},"finish_reason":null}]}`, false, true, eventInfo{}},
+		{"SGLang content", `{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":null,"content":" the","reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}`, false, true,
+			eventInfo{token: true, answer: true}},
+		{"SGLang reasoning", `{"choices":[{"index":0,"delta":{"role":null,"content":null,"reasoning_content":"hm","tool_calls":null},"finish_reason":null}],"usage":null}`, false, true,
+			eventInfo{token: true}},
+		{"vLLM reasoning under both names", `{"choices":[{"index":0,"delta":{"reasoning":"hm","reasoning_content":"hm"},"logprobs":null,"finish_reason":null}]}`, false, true,
+			eventInfo{token: true}},
+		{"llama.cpp content", `{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hi"}}],"created":1,"id":"chatcmpl-x","model":"m","system_fingerprint":"b1","object":"chat.completion.chunk"}`, false, true,
+			eventInfo{token: true, answer: true}},
+		{"TGI content", `{"object":"chat.completion.chunk","id":"","created":1,"model":"m","system_fingerprint":"3.0","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"logprobs":null,"finish_reason":null}],"usage":null}`, false, true,
+			eventInfo{token: true, answer: true}},
+		{"reasoning then content in one delta", `{"choices":[{"delta":{"reasoning":"a","content":"b"}}]}`, false, true, eventInfo{token: true, answer: true}},
+		{"duplicate key: the last one counts", `{"choices":[{"delta":{"content":"x","content":""}}]}`, false, true, eventInfo{}},
+		{"escaped key", `{"choices":[{"delta":{"cont\u0065nt":"x"}}]}`, false, false, eventInfo{token: true, answer: true}},
+		{"two choices", `{"choices":[{"index":0,"delta":{"content":""}},{"index":1,"delta":{"content":"x"}}]}`, false, false, eventInfo{token: true, answer: true}},
+		{"error beside a delta", `{"choices":[{"delta":{"content":"x"}}],"error":{"message":"boom"}}`, false, false,
+			eventInfo{token: true, answer: true, isErr: true, errMsg: "boom"}},
+		{"spaces", `{ "choices" : [ { "delta" : { "content" : "x" } , "finish_reason" : null } ] }`, false, true, eventInfo{token: true, answer: true}},
+		// Found by FuzzDecodeEvent: a delta outside "choices" is no token.
+		{"delta outside choices", `{"":[{"delta":{"content":"\b"}}]}`, false, false, eventInfo{}},
+		{"key in another case", `{"choices":[{"delta":{"Content":"x"}}]}`, false, false, eventInfo{token: true, answer: true}},
+		{"object error with choices", `{"object":"error","choices":[{"delta":{"content":"x"}}]}`, false, false, eventInfo{token: true, answer: true}},
+		{"usage object after content", `{"choices":[{"delta":{"content":"x"}}],"usage":{"completion_tokens":1}}`, false, false,
+			eventInfo{token: true, answer: true, usage: true, compTok: 1}},
+		{"llama.cpp timings", `{"choices":[{"delta":{"content":"x"}}],"timings":{"predicted_n":1}}`, false, false, eventInfo{token: true, answer: true}},
 		{"finish with content", `{"choices":[{"delta":{"content":"."},"finish_reason":"stop"}]}`, false, false,
 			eventInfo{token: true, answer: true, finish: "stop"}},
 		{"usage only", `{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5}}`, false, false,
@@ -46,7 +70,7 @@ func TestDecodeEvents(t *testing.T) {
 		{"error null", `{"choices":[{"delta":{"content":"a"}}],"error":null}`, false, true, eventInfo{token: true, answer: true}},
 		{"completions text", `{"id":"x","object":"text_completion","choices":[{"index":0,"text":" hi","logprobs":null,"finish_reason":null}]}`, true, true,
 			eventInfo{token: true, answer: true}},
-		{"completions empty text", `{"choices":[{"text":"","finish_reason":null}]}`, true, false, eventInfo{}},
+		{"completions empty text", `{"choices":[{"text":"","finish_reason":null}]}`, true, true, eventInfo{}},
 		{"completions finish", `{"choices":[{"text":"","finish_reason":"length"}]}`, true, false, eventInfo{finish: "length"}},
 	}
 	for _, tt := range tests {
@@ -85,38 +109,79 @@ func TestDecoderReuseClearsOldValues(t *testing.T) {
 	}
 }
 
-func TestSniffBody(t *testing.T) {
+// TestSSEReader: lines come out whole and without their ends whatever the reads look
+// like (one byte at a time splits every line end), a line longer than the buffer grows
+// it, and the first bytes of the body and the watchdog's time are kept.
+func TestSSEReader(t *testing.T) {
+	long := "data: " + strings.Repeat("x", 3*sseBufSize)
 	tests := []struct {
-		name                    string
-		body                    string
-		done, errEvent, errData bool
+		name  string
+		body  string
+		lines []string
+		rest  string
 	}{
-		{"done", "data: {\"a\":1}\n\ndata: [DONE]\n\n", true, false, false},
-		{"done at body start, no space", "data:[DONE]\n", true, false, false},
-		{"done inside content is not done", "data: {\"content\":\"[DONE]\"}\n\n", false, false, false},
-		{"done CRLF", "data: {}\r\n\r\ndata: [DONE]\r\n\r\n", true, false, false},
-		{"event error", ": ping\n\nevent: error\ndata: {}\n\n", false, true, false},
-		{"event message", "event: message\ndata: {}\n\n", false, false, false},
-		{"data error", "data: {\"x\":1}\n\ndata: {\"error\":\"x\"}\n\n", false, false, true},
-		{"error key later in the line", "data: {\"x\":{\"error\":1}}\n\n", false, false, false},
+		{"events", "data: {\"a\":1}\n\ndata: [DONE]\n\n", []string{`data: {"a":1}`, "", "data: [DONE]", ""}, ""},
+		{"CRLF", "data: {}\r\n\r\n: ping\r\n", []string{"data: {}", "", ": ping"}, ""},
+		{"no line end at the end", "data: a\ndata: [DONE]", []string{"data: a"}, "data: [DONE]"},
+		{"a line longer than the buffer", long + "\n" + "data: b\n", []string{long, "data: b"}, ""},
+		{"empty body", "", nil, ""},
 	}
 	for _, tt := range tests {
 		for _, oneByte := range []bool{false, true} {
 			var r io.Reader = strings.NewReader(tt.body)
 			if oneByte {
-				r = iotest.OneByteReader(r) // every marker split across reads
+				r = iotest.OneByteReader(r)
 			}
 			var rs reqState
-			s := &sniffBody{rc: io.NopCloser(r), alive: &rs.alive}
-			if _, err := io.Copy(io.Discard, s); err != nil {
-				t.Fatal(err)
+			s := newSSEReader(r, &rs.alive)
+			var got []string
+			for {
+				line, ok := s.line()
+				if !ok {
+					break
+				}
+				got = append(got, string(line))
 			}
-			if s.done != tt.done || s.errEvent != tt.errEvent || s.errData != tt.errData || !s.eof {
-				t.Errorf("%s (one byte %v): done %v errEvent %v errData %v eof %v", tt.name, oneByte, s.done, s.errEvent, s.errData, s.eof)
+			if s.err != io.EOF || strings.Join(got, "|") != strings.Join(tt.lines, "|") || string(s.rest()) != tt.rest {
+				t.Errorf("%s (one byte %v): lines %q rest %q err %v; want %q rest %q", tt.name, oneByte, got, s.rest(), s.err, tt.lines, tt.rest)
 			}
-			if want := tt.body[:min(len(tt.body), len(s.head))]; !bytes.Equal(s.head[:s.nhead], []byte(want)) || rs.alive.Load() == 0 {
-				t.Errorf("%s: head %q, alive %d", tt.name, s.head[:s.nhead], rs.alive.Load())
+			if want := tt.body[:min(len(tt.body), len(s.head))]; !bytes.Equal(s.headBytes(), []byte(want)) || (tt.body != "" && rs.alive.Load() == 0) {
+				t.Errorf("%s: head %q, alive %d", tt.name, s.headBytes(), rs.alive.Load())
 			}
+			s.free()
+		}
+	}
+}
+
+// TestSSEReaderLineTooLong: a body that never ends its line stops at maxSSELine.
+func TestSSEReaderLineTooLong(t *testing.T) {
+	var rs reqState
+	s := newSSEReader(io.MultiReader(strings.NewReader("data: "), neverEnding('x')), &rs.alive)
+	defer s.free()
+	if _, ok := s.line(); ok || s.err != errLineTooLong || len(s.buf) > 2*maxSSELine {
+		t.Fatalf("ok %v err %v buffer %d", ok, s.err, len(s.buf))
+	}
+}
+
+// neverEnding is an endless body of one byte.
+type neverEnding byte
+
+func (b neverEnding) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+func TestSSEField(t *testing.T) {
+	for _, tt := range []struct{ line, field, value string }{
+		{"data: x", "data", "x"}, {"data:x", "data", "x"}, {"data:  x ", "data", "x"},
+		{": ping", "", "ping"}, {"event:error", "event", "error"}, {"id", "id", ""}, {"data:", "data", ""},
+		{"data: {\"a\":\"b:c\"}", "data", `{"a":"b:c"}`},
+	} {
+		f, v := sseField([]byte(tt.line))
+		if string(f) != tt.field || string(v) != tt.value {
+			t.Errorf("sseField(%q) = %q, %q; want %q, %q", tt.line, f, v, tt.field, tt.value)
 		}
 	}
 }
