@@ -26,5 +26,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // the first Ctrl-C stops cleanly; a second one kills at once
 	}()
-	return runContext(ctx, args, stdin, stdout, stderr, os.Getenv)
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, openTTY: openDevTTY}
+	return a.execute(ctx, args)
 }

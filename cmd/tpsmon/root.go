@@ -33,6 +33,12 @@ type app struct {
 	stderr io.Writer
 	getenv func(string) string
 
+	// openTTY opens the controlling terminal for the live screen when stdin or stdout
+	// is not one (nil: there is none; tests that want no terminal leave it nil).
+	openTTY func() (io.ReadWriteCloser, error)
+
+	args []string // the command line, for the hints of flag errors
+
 	// planned, when set (tests), sees every resolved plan before the network is
 	// touched; an error it returns ends the run.
 	planned func(*plan) error
@@ -60,15 +66,10 @@ type flagError struct {
 
 func (e *flagError) Error() string { return e.err.Error() }
 
-// runContext runs the command line args until it ends or ctx is canceled.
-func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	return a.execute(ctx, args)
-}
-
 // execute runs the command line args and returns the exit code.
 func (a *app) execute(ctx context.Context, args []string) int {
 	stderr := a.stderr
+	a.args = args
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(a.stdin)
@@ -111,7 +112,7 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
   tpsmon --url http://127.0.0.1:8000/v1 --model my-model
   tpsmon bench --ramp 1,2,4,8 --hold 15s --out results.json
   tpsmon sim --profile ` + "<name>",
-		Args:          cobra.NoArgs,
+		Args:          rootArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       toolVersion(),
@@ -119,6 +120,7 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 			return a.runScreen(cmd, f)
 		},
 	}
+	root.SuggestionsMinimumDistance = suggestDistance
 	root.SetVersionTemplate("tpsmon {{.Version}}\n")
 	root.CompletionOptions.DisableDefaultCmd = true
 	f.register(root, screenRampFlag, "10s")
@@ -127,7 +129,7 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	f.registerSettle(root)
 
 	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newVersionCmd())
-	setFlagErrors(root)
+	a.setFlagErrors(root)
 	return root
 }
 
@@ -141,11 +143,17 @@ func noArgs(cmd *cobra.Command, args []string) error {
 }
 
 // setFlagErrors makes every command's flag errors a flagError naming the command.
-func setFlagErrors(c *cobra.Command) {
+// An unknown flag that belongs to another command gets a hint (see flagHints).
+func (a *app) setFlagErrors(c *cobra.Command) {
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if h := flagHint(c, err, a.args); h != "" {
+			err = fmt.Errorf("%w (%s)", err, h)
+		} else if h := nearFlag(c, err); h != "" {
+			err = fmt.Errorf("%w (%s)", err, h)
+		}
 		return &flagError{path: c.CommandPath(), err: err}
 	})
 	for _, sub := range c.Commands() {
-		setFlagErrors(sub)
+		a.setFlagErrors(sub)
 	}
 }

@@ -35,9 +35,11 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 			return err
 		}
 	}
-	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
-		return usageErrorf("%s", noTerminal)
+	screenIO, closeTTY, err := a.screenIO()
+	if err != nil {
+		return err
 	}
+	defer closeTTY()
 	ctx := cmd.Context()
 	s, err := a.start(ctx, p, false)
 	if err != nil {
@@ -67,7 +69,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 		// tpsmon handles SIGINT and SIGTERM itself (ctx), and ui.Run quits on ctx.
 		// Bubble Tea's own handler would race it: its QuitMsg, sent after the event
 		// loop has ended, blocks the program's shutdown forever.
-		ProgramOptions: []tea.ProgramOption{tea.WithoutSignalHandler()},
+		ProgramOptions: append([]tea.ProgramOption{tea.WithoutSignalHandler()}, screenIO...),
 	})
 	eng.Close()
 	if summary != "" {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeTTY is a terminal stand-in: keys are read from keys, the screen written to screen.
+type fakeTTY struct {
+	keys   io.Reader
+	mu     sync.Mutex
+	screen bytes.Buffer
+	closed bool
+}
+
+func (f *fakeTTY) Read(p []byte) (int, error) { return f.keys.Read(p) }
+func (f *fakeTTY) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.screen.Write(p)
+}
+func (f *fakeTTY) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	return nil
+}
+
+// TestScreenDrawsOnTTY: `tpsmon > run.md` draws the screen on the terminal and leaves
+// only the summary on stdout.
+func TestScreenDrawsOnTTY(t *testing.T) {
+	keysR, keysW := io.Pipe()
+	tty := &fakeTTY{keys: keysR}
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv:  func(string) string { return "" },
+		openTTY: func() (io.ReadWriteCloser, error) { return tty, nil }}
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		_, _ = keysW.Write([]byte("q"))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code := a.execute(ctx, []string{"--profile", "fast"})
+	_ = keysW.Close()
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "| users |") {
+		t.Errorf("stdout holds no level table:\n%s", stdout.String())
+	}
+	if strings.Contains(stdout.String(), "\x1b[") {
+		t.Errorf("stdout holds escape sequences (the screen was drawn there):\n%q", stdout.String())
+	}
+	tty.mu.Lock()
+	defer tty.mu.Unlock()
+	if tty.screen.Len() == 0 || !tty.closed {
+		t.Errorf("terminal: %d bytes drawn, closed %v; want the screen drawn and the terminal closed", tty.screen.Len(), tty.closed)
+	}
+}
+
+// TestNoTTYAtAll: with neither stdin/stdout nor a controlling terminal, exit 2 as before.
+func TestNoTTYAtAll(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv:  func(string) string { return "" },
+		openTTY: func() (io.ReadWriteCloser, error) { return nil, errors.New("no such device") }}
+	if code := a.execute(context.Background(), nil); code != exitUsage || !strings.Contains(stderr.String(), "needs a terminal") {
+		t.Errorf("exit %d, stderr %q; want 2 and the no-terminal message", code, stderr.String())
+	}
+}

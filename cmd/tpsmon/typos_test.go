@@ -1,0 +1,40 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestTypoHelp(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bnech"}, `(did you mean bench?)`},
+		{[]string{"bench", "--users", "8"}, "use --ramp 8"},
+		{[]string{"bench", "--users=16"}, "use --ramp 16"},
+		{[]string{"sim", "--profle", "fast"}, "did you mean --profile?"},
+	} {
+		r := cli(t, nil, nil, nil, c.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+func TestBuildVersion(t *testing.T) {
+	for _, c := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}, "dev-0123456789ab-dirty"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+	} {
+		if got := buildVersion(&c.bi); got != c.want {
+			t.Errorf("buildVersion(%+v) = %q, want %q", c.bi.Main, got, c.want)
+		}
+	}
+}
