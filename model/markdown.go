@@ -226,15 +226,12 @@ func errorsCell(l *ReportLevel) string {
 // per level naming the criteria it failed.
 func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted bool) {
 	c := e.Capacity
-	switch {
-	case c.Users > 0 && c.AtLeast && interrupted:
-		fmt.Fprintf(b, "Capacity: at least %s (limit not reached: the run was interrupted) for %s\n", users(c.Users), slo)
-	case c.Users > 0 && c.AtLeast:
-		fmt.Fprintf(b, "Capacity: at least %s (limit not reached: the highest level measured meets %s)\n", users(c.Users), slo)
-	case c.Users > 0:
-		fmt.Fprintf(b, "Capacity: %s (%s)\n", users(c.Users), slo)
-	default:
-		fmt.Fprintf(b, "Capacity: no level meets %s\n", slo)
+	stopped := ""
+	if interrupted {
+		stopped = "the run was interrupted"
+	}
+	fmt.Fprintf(b, "Capacity: %s\n", capacityWords(c, slo, stopped))
+	if c.Users == 0 {
 		for i := range e.Levels {
 			l := &e.Levels[i]
 			why := slo.failures(judgeReport(l))

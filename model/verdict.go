@@ -1,0 +1,60 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// capacityWords is the capacity in words, shared by the Markdown report ("Capacity: "
+// and these words) and the live screen's verdict: "16 users (criteria)", "at least 16
+// users (limit not reached: why)", or "no level meets criteria". stopped, when not
+// empty, is why a lower bound was not pushed further (e.g. "the run was interrupted");
+// empty, a lower bound means the highest level measured meets the criteria.
+func capacityWords(c ReportCap, slo SLO, stopped string) string {
+	switch {
+	case c.Users > 0 && c.AtLeast && stopped != "":
+		return fmt.Sprintf("at least %s (limit not reached: %s) for %s", users(c.Users), stopped, slo)
+	case c.Users > 0 && c.AtLeast:
+		return fmt.Sprintf("at least %s (limit not reached: the highest level measured meets %s)", users(c.Users), slo)
+	case c.Users > 0:
+		return fmt.Sprintf("%s (%s)", users(c.Users), slo)
+	}
+	return fmt.Sprintf("no level meets %s", slo)
+}
+
+// Verdict is one endpoint's capacity and saturation in words, for the live screen, e.g.
+// "capacity 16 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%) -
+// saturates at 32 users (740 tok/s)". While running (an auto-ramp goes on) a capacity
+// at the top level measured is "at least ... (limit not reached: the ramp goes on)".
+// When no level meets the criteria it names what the lowest level failed. "" before any
+// level has a request.
+func Verdict(levels []LevelStats, slo SLO, running bool) string {
+	var measured []LevelStats
+	for i := range levels {
+		if levels[i].Requests > 0 {
+			measured = append(measured, levels[i])
+		}
+	}
+	if len(measured) == 0 {
+		return ""
+	}
+	stopped := ""
+	if running {
+		stopped = "the ramp goes on"
+	}
+	c := capacityOf(measured, slo, running)
+	s := "capacity " + capacityWords(c, slo, stopped)
+	if c.Users == 0 {
+		if why := slo.Failures(&measured[0]); len(why) > 0 {
+			s += " - " + users(measured[0].Concurrency) + ": " + why[0]
+		}
+	}
+	if u, ok := saturation(measured); ok {
+		for i := range measured {
+			if measured[i].Concurrency == u {
+				s += " - saturates at " + users(u) + " (" + strconv.FormatFloat(measured[i].AggregateTPS, 'f', 0, 64) + " tok/s)"
+			}
+		}
+	}
+	return s
+}
