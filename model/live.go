@@ -22,7 +22,16 @@ type Tick struct {
 	FirstTokens []time.Duration
 	// Started and Finished count requests sent and ended in [Start, End).
 	Started, Finished int
+	// Silent counts the streams open at End that received no token for more than
+	// SilentAfter (since their previous token, or since they were sent); SilentFor is
+	// the longest of those silences (to the pool's tick: about one bucket).
+	Silent    int
+	SilentFor time.Duration
 }
+
+// SilentAfter is how long an open stream goes without a token before it counts as
+// silent (Tick.Silent): longer than any healthy gap between tokens.
+const SilentAfter = 2 * time.Second
 
 // Segment is one period at a fixed target concurrency of one endpoint's pool. It is
 // opened by a concurrency change or a resume, and closed by the next change, a pause,

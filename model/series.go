@@ -128,6 +128,7 @@ func (t *series) addTick(tk *Tick, ratio float64) {
 		Target:   tk.Target,
 		Started:  tk.Started,
 		Finished: tk.Finished,
+		Silent:   tk.Silent, SilentFor: tk.SilentFor,
 	}
 	if sec := width.Seconds(); sec > 0 {
 		b.AggregateTPS = float64(tk.Chunks) * ratio / sec
@@ -244,5 +245,7 @@ func (t *series) live() Live {
 		HasTTFT:      b.HasTTFT,
 		Active:       b.Active,
 		Target:       b.Target,
+		Silent:       b.Silent,
+		SilentFor:    b.SilentFor,
 	}
 }

@@ -77,6 +77,8 @@ type Live struct {
 	HasTTFT      bool
 	Active       int
 	Target       int
+	Silent       int           // streams open with no token for more than SilentAfter (Tick.Silent)
+	SilentFor    time.Duration // the longest of those silences
 }
 
 // Bucket is one point of the live series (one per Tick).
@@ -94,5 +96,7 @@ type Bucket struct {
 	Target       int
 	Started      int
 	Finished     int
-	Errors       int // failed requests that ended in this bucket
+	Errors       int           // failed requests that ended in this bucket
+	Silent       int           // Tick.Silent
+	SilentFor    time.Duration // Tick.SilentFor
 }

@@ -108,6 +108,13 @@ func (p *Pool) tickLocked(now int64) *model.Tick {
 				f.firstSeen = true
 			}
 		}
+		if c != f.last {
+			f.heard = now
+		}
+		if quiet := time.Duration(now - f.heard); quiet > model.SilentAfter {
+			tk.Silent++
+			tk.SilentFor = max(tk.SilentFor, quiet)
+		}
 		f.last = c
 	}
 	tk.Chunks = total - p.lastDelivered

@@ -58,6 +58,7 @@ type flight struct {
 
 	idx       int   // position in Pool.active
 	last      int64 // Chunks at the previous tick
+	heard     int64 // Mono() at the tick its chunk count last grew, or at its send (silence)
 	firstSeen bool  // its TTFT already went into a Tick
 
 	segment, concurrency int
@@ -375,7 +376,7 @@ func (p *Pool) sleep(ctx context.Context, d time.Duration) bool {
 // sendLocked registers a new request in the active set and with the level rule.
 func (p *Pool) sendLocked() *flight {
 	now := Mono()
-	f := &flight{idx: len(p.active)}
+	f := &flight{idx: len(p.active), heard: now}
 	f.segment, f.concurrency, f.warmup = p.rule.Send(MonoTime(now))
 	p.active = append(p.active, f)
 	p.started++
