@@ -230,7 +230,7 @@ func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	if interrupted {
 		stopped = "the run was interrupted"
 	}
-	fmt.Fprintf(b, "Capacity: %s\n", capacityWords(c, slo, stopped))
+	fmt.Fprintf(b, "Capacity: %s\n", capacityWords(c, &slo, stopped))
 	if c.Users == 0 {
 		for i := range e.Levels {
 			l := &e.Levels[i]

@@ -10,16 +10,25 @@ import (
 // users (limit not reached: why)", or "no level meets criteria". stopped, when not
 // empty, is why a lower bound was not pushed further (e.g. "the run was interrupted");
 // empty, a lower bound means the highest level measured meets the criteria.
-func capacityWords(c ReportCap, slo SLO, stopped string) string {
-	switch {
-	case c.Users > 0 && c.AtLeast && stopped != "":
-		return fmt.Sprintf("at least %s (limit not reached: %s) for %s", users(c.Users), stopped, slo)
-	case c.Users > 0 && c.AtLeast:
-		return fmt.Sprintf("at least %s (limit not reached: the highest level measured meets %s)", users(c.Users), slo)
-	case c.Users > 0:
-		return fmt.Sprintf("%s (%s)", users(c.Users), slo)
+// A nil slo says "the criteria" instead of naming them (the screen's short form).
+func capacityWords(c ReportCap, slo *SLO, stopped string) string {
+	crit := "the criteria"
+	if slo != nil {
+		crit = slo.String()
 	}
-	return fmt.Sprintf("no level meets %s", slo)
+	switch {
+	case c.Users > 0 && c.AtLeast && stopped != "" && slo == nil:
+		return fmt.Sprintf("at least %s (limit not reached: %s)", users(c.Users), stopped)
+	case c.Users > 0 && c.AtLeast && stopped != "":
+		return fmt.Sprintf("at least %s (limit not reached: %s) for %s", users(c.Users), stopped, crit)
+	case c.Users > 0 && c.AtLeast:
+		return fmt.Sprintf("at least %s (limit not reached: the highest level measured meets %s)", users(c.Users), crit)
+	case c.Users > 0 && slo == nil:
+		return users(c.Users)
+	case c.Users > 0:
+		return fmt.Sprintf("%s (%s)", users(c.Users), crit)
+	}
+	return fmt.Sprintf("no level meets %s", crit)
 }
 
 // Verdict is one endpoint's capacity and saturation in words, for the live screen, e.g.
@@ -27,8 +36,9 @@ func capacityWords(c ReportCap, slo SLO, stopped string) string {
 // saturates at 32 users (740 tok/s)". While running (an auto-ramp goes on) a capacity
 // at the top level measured is "at least ... (limit not reached: the ramp goes on)".
 // When no level meets the criteria it names what the lowest level failed. "" before any
-// level has a request.
-func Verdict(levels []LevelStats, slo SLO, running bool) string {
+// level has a request. Short leaves the criteria unnamed ("capacity 16 users -
+// saturates at 32 users (740 tok/s)"), for narrow screens that show the targets elsewhere.
+func Verdict(levels []LevelStats, slo SLO, running, short bool) string {
 	var measured []LevelStats
 	for i := range levels {
 		if levels[i].Requests > 0 {
@@ -43,7 +53,11 @@ func Verdict(levels []LevelStats, slo SLO, running bool) string {
 		stopped = "the ramp goes on"
 	}
 	c := capacityOf(measured, slo, running)
-	s := "capacity " + capacityWords(c, slo, stopped)
+	crit := &slo
+	if short {
+		crit = nil
+	}
+	s := "capacity " + capacityWords(c, crit, stopped)
 	if c.Users == 0 {
 		if why := slo.Failures(&measured[0]); len(why) > 0 {
 			s += " - " + users(measured[0].Concurrency) + ": " + why[0]

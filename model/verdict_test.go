@@ -32,9 +32,23 @@ func TestVerdict(t *testing.T) {
 		{"empty level skipped", append([]LevelStats{{Concurrency: 1}}, ramp[:1]...), false, "capacity at least 8 users"},
 		{"nothing yet", []LevelStats{{Concurrency: 1}}, false, ""},
 	} {
-		got := Verdict(c.levels, slo, c.running)
+		got := Verdict(c.levels, slo, c.running, false)
 		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s: Verdict = %q\nwant prefix %q", c.name, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		levels  []LevelStats
+		running bool
+		want    string
+	}{
+		{ramp, false, "capacity 16 users - saturates at 32 users (740 tok/s)"},
+		{ramp[:2], true, "capacity at least 16 users (limit not reached: the ramp goes on)"},
+		{ramp[:2], false, "capacity at least 16 users (limit not reached: the highest level measured meets the criteria)"},
+		{ramp[3:], false, "capacity no level meets the criteria - 64 users: TTFT p95 5000 ms > 2000 ms"},
+	} {
+		if got := Verdict(c.levels, slo, c.running, true); got != c.want {
+			t.Errorf("short Verdict = %q, want %q", got, c.want)
 		}
 	}
 }

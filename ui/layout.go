@@ -13,13 +13,18 @@ type layout struct {
 	Gap           int // blank lines between sections
 }
 
+// maxVerdicts is the most verdict lines the status shows (one per endpoint).
+const maxVerdicts = 4
+
 // besideW is the narrowest screen on which the level table sits beside the curve.
 const besideW = 120
 
 // computeLayout splits a w x h screen. helpH is the help footer's wanted height (1 for
 // the short help). Space is given in this order, so a small screen loses panels from
-// the end: header, help, status, the three series, the curve, the level table.
-func computeLayout(w, h, helpH int) layout {
+// the end: header, help, status, the three series, the curve, the level table. The
+// status has a line for each of the verdicts (one per endpoint, at most maxVerdicts)
+// on a tall screen, one for the focused endpoint's from 14 lines.
+func computeLayout(w, h, helpH, verdicts int) layout {
 	l := layout{Width: w, Height: h}
 	if w <= 0 || h <= 0 {
 		return l
@@ -34,9 +39,9 @@ func computeLayout(w, h, helpH int) layout {
 	l.Help = take(min(helpH, max(h/3, 1)))
 	switch {
 	case h >= 34:
-		l.Status = take(3)
+		l.Status = take(3 + min(max(verdicts, 1), maxVerdicts))
 	case h >= 14:
-		l.Status = take(2)
+		l.Status = take(3)
 	default:
 		l.Status = take(1)
 	}

@@ -13,22 +13,22 @@ func TestComputeLayout(t *testing.T) {
 		w, h, help int
 		want       layout
 	}{
-		{80, 24, 1, layout{Width: 80, Height: 24, Header: 2, Help: 1, Status: 2, Series: 3,
-			Curve: 10, CurveW: 80, Table: 6, TableW: 80}},
-		{120, 40, 1, layout{Width: 120, Height: 40, Header: 2, Help: 1, Status: 3, Gap: 1, Series: 7,
-			Curve: 24, CurveW: 120 - tableWidth() - 2, Table: 24, TableW: tableWidth(), Beside: true}},
-		{200, 60, 1, layout{Width: 200, Height: 60, Header: 2, Help: 1, Status: 3, Gap: 1, Series: 11,
-			Curve: 40, CurveW: 200 - tableWidth() - 2, Table: 40, TableW: tableWidth(), Beside: true}},
+		{80, 24, 1, layout{Width: 80, Height: 24, Header: 2, Help: 1, Status: 3, Series: 3,
+			Curve: 9, CurveW: 80, Table: 6, TableW: 80}},
+		{120, 40, 1, layout{Width: 120, Height: 40, Header: 2, Help: 1, Status: 4, Gap: 1, Series: 7,
+			Curve: 23, CurveW: 120 - tableWidth() - 2, Table: 23, TableW: tableWidth(), Beside: true}},
+		{200, 60, 1, layout{Width: 200, Height: 60, Header: 2, Help: 1, Status: 4, Gap: 1, Series: 11,
+			Curve: 39, CurveW: 200 - tableWidth() - 2, Table: 39, TableW: tableWidth(), Beside: true}},
 		// the full help takes room from the body, not from the header or status
-		{80, 24, 7, layout{Width: 80, Height: 24, Header: 2, Help: 7, Status: 2, Series: 3,
-			Curve: 10, CurveW: 80}},
+		{80, 24, 7, layout{Width: 80, Height: 24, Header: 2, Help: 7, Status: 3, Series: 3,
+			Curve: 9, CurveW: 80}},
 		// tiny: the table goes first, then the curve shrinks to its compact form
 		{60, 12, 1, layout{Width: 60, Height: 12, Header: 2, Help: 1, Status: 1, Series: 3, Curve: 5, CurveW: 60}},
 		{40, 6, 1, layout{Width: 40, Height: 6, Header: 1, Help: 1, Status: 1, Series: 3, CurveW: 40}},
 		{0, 0, 1, layout{}},
 	}
 	for _, c := range cases {
-		got := computeLayout(c.w, c.h, c.help)
+		got := computeLayout(c.w, c.h, c.help, 1)
 		if got != c.want {
 			t.Errorf("computeLayout(%d, %d, %d) =\n %+v\nwant\n %+v", c.w, c.h, c.help, got, c.want)
 		}

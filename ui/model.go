@@ -50,6 +50,10 @@ type root struct {
 	table  tablePanel
 	status statusPanel
 
+	errWin []errorWindow // per endpoint: errors of the last minute
+	down   []bool        // per endpoint: its last error stands (to say when it is back)
+	verds  []verdict     // per endpoint: the verdict in words, updated once per bucket
+
 	msg      string
 	msgBad   bool
 	msgAt    time.Time
@@ -94,6 +98,8 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eng *run.Engine, cf
 	for i := range eng.Len() {
 		m.hosts = append(m.hosts, hostOf(eng.BaseURL(i)))
 	}
+	m.errWin = make([]errorWindow, eng.Len())
+	m.down = make([]bool, eng.Len())
 	m.keys.setMulti(eng.Len() > 1)
 	m.applyTheme()
 	return m, nil
@@ -194,7 +200,7 @@ func (m *root) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = computeLayout(m.w, m.h, helpH)
+	m.lay = computeLayout(m.w, m.h, helpH, m.eng.Len())
 	l := m.lay
 	m.header.SetSize(l.Width, l.Header)
 	m.series.SetSize(l.Width, l.Series)
@@ -250,26 +256,15 @@ func (m *root) refresh(force bool) {
 			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: b.Levels(), Capacity: b.Capacity()}
 		}
 		m.curve.SetData(curves, userMin)
+		m.setVerdicts(curves)
 		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
 	}
-	msg := m.msg
-	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
-		msg = "" // let the last error show again
-	}
-	if m.dataDirty || force || msg != m.shownMsg {
-		m.shownMsg = msg
-		req, ok, errs := book.Totals()
-		last, _ := book.LastError()
-		m.status.SetData(statusData{
-			Active: ctl.Active(), Requests: req, Succeeded: ok, Errors: errs,
-			LastError: last, Message: msg, Bad: m.msgBad,
-		})
-		m.dataDirty = false
-	}
+	m.watchEndpoints()
+	m.refreshStatus(force)
 	if m.header.dirty || m.series.dirty || m.curve.dirty || m.table.dirty || m.status.dirty {
 		m.frameDirty = true
 	}

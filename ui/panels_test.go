@@ -281,6 +281,22 @@ func TestStatusPanel(t *testing.T) {
 		{"last_error_80x2", size{80, 2}, statusData{Active: 8, Requests: 41, Succeeded: 40, Errors: map[model.ErrorKind]int{model.ErrTruncated: 1},
 			LastError: "truncated: the stream ended with no finish_reason and no [DONE]"}},
 		{"healthy_80x1", size{80, 1}, statusData{Active: 1, Requests: 3, Succeeded: 3}},
+		{"verdict_and_outcome_80x3", size{80, 3}, statusData{Active: 16, Requests: 900, Succeeded: 900,
+			Verdicts: []verdict{{"capacity 16 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%) - saturates at 32 users (740 tok/s)",
+				"capacity 16 users - saturates at 32 users (740 tok/s)"}},
+			Message: "auto-ramp finished: settled at 16 users (the capacity)"}},
+		{"frozen_server_120x4", size{120, 4}, statusData{Active: 32, Requests: 500, Succeeded: 500, Silent: 32, SilentFor: 15 * time.Second,
+			Verdicts: []verdict{{"capacity at least 32 users (limit not reached: the ramp goes on) for per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%",
+				"capacity at least 32 users (limit not reached: the ramp goes on)"}}}},
+		{"recent_errors_two_endpoints_120x6", size{120, 6}, statusData{Active: 8, Requests: 600, Succeeded: 540,
+			Errors:    map[model.ErrorKind]int{model.ErrTimeout: 50, model.HTTPError(500): 10},
+			Recent:    map[model.ErrorKind]int{model.HTTPError(500): 4, model.ErrTimeout: 1},
+			LastError: "http_500: Internal Server Error", Focus: 1,
+			Verdicts: []verdict{{"a: capacity 8 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%)", "a: capacity 8 users"},
+				{"b: capacity no level meets per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1% - 1 user: errors 9.09% > 1%",
+					"b: capacity no level meets the criteria - 1 user: errors 9.09% > 1%"}}}},
+		{"old_errors_only_120x2", size{120, 2}, statusData{Active: 8, Requests: 600, Succeeded: 590,
+			Errors: map[model.ErrorKind]int{model.ErrTimeout: 10}, Recent: map[model.ErrorKind]int{}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,25 +2,34 @@ package ui
 
 import (
 	"fmt"
-	"sort"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
 )
 
-// statusData is the focused endpoint's request counts and errors, and the status message.
+// statusData is the focused endpoint's request counts and errors, the verdicts, and the
+// status message.
 type statusData struct {
 	Active    int
 	Requests  int // ended since start or `c`
 	Succeeded int
-	Errors    map[model.ErrorKind]int
-	LastError string // plain words; "" once requests succeed again
-	Message   string // the latest action's outcome (ramp stopped, snapshot saved, ...)
-	Bad       bool   // Message reports a failure
+	Errors    map[model.ErrorKind]int // since start or `c`
+	Recent    map[model.ErrorKind]int // over the last minute (errorWindow); nil: not kept
+	LastError string                  // plain words; "" once requests succeed again
+	Silent    int                     // streams open with no token for more than model.SilentAfter
+	SilentFor time.Duration           // the longest of those silences
+	Verdicts  []verdict               // one per endpoint, in words (model.Verdict), "" before any level
+	Focus     int                     // the focused endpoint's verdict (shown alone when they do not all fit)
+	Message   string                  // the latest action's outcome (ramp stopped, snapshot saved, ...)
+	Bad       bool                    // Message reports a failure
 }
 
-// statusPanel shows active streams, requests, errors by kind, the last error of the
-// focused endpoint, and the status message of the latest action.
+// statusPanel shows active streams, requests, errors by kind, the verdict of every
+// endpoint, silent streams and the last error of the focused endpoint, and the status
+// message of the latest action.
 type statusPanel struct {
 	panel
 	data statusData
@@ -34,62 +43,134 @@ func (p *statusPanel) SetData(d statusData) {
 // View returns the status lines, redrawn only after SetData, SetSize or SetStyles.
 func (p *statusPanel) View() string { return p.view(p.render) }
 
-// errorKinds returns "kind n" pairs, most frequent first (ties by name).
-func errorKinds(errs map[model.ErrorKind]int) []string {
-	kinds := make([]model.ErrorKind, 0, len(errs))
-	for k, n := range errs {
-		if n > 0 && k != model.ErrCanceled {
-			kinds = append(kinds, k)
-		}
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if errs[kinds[i]] != errs[kinds[j]] {
-			return errs[kinds[i]] > errs[kinds[j]]
-		}
-		return kinds[i] < kinds[j]
-	})
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = fmt.Sprintf("%s %d", k, errs[k])
-	}
-	return out
-}
-
+// render stacks, as the height allows: the counts; the verdicts (all of them, or the
+// focused endpoint's); what needs attention (silent streams, the last error); the
+// message. With room for only one line after the counts, the message wins, and
+// attention shows when there is no message.
 func (p *statusPanel) render() string {
 	d, st := p.data, p.st
-	sep := st.Faint.Render(" · ")
-	counts := st.Faint.Render("active ") + st.Value.Render(fmt.Sprint(d.Active)) + sep +
-		st.Faint.Render("requests ") + st.Value.Render(fmt.Sprint(d.Requests)) + sep +
-		st.Faint.Render("ok ") + st.Value.Render(fmt.Sprint(d.Succeeded)) + sep +
-		st.Faint.Render("errors ")
-	if kinds := errorKinds(d.Errors); len(kinds) > 0 {
-		counts += st.Bad.Render(strings.Join(kinds, ", "))
-	} else {
-		counts += st.Good.Render("none")
-	}
-	lastErr := ""
-	if d.LastError != "" {
-		lastErr = st.Faint.Render("last error: ") + st.Bad.Render(d.LastError)
-	}
+	lines := []string{p.counts()}
+	verdicts := p.verdicts()
+	attention := p.attention()
 	msg := ""
 	if d.Message != "" {
+		msg = st.Text.Render(d.Message)
 		if d.Bad {
 			msg = st.Bad.Render(d.Message)
-		} else {
-			msg = st.Text.Render(d.Message)
 		}
 	}
-	lines := []string{counts}
+	room := p.h - 1
 	switch {
-	case p.h >= 3:
-		lines = append(lines, lastErr, msg)
-	case p.h == 2 && msg != "":
-		lines = append(lines, msg)
-	case p.h == 2:
-		lines = append(lines, lastErr)
+	case room >= 2+len(verdicts):
+		lines = append(lines, verdicts...)
+		lines = append(lines, attention, msg)
+	case room >= 3 && len(verdicts) > 0:
+		lines = append(lines, verdicts[min(d.Focus, len(verdicts)-1)], attention, msg)
+	case room == 2 && len(verdicts) > 0:
+		lines = append(lines, verdicts[min(d.Focus, len(verdicts)-1)], firstOf(msg, attention))
+	case room >= 1:
+		lines = append(lines, firstOf(msg, attention))
 	}
 	for len(lines) > 1 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	return fitBlock(strings.Join(lines, "\n"), p.w, p.h)
+}
+
+// firstOf is the first non-empty string.
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// counts is the first line: active, requests, ok, errors (ranked over the last minute,
+// with the totals).
+func (p *statusPanel) counts() string {
+	d, st := p.data, p.st
+	sep := st.Faint.Render(" · ")
+	return st.Faint.Render("active ") + st.Value.Render(fmt.Sprint(d.Active)) + sep +
+		st.Faint.Render("requests ") + st.Value.Render(fmt.Sprint(d.Requests)) + sep +
+		st.Faint.Render("ok ") + st.Value.Render(fmt.Sprint(d.Succeeded)) + sep +
+		st.Faint.Render("errors ") + p.errorWords()
+}
+
+// errorWords are the errors by kind: most frequent over the last minute first, then the
+// total; without a recent error, the totals by kind; "none" without any.
+func (p *statusPanel) errorWords() string {
+	d, st := p.data, p.st
+	total := errorCount(d.Errors)
+	if total == 0 {
+		return st.Good.Render("none")
+	}
+	if d.Recent == nil {
+		return st.Bad.Render(strings.Join(errorKinds(d.Errors), ", "))
+	}
+	if recent := errorKinds(d.Recent); len(recent) > 0 {
+		return st.Faint.Render("last min ") + st.Bad.Render(strings.Join(recent, ", ")) +
+			st.Faint.Render(fmt.Sprintf(" · %d in all", total))
+	}
+	return st.Good.Render("none in the last min") + st.Faint.Render(" · ") +
+		st.Warn.Render(fmt.Sprintf("%d in all: %s", total, strings.Join(errorKinds(d.Errors), ", ")))
+}
+
+// attention is what needs the viewer's eye: silent streams, and the last error.
+func (p *statusPanel) attention() string {
+	d, st := p.data, p.st
+	var parts []string
+	if d.Silent > 0 {
+		parts = append(parts, st.Warn.Render(silenceWords(d.Silent, d.SilentFor)))
+	}
+	if d.LastError != "" {
+		parts = append(parts, st.Faint.Render("last error: ")+st.Bad.Render(d.LastError))
+	}
+	return strings.Join(parts, st.Faint.Render(" · "))
+}
+
+// silenceWords is e.g. "32 streams silent for 15 s" (no token for that long).
+func silenceWords(n int, d time.Duration) string {
+	s := "streams"
+	if n == 1 {
+		s = "stream"
+	}
+	return fmt.Sprintf("%d %s silent for %d s (no token)", n, s, int(d/time.Second))
+}
+
+// verdict is one endpoint's verdict in words, with the criteria and without (for
+// narrow screens).
+type verdict struct{ Full, Short string }
+
+// verdicts are the verdict lines, each in the form that fits the width: green when a
+// capacity was found, amber otherwise.
+func (p *statusPanel) verdicts() []string {
+	var out []string
+	for _, v := range p.data.Verdicts {
+		s := v.Full
+		if ansi.StringWidth(s) > p.w {
+			s = v.Short
+		}
+		if s == "" {
+			continue
+		}
+		style := p.st.Good
+		if strings.Contains(s, "no level meets") {
+			style = p.st.Warn
+		}
+		out = append(out, style.Render(s))
+	}
+	return out
+}
+
+// errorCount is the number of failures in errs, canceled requests left out.
+func errorCount(errs map[model.ErrorKind]int) int {
+	n := 0
+	for k, c := range errs {
+		if k != model.ErrCanceled && c > 0 {
+			n += c
+		}
+	}
+	return n
 }
