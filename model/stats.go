@@ -79,6 +79,12 @@ type Live struct {
 	Target       int
 	Silent       int           // streams open with no token for more than SilentAfter (Tick.Silent)
 	SilentFor    time.Duration // the longest of those silences
+	// Reasoning says a request sent reasoning tokens before its answer (since the last
+	// Reset): TTFO, time to the first answer token, is then worth showing beside TTFT.
+	Reasoning bool
+	TTFOP50   time.Duration // over the successful requests that ended in the trailing window
+	TTFOP95   time.Duration
+	HasTTFO   bool
 }
 
 // Bucket is one point of the live series (one per Tick).

@@ -37,6 +37,7 @@ type Tracker struct {
 	live   series
 	book   book
 	totals totals
+	ttfo   ttfoWindow
 }
 
 // NewTracker returns an empty Tracker.
@@ -52,6 +53,7 @@ func NewTracker(opt TrackerOptions) *Tracker {
 		live:   newSeries(opt.History, opt.TTFTWindow),
 		book:   newBook(),
 		totals: newTotals(),
+		ttfo:   ttfoWindow{window: opt.TTFTWindow},
 	}
 }
 
@@ -72,6 +74,7 @@ func (t *Tracker) AddSample(s *Sample) {
 		return
 	}
 	t.totals.add(s)
+	t.ttfo.add(s)
 	if !s.OK() {
 		t.live.addError(s.End)
 	}
@@ -79,7 +82,10 @@ func (t *Tracker) AddSample(s *Sample) {
 }
 
 // AddTick appends one live bucket.
-func (t *Tracker) AddTick(tk *Tick) { t.live.addTick(tk, t.totals.tokensPerChunk()) }
+func (t *Tracker) AddTick(tk *Tick) {
+	t.live.addTick(tk, t.totals.tokensPerChunk())
+	t.ttfo.update(tk.End)
+}
 
 // UpdateSegment records the latest state of a segment (replacing an earlier state with the same ID).
 func (t *Tracker) UpdateSegment(seg Segment) { t.book.updateSegment(seg) }
@@ -97,6 +103,7 @@ func (t *Tracker) Reset(now time.Time) {
 	t.totals.reset()
 	t.book.reset(now)
 	t.live.reset()
+	t.ttfo.reset()
 }
 
 // Levels returns one LevelStats per concurrency measured, ordered by concurrency.
@@ -112,7 +119,12 @@ func (t *Tracker) Buckets(n int) []Bucket { return t.live.buckets(n) }
 
 // Live returns the newest live values: those of the newest bucket, At being its end.
 // It is the zero Live before the first tick.
-func (t *Tracker) Live() Live { return t.live.live() }
+func (t *Tracker) Live() Live {
+	l := t.live.live()
+	l.Reasoning = t.ttfo.reasoning
+	l.TTFOP50, l.TTFOP95, l.HasTTFO = t.ttfo.p50, t.ttfo.p95, t.ttfo.has
+	return l
+}
 
 // TokensPerChunk is the ratio learned from completed requests that reported usage (1 until
 // then): sum(completion_tokens) / sum(chunks) over the successful ones with at least one
