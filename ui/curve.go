@@ -57,17 +57,17 @@ func curveArrangement(w, h int) (split bool, cw, ch int) {
 
 func (p *curvePanel) render() string {
 	st := p.st
-	title := st.Title.Render("degradation curve") + st.Faint.Render(" (x = users)")
-	legend := p.legend()
-	head := joinSpread(title, legend, p.w)
+	head := p.head()
 
 	points := 0
 	for _, s := range p.series {
 		points += len(s.Levels)
 	}
 	if points == 0 {
-		msg := st.Faint.Render("no level measured yet: press + to add users or r to auto-ramp")
-		return fitBlock(head+"\n"+msg, p.w, p.h)
+		return fitBlock(head+"\n"+st.Faint.Render(firstFit(p.w,
+			"no level measured yet: press + to add users or r to auto-ramp",
+			"no level yet: + adds users, r auto-ramps",
+			"+ add users · r auto-ramp")), p.w, p.h)
 	}
 	split, cw, ch := curveArrangement(p.w, p.h)
 	if ch < 4 || cw < 20 {
@@ -88,15 +88,27 @@ func (p *curvePanel) render() string {
 	return fitBlock(head+"\n"+body, p.w, p.h)
 }
 
-// legend names the endpoints (several) or the markers (one).
-func (p *curvePanel) legend() string {
+// legend names the endpoints (several; short: without the part their names share, e.g.
+// ":8000" and ":8001" for 127.0.0.1:8000 and 127.0.0.1:8001) or the markers (one).
+func (p *curvePanel) legend(short bool) string {
 	st := p.st
 	if len(p.series) > 1 {
-		parts := make([]string, len(p.series))
+		names := make([]string, len(p.series))
 		for i, s := range p.series {
-			parts[i] = st.SeriesStyle(i).Render("━ " + s.Name)
+			names[i] = s.Name
 		}
+		if short {
+			names = trimCommonPrefix(names)
+		}
+		parts := make([]string, len(p.series), len(p.series)+1)
+		for i, n := range names {
+			parts[i] = st.SeriesStyle(i).Render("━ " + n)
+		}
+		parts = append(parts, st.Good.Render("◆")+st.Faint.Render(" capacity"))
 		return strings.Join(parts, "  ")
+	}
+	if short {
+		return st.Open.Render("●") + st.Faint.Render(" now  ") + st.Good.Render("◆") + st.Faint.Render(" capacity")
 	}
 	return st.Faint.Render("• level  ") + st.Open.Render("●") + st.Faint.Render(" now  ") +
 		st.Good.Render("◆") + st.Faint.Render(" capacity")

@@ -38,6 +38,7 @@ const recentSpan = time.Minute
 type errorWindow struct {
 	at    []time.Time
 	snaps []map[model.ErrorKind]int
+	full  bool // a snapshot was dropped: the oldest kept is about recentSpan old
 }
 
 // Add records the totals at now (a copy), at most one snapshot per second.
@@ -64,14 +65,16 @@ func (w *errorWindow) Add(now time.Time, totals map[model.ErrorKind]int) {
 		drop++
 	}
 	w.at, w.snaps = w.at[drop:], w.snaps[drop:]
+	w.full = w.full || drop > 0
 }
 
-// Recent is totals minus the oldest snapshot kept (at most recentSpan old): the errors by
-// kind of about the last minute. Without a snapshot, totals.
+// Recent is totals minus the snapshot of about recentSpan ago: the errors by kind of
+// the last minute. In the first minute (of the run, or since the totals were reset),
+// totals.
 func (w *errorWindow) Recent(totals map[model.ErrorKind]int) map[model.ErrorKind]int {
 	out := make(map[model.ErrorKind]int, len(totals))
 	var base map[model.ErrorKind]int
-	if len(w.snaps) > 0 {
+	if w.full && len(w.snaps) > 0 {
 		base = w.snaps[0]
 	}
 	for k, v := range totals {
@@ -83,4 +86,4 @@ func (w *errorWindow) Recent(totals map[model.ErrorKind]int) map[model.ErrorKind
 }
 
 // Reset forgets every snapshot (the totals were reset).
-func (w *errorWindow) Reset() { w.at, w.snaps = nil, nil }
+func (w *errorWindow) Reset() { w.at, w.snaps, w.full = nil, nil, false }

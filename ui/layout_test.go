@@ -57,9 +57,10 @@ func TestScreenFits(t *testing.T) {
 		wantShown []string
 		wantGone  []string
 	}{
-		{80, 24, false, []string{"per-user p50", "degradation curve", "levels", "last error", "q quit"}, nil},
-		{120, 40, false, []string{"per-user p50", "degradation curve", "levels", "last error", "q quit"}, nil},
-		{200, 60, false, []string{"per-user p50", "degradation curve", "levels", "last error", "q quit"}, nil},
+		{80, 24, false, []string{"per-user p50", "degradation curve", "◆ capacity", "levels", "last error", "q quit"}, nil},
+		// the legend keeps its room: the title shortens for it
+		{120, 40, false, []string{"per-user p50", "curve (x = users)", "◆ capacity", "levels", "last error", "q quit"}, nil},
+		{200, 60, false, []string{"per-user p50", "degradation curve", "◆ capacity", "levels", "last error", "q quit"}, nil},
 		{80, 24, true, []string{"degradation curve", "halve users", "next theme"}, []string{"levels ·"}},
 		{60, 14, false, []string{"per-user p50", "degradation curve"}, []string{"levels ·"}},
 		{50, 8, false, []string{"tpsmon", "per-user p50", "16→33.4"}, []string{"per-user tok/s p50", "levels ·"}},

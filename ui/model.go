@@ -249,11 +249,13 @@ func (m *root) refresh(force bool) {
 	})
 	userMin := m.eng.SLO().UserTPSMin
 	if m.bucketDirty || force {
+		m.series.SetTTFTTarget(m.eng.SLO().TTFTP95Max)
+		m.table.SetTargets(m.eng.SLO().TTFTP95Max, book.Live().Reasoning)
 		m.series.SetData(book.Buckets(m.series.History()), book.Live(), userMin)
 		curves := make([]curveSeries, m.eng.Len())
 		for j := range curves {
 			b := m.eng.Book(j)
-			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: b.Levels(), Capacity: b.Capacity()}
+			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels()), Capacity: b.Capacity()}
 		}
 		m.curve.SetData(curves, userMin)
 		m.setVerdicts(curves)
@@ -261,7 +263,7 @@ func (m *root) refresh(force bool) {
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
-		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
+		m.table.SetData(info.Name, withRequests(book.Levels()), book.Capacity(), userMin)
 	}
 	m.watchEndpoints()
 	m.refreshStatus(force)

@@ -452,3 +452,44 @@ func TestPanelBase(t *testing.T) {
 		t.Fatalf("shrunk to nothing: view %q after %d renders, want the old view dropped", got, calls)
 	}
 }
+
+// TestCurveLegendSurvives: the endpoints' colour key and the capacity marker's key stay
+// on the curve's title line at the width the curve has at 120x40, also when the
+// endpoints are named by host:port.
+func TestCurveLegendSurvives(t *testing.T) {
+	levels := rampLevels()
+	w := computeLayout(120, 40, 1, 2).CurveW
+	for _, c := range []struct {
+		series []curveSeries
+		want   []string
+	}{
+		{[]curveSeries{{Name: "sim", Levels: levels, Capacity: 16}}, []string{"◆ capacity", "● now"}},
+		{[]curveSeries{{Name: "127.0.0.1:8000", Levels: levels}, {Name: "127.0.0.1:8001", Levels: levels}},
+			[]string{"━ 127.0.0.1:8000", "━ 127.0.0.1:8001", "◆ capacity"}},
+		{[]curveSeries{{Name: "gpu-a.example.com:8000", Levels: levels}, {Name: "gpu-b.example.com:8000", Levels: levels}},
+			[]string{"━ gpu-a", "━ gpu-b", "◆ capacity"}},
+		{[]curveSeries{{Name: "10.20.30.40:8000", Levels: levels}, {Name: "10.20.30.40:8001", Levels: levels}, {Name: "10.20.30.40:8002", Levels: levels}},
+			[]string{"━ :8000", "━ :8001", "━ :8002", "◆ capacity"}},
+	} {
+		p := sized(&curvePanel{}, size{w, 24})
+		p.SetData(c.series, 30)
+		head := ansi.Strip(strings.SplitN(p.View(), "\n", 2)[0])
+		for _, s := range c.want {
+			if !strings.Contains(head, s) {
+				t.Errorf("width %d: %q not in the curve's title line %q", w, s, head)
+			}
+		}
+	}
+}
+
+// TestCurveHintFits: the first screen's hint is whole at every curve width.
+func TestCurveHintFits(t *testing.T) {
+	for _, w := range []int{80, computeLayout(120, 40, 1, 1).CurveW, 30} {
+		p := sized(&curvePanel{}, size{w, 10})
+		p.SetData([]curveSeries{{Name: "sim"}}, 30)
+		lines := strings.Split(ansi.Strip(p.View()), "\n")
+		if len(lines) < 2 || strings.Contains(lines[1], "…") || !strings.Contains(lines[1], "+") {
+			t.Errorf("width %d: hint %q is cut or missing", w, lines[1:])
+		}
+	}
+}

@@ -28,7 +28,15 @@ type seriesPanel struct {
 	buckets []model.Bucket
 	live    model.Live
 	target  float64         // per-user TPS target (SLO)
+	ttftMax time.Duration   // TTFT p95 target (SLO); 0: none
 	cv      [3]canvas.Model // the sparklines' canvases, kept between redraws
+}
+
+// SetTTFTTarget sets the TTFT p95 target the TTFT values and chart are judged against.
+func (p *seriesPanel) SetTTFTTarget(d time.Duration) {
+	if d != p.ttftMax {
+		p.ttftMax, p.dirty = d, true
+	}
 }
 
 // SetData takes the newest buckets (oldest first) and live values. Call it when a
@@ -74,18 +82,17 @@ func (p *seriesPanel) heads() (labels, values [3]string) {
 	unit := func(s string) string { return st.Faint.Render(" " + s) }
 
 	user := none
-	if live.HasUser {
+	switch {
+	case allSilent(live):
+		user = st.Bad.Render(silenceWords(live.Silent, live.SilentFor))
+	case live.HasUser:
 		user = sloStyle(st, live.UserTPS, p.target).Render(fmtRate(live.UserTPS)) + unit("tok/s")
 	}
 	agg := st.Value.Render(fmtRate(live.AggregateTPS)) + unit("tok/s")
 	if live.At.IsZero() {
 		agg = none
 	}
-	ttft := none
-	if live.HasTTFT {
-		ttft = st.Faint.Render("p50 ") + st.Value.Render(fmtDur(live.TTFTP50)) +
-			st.Faint.Render("  p95 ") + st.Value.Render(fmtDur(live.TTFTP95))
-	}
+	ttft := p.ttftHead()
 	labels = [3]string{
 		st.Title.Render("per-user p50 "),
 		st.Title.Render("aggregate "),
@@ -117,9 +124,14 @@ func (p *seriesPanel) sparks(cw, ch int) (charts [3]string) {
 			p95V[i] = float64(b.TTFTP95) / float64(time.Millisecond)
 		}
 	}
-	charts[0] = drawSpark(&p.cv[0], cw, ch, userV, nil, p.target, st.SeriesStyle(0), st.Target)
-	charts[1] = drawSpark(&p.cv[1], cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target)
-	charts[2] = drawSpark(&p.cv[2], cw, ch, p95V, p50V, 0, st.Faint, st.SeriesStyle(2))
+	userStyle := st.SeriesStyle(0)
+	if p.live.HasUser && p.target > 0 {
+		userStyle = sloStyle(st, p.live.UserTPS, p.target) // the chart in its number's colour
+	}
+	span := spanOf(bs)
+	charts[0] = drawSpark(&p.cv[0], cw, ch, userV, nil, p.target, userStyle, st.Target, scaleLabel(st, "tok/s", span))
+	charts[1] = drawSpark(&p.cv[1], cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target, scaleLabel(st, "tok/s", span))
+	charts[2] = drawSpark(&p.cv[2], cw, ch, p95V, p50V, ms(p.ttftMax), st.Faint, st.SeriesStyle(2), scaleLabel(st, "ms", span))
 	return charts
 }
 
@@ -162,7 +174,7 @@ func (p *seriesPanel) stacked(labels, values, charts [3]string, ch int) string {
 // rescales down as well as up) on c (reused: see resetCanvas). over, when given, is
 // drawn on top in overStyle (TTFT p50 over p95). A positive target is drawn as a faint
 // rule when it falls inside the range.
-func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64, style, overStyle lipgloss.Style) string {
+func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64, style, overStyle lipgloss.Style, label func(top float64) (string, lipgloss.Style)) string {
 	hi := 0.0
 	for _, v := range values {
 		hi = max(hi, v)
@@ -205,6 +217,11 @@ func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64
 					c.SetCell(pt, canvas.NewCellWithStyle('┈', overStyle))
 				}
 			}
+		}
+	}
+	if label != nil && h > 1 && len(values) > 0 {
+		if text, ls := label(hi); ansi.StringWidth(text) <= w {
+			c.SetStringWithStyle(canvas.Point{X: 0, Y: 0}, text, ls)
 		}
 	}
 	return renderCanvas(c)

@@ -48,7 +48,16 @@ type tablePanel struct {
 	levels   []model.LevelStats
 	capacity int
 	target   float64
+	ttftMax  time.Duration // TTFT p95 target: the TTFT cells are coloured against it
+	ttfo     bool          // reasoning tokens seen: TTFO p95 replaces TTFT p50
 	progress levelProgress
+}
+
+// SetTargets sets the TTFT p95 target and whether TTFO (reasoning models) is shown.
+func (p *tablePanel) SetTargets(ttftMax time.Duration, ttfo bool) {
+	if ttftMax != p.ttftMax || ttfo != p.ttfo {
+		p.ttftMax, p.ttfo, p.dirty = ttftMax, ttfo, true
+	}
 }
 
 // SetData replaces the rows.
@@ -101,8 +110,12 @@ func (p *tablePanel) render() string {
 	}
 	var hb strings.Builder
 	hb.WriteString("  ")
-	for _, c := range tableCols {
-		hb.WriteString(fmt.Sprintf("%*s ", c.w, c.name))
+	for i, c := range tableCols {
+		name := c.name
+		if i == 4 && p.ttfo {
+			name = "TTFO p95"
+		}
+		hb.WriteString(fmt.Sprintf("%*s ", c.w, name))
 	}
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
 
@@ -179,8 +192,16 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	if l.AggregateTPS > 0 {
 		agg = fmtRate(l.AggregateTPS)
 	}
+	s50, s95 := st.Text, st.Text
 	if l.TTFT.Count > 0 {
 		t50, t95 = fmtMs(l.TTFT.P50), fmtMs(l.TTFT.P95)
+		s50, s95 = latStyle(st, msDur(l.TTFT.P50), p.ttftMax), latStyle(st, msDur(l.TTFT.P95), p.ttftMax)
+	}
+	if p.ttfo {
+		t50, s50 = dash, st.Text
+		if l.TTFO.Count > 0 {
+			t50 = fmtMs(l.TTFO.P95)
+		}
 	}
 	failed := l.Requests - l.Succeeded
 	errs := "0"
@@ -202,7 +223,7 @@ func (p *tablePanel) row(l model.LevelStats) string {
 		st.Text.Render(cell(1, strconv.Itoa(l.Requests))) + after +
 		userStyle.Render(cell(2, user)) + " " +
 		st.Text.Render(cell(3, agg)) + " " +
-		st.Text.Render(cell(4, t50)) + " " +
-		st.Text.Render(cell(5, t95)) + " " +
+		s50.Render(cell(4, t50)) + " " +
+		s95.Render(cell(5, t95)) + " " +
 		errStyle.Render(cell(6, errs))
 }
