@@ -39,6 +39,9 @@ func (s SLO) Validate() error {
 	if math.IsNaN(e) || e < 0 || e > 1 {
 		return &SLOError{Term: "error_rate", Value: fmtFloat(e), Why: "the error-rate limit must be a fraction from 0 to 1 (0% to 100%)"}
 	}
+	if s.TTFOP95Max < 0 {
+		return &SLOError{Term: "ttfo_p95", Value: s.TTFOP95Max.String(), Why: "the TTFO p95 limit must be above 0 (or absent)"}
+	}
 	return nil
 }
 
@@ -53,22 +56,27 @@ type judged struct {
 	userP50      float64 // tok/s
 	ttftP95      float64 // ms
 	errorRate    float64
+	ttfoMeasured bool
+	ttfoP95      float64 // ms
 }
 
 func judgeStats(l *LevelStats) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFT.Count > 0, userMeasured: l.UserTPS.Count > 0,
-		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate}
+		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate,
+		ttfoMeasured: l.TTFO.Count > 0, ttfoP95: l.TTFO.P95}
 }
 
 func judgeReport(l *ReportLevel) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFTMs != (LatencyJSON{}), userMeasured: l.UserTPS != (RateJSON{}),
-		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate}
+		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate,
+		ttfoMeasured: l.TTFOMs != (LatencyJSON{}), ttfoP95: l.TTFOMs.P95}
 }
 
 // meets is SLO.Meets on what a level shows.
 func (s SLO) meets(j judged) bool {
 	return j.requests > 0 && j.ttftMeasured && j.userP50 >= s.UserTPSMin &&
-		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax
+		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax &&
+		(s.TTFOP95Max <= 0 || j.ttfoMeasured && j.ttfoP95 <= ms(s.TTFOP95Max))
 }
 
 // Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
@@ -99,6 +107,15 @@ func (s SLO) failures(j judged) []string {
 	if j.errorRate > s.ErrorRateMax {
 		a, b := apart(j.errorRate*100, s.ErrorRateMax*100, 2, func(v float64, d int) string { return fmtNum(v, d) + "%" })
 		out = append(out, "errors "+a+" > "+b)
+	}
+	if lim := ms(s.TTFOP95Max); lim > 0 {
+		switch {
+		case !j.ttfoMeasured:
+			out = append(out, "no TTFO measured (no steady request delivered an answer token)")
+		case j.ttfoP95 > lim:
+			a, b := apart(j.ttfoP95, lim, 1, func(v float64, d int) string { return fmtNum(v, d) + " ms" })
+			out = append(out, "TTFO p95 "+a+" > "+b)
+		}
 	}
 	return out
 }

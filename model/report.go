@@ -53,13 +53,15 @@ type ReportSLO struct {
 	UserTPSMin   float64 `json:"user_tps_min"`
 	TTFTP95MaxMs float64 `json:"ttft_p95_max_ms"`
 	ErrorRateMax float64 `json:"error_rate_max"`
+	TTFOP95MaxMs float64 `json:"ttfo_p95_max_ms,omitempty"` // absent: no TTFO criterion
 }
 
 // MarshalJSON writes the criteria with NaN as 0 and an infinity as the largest float
 // of its sign, so that a report with any SLO can be saved.
 func (r ReportSLO) MarshalJSON() ([]byte, error) {
 	type plain ReportSLO
-	return json.Marshal(plain{UserTPSMin: finite(r.UserTPSMin), TTFTP95MaxMs: finite(r.TTFTP95MaxMs), ErrorRateMax: finite(r.ErrorRateMax)})
+	return json.Marshal(plain{UserTPSMin: finite(r.UserTPSMin), TTFTP95MaxMs: finite(r.TTFTP95MaxMs), ErrorRateMax: finite(r.ErrorRateMax),
+		TTFOP95MaxMs: finite(r.TTFOP95MaxMs)})
 }
 
 // ReportEndpoint is one endpoint's curve.

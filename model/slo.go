@@ -12,7 +12,8 @@ import (
 const sloForm = `user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%`
 
 // ParseSLO parses capacity criteria such as "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%".
-// Any subset of the three terms may be given, in any order; the others keep their
+// ttfo_p95 (time to first answer token, for reasoning models: "ttfo_p95<=10s") adds a
+// fourth criterion, off by default. Any subset of the terms may be given, in any order; the others keep their
 // DefaultSLO values, and an empty string gives DefaultSLO. ttft_p95 takes a Go
 // duration with its unit ("2s", "1500ms"; a bare number is refused); error_rate takes a
 // percentage ("1%") or a fraction ("0.01"). Errors name the bad term and show the
@@ -59,6 +60,18 @@ func ParseSLOFrom(base SLO, s string) (SLO, error) {
 				return SLO{}, sloErr(term, "the TTFT limit must be above 0: use ttft_p95<=2s")
 			}
 			slo.TTFTP95Max = d
+		case "ttfo_p95":
+			if op != "<=" {
+				return SLO{}, sloErr(term, "TTFO is a maximum: use ttfo_p95<=10s")
+			}
+			d, err := parseMs(val)
+			if err != nil {
+				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a duration with a unit: use ttfo_p95<=10s or ttfo_p95<=8000ms", val))
+			}
+			if d <= 0 {
+				return SLO{}, sloErr(term, "the TTFO limit must be above 0: use ttfo_p95<=10s")
+			}
+			slo.TTFOP95Max = d
 		case "error_rate":
 			if op != "<=" {
 				return SLO{}, sloErr(term, "the error rate is a maximum: use error_rate<=1%")
@@ -69,7 +82,7 @@ func ParseSLOFrom(base SLO, s string) (SLO, error) {
 			}
 			slo.ErrorRateMax = r
 		default:
-			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95 and error_rate", name))
+			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95, error_rate and ttfo_p95", name))
 		}
 	}
 	return slo, nil
@@ -159,15 +172,20 @@ func (s SLO) orDefault() SLO {
 // String describes the criteria, e.g.
 // "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%".
 func (s SLO) String() string {
-	return fmt.Sprintf("per-user p50 >= %s tok/s, TTFT p95 <= %s ms, errors <= %s",
+	out := fmt.Sprintf("per-user p50 >= %s tok/s, TTFT p95 <= %s ms, errors <= %s",
 		fmtNum(s.UserTPSMin, 2), fmtNum(ms(s.TTFTP95Max), 1), FormatPercent(s.ErrorRateMax))
+	if s.TTFOP95Max > 0 {
+		out += ", TTFO p95 <= " + fmtNum(ms(s.TTFOP95Max), 1) + " ms"
+	}
+	return out
 }
 
 // Report returns the criteria in the report's units. Values that JSON cannot carry
 // (criteria set without ParseSLO, e.g. .nan or .inf in a config file) become finite:
 // NaN is 0, an infinity the largest float of its sign.
 func (s SLO) Report() ReportSLO {
-	return ReportSLO{UserTPSMin: finite(s.UserTPSMin), TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: finite(s.ErrorRateMax)}
+	return ReportSLO{UserTPSMin: finite(s.UserTPSMin), TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: finite(s.ErrorRateMax),
+		TTFOP95MaxMs: ms(s.TTFOP95Max)}
 }
 
 // finite is v, with NaN as 0 and an infinity as the largest float of its sign.
@@ -189,6 +207,7 @@ func (r ReportSLO) SLO() SLO {
 		UserTPSMin:   r.UserTPSMin,
 		TTFTP95Max:   time.Duration(r.TTFTP95MaxMs * float64(time.Millisecond)),
 		ErrorRateMax: r.ErrorRateMax,
+		TTFOP95Max:   time.Duration(r.TTFOP95MaxMs * float64(time.Millisecond)),
 	}.orDefault()
 }
 

@@ -60,6 +60,9 @@ type SLO struct {
 	UserTPSMin   float64
 	TTFTP95Max   time.Duration
 	ErrorRateMax float64
+	// TTFOP95Max, when above 0, is also required of a level: its time to first answer
+	// token (TTFO, reasoning models) p95 at most this. 0: no TTFO criterion.
+	TTFOP95Max time.Duration
 }
 
 // DefaultSLO is 30 tok/s per user, TTFT p95 2 s, 1% errors.

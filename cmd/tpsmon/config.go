@@ -29,7 +29,7 @@ import (
 //	    insecure: false
 //	workload: {max_tokens: 256, prompt_tokens: 128, ignore_eos: true, timeout: 60s}
 //	ramp: {levels: [1, 2, 4, 8, 16, 32], hold: 15s}
-//	slo: {user_tps_p50_min: 30, ttft_p95_max: 2s, error_rate_max: 0.01}
+//	slo: {user_tps_p50_min: 30, ttft_p95_max: 2s, error_rate_max: 0.01}  # ttfo_p95_max: 10s (optional)
 type fileConfig struct {
 	Endpoints []endpointConfig `yaml:"endpoints"`
 	Workload  workloadConfig   `yaml:"workload"`
@@ -68,6 +68,7 @@ type sloConfig struct {
 	UserTPSP50Min *sloNumber `yaml:"user_tps_p50_min"`
 	TTFTP95Max    *posDur    `yaml:"ttft_p95_max"`
 	ErrorRateMax  *rate      `yaml:"error_rate_max"`
+	TTFOP95Max    *posDur    `yaml:"ttfo_p95_max"` // reasoning models: time to first answer token
 }
 
 // apiName is "chat" or "completions".

@@ -202,6 +202,7 @@ func TestConfigErrors(t *testing.T) {
 		{"slo not a number", "slo:\n  user_tps_p50_min: fast\n", []string{"line 2", "slo.user_tps_p50_min", `"fast"`}},
 		{"slo rate inf", "slo:\n  error_rate_max: .inf\n", []string{"line 2", "slo.error_rate_max"}},
 		{"slo ttft negative", "slo:\n  ttft_p95_max: -1s\n", []string{"line 2", "slo.ttft_p95_max"}},
+		{"slo ttfo negative", "slo:\n  ttfo_p95_max: -1s\n", []string{"line 2", "slo.ttfo_p95_max"}},
 		{"endpoints not a list", "endpoints: {a: 1}\n", []string{"line 1", "want a list"}},
 		{"not a mapping", "- a\n- b\n", []string{"line 1", "mapping"}},
 		{"missing url", "workload: {max_tokens: 8}\nendpoints:\n  - name: a\n    url: http://127.0.0.1:8000/v1\n  - name: b\n    model: m\n", []string{"line 5", "endpoints[1] (b)", "url is required"}},

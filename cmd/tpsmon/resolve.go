@@ -149,7 +149,7 @@ func resolveRamp(f *runFlags, rc rampConfig, changed func(string) bool) (engine.
 }
 
 // sloKeys maps the terms of model.SLOError to the config's slo keys.
-var sloKeys = map[string]string{"user_tps_p50": "user_tps_p50_min", "ttft_p95": "ttft_p95_max", "error_rate": "error_rate_max"}
+var sloKeys = map[string]string{"user_tps_p50": "user_tps_p50_min", "ttft_p95": "ttft_p95_max", "error_rate": "error_rate_max", "ttfo_p95": "ttfo_p95_max"}
 
 // resolveSLO is the capacity criteria: the defaults, then the config's, then the
 // terms of --slo over them. The config's criteria are judged by model.SLO.Validate,
@@ -165,6 +165,9 @@ func resolveSLO(flag string, cfg *fileConfig) (model.SLO, error) {
 	}
 	if v := sc.ErrorRateMax; v != nil {
 		slo.ErrorRateMax = float64(*v)
+	}
+	if v := sc.TTFOP95Max; v != nil {
+		slo.TTFOP95Max = time.Duration(*v)
 	}
 	if err := slo.Validate(); err != nil {
 		var se *model.SLOError

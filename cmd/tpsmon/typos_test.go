@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTypoHelp(t *testing.T) {
@@ -36,5 +38,17 @@ func TestBuildVersion(t *testing.T) {
 		if got := buildVersion(&c.bi); got != c.want {
 			t.Errorf("buildVersion(%+v) = %q, want %q", c.bi.Main, got, c.want)
 		}
+	}
+}
+
+// TestTTFOCriterion: ttfo_p95 is accepted from --slo and from the config's slo block.
+func TestTTFOCriterion(t *testing.T) {
+	var got []time.Duration
+	hook := func(p *plan) error { got = append(got, p.slo.TTFOP95Max); return errors.New("planned") }
+	cli(t, nil, nil, hook, "bench", "--slo", "ttfo_p95<=8s")
+	path := writeFile(t, "tpsmon.yaml", "slo:\n  ttfo_p95_max: 12s\n")
+	cli(t, nil, nil, hook, "bench", "--config", path)
+	if len(got) != 2 || got[0] != 8*time.Second || got[1] != 12*time.Second {
+		t.Errorf("TTFO limits planned: %v, want [8s 12s]", got)
 	}
 }
