@@ -27,21 +27,24 @@ func capacityWords(c ReportCap, slo *SLO, stopped string) string {
 		return users(c.Users)
 	case c.Users > 0:
 		return fmt.Sprintf("%s (%s)", users(c.Users), crit)
+	case slo == nil:
+		return "none"
 	}
 	return fmt.Sprintf("no level meets %s", crit)
 }
 
 // Verdict is one endpoint's capacity and saturation in words, for the live screen, e.g.
 // "capacity 16 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%) -
-// saturates at 32 users (740 tok/s)". While running (an auto-ramp goes on) a capacity
-// at the top level measured is "at least ... (limit not reached: the ramp goes on)".
+// saturates at 32 users (740 tok/s)". While running (an auto-ramp goes on) the level
+// being measured is left out until it completes, and a capacity at the top level
+// completed is "at least ... (limit not reached: the ramp goes on)".
 // When no level meets the criteria it names what the lowest level failed. "" before any
 // level has a request. Short leaves the criteria unnamed ("capacity 16 users -
 // saturates at 32 users (740 tok/s)"), for narrow screens that show the targets elsewhere.
 func Verdict(levels []LevelStats, slo SLO, running, short bool) string {
 	var measured []LevelStats
 	for i := range levels {
-		if levels[i].Requests > 0 {
+		if levels[i].Requests > 0 && !(running && levels[i].Open) {
 			measured = append(measured, levels[i])
 		}
 	}

@@ -31,6 +31,8 @@ func TestVerdict(t *testing.T) {
 		{"none", ramp[2:], false, "capacity no level meets per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1% - 32 users: per-user p50 23 tok/s < 30 tok/s - saturates at 32 users (740 tok/s)"},
 		{"empty level skipped", append([]LevelStats{{Concurrency: 1}}, ramp[:1]...), false, "capacity at least 8 users"},
 		{"nothing yet", []LevelStats{{Concurrency: 1}}, false, ""},
+		{"open level waits while running", append(append([]LevelStats{}, ramp[:2]...), func() LevelStats { l := ramp[2]; l.Open = true; return l }()), true,
+			"capacity at least 16 users (limit not reached: the ramp goes on)"},
 	} {
 		got := Verdict(c.levels, slo, c.running, false)
 		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
@@ -45,7 +47,7 @@ func TestVerdict(t *testing.T) {
 		{ramp, false, "capacity 16 users - saturates at 32 users (740 tok/s)"},
 		{ramp[:2], true, "capacity at least 16 users (limit not reached: the ramp goes on)"},
 		{ramp[:2], false, "capacity at least 16 users (limit not reached: the highest level measured meets the criteria)"},
-		{ramp[3:], false, "capacity no level meets the criteria - 64 users: TTFT p95 5000 ms > 2000 ms"},
+		{ramp[3:], false, "capacity none - 64 users: TTFT p95 5000 ms > 2000 ms"},
 	} {
 		if got := Verdict(c.levels, slo, c.running, true); got != c.want {
 			t.Errorf("short Verdict = %q, want %q", got, c.want)

@@ -294,7 +294,7 @@ func TestStatusPanel(t *testing.T) {
 			LastError: "http_500: Internal Server Error", Focus: 1,
 			Verdicts: []verdict{{"a: capacity 8 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%)", "a: capacity 8 users"},
 				{"b: capacity no level meets per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1% - 1 user: errors 9.09% > 1%",
-					"b: capacity no level meets the criteria - 1 user: errors 9.09% > 1%"}}}},
+					"b: capacity none - 1 user: errors 9.09% > 1%"}}}},
 		{"old_errors_only_120x2", size{120, 2}, statusData{Active: 8, Requests: 600, Succeeded: 590,
 			Errors: map[model.ErrorKind]int{model.ErrTimeout: 10}, Recent: map[model.ErrorKind]int{}}},
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -84,7 +85,7 @@ func (p *seriesPanel) heads() (labels, values [3]string) {
 	user := none
 	switch {
 	case allSilent(live):
-		user = st.Bad.Render(silenceWords(live.Silent, live.SilentFor))
+		user = st.Bad.Render(fmt.Sprintf("none: silent %d s", int(live.SilentFor/time.Second)))
 	case live.HasUser:
 		user = sloStyle(st, live.UserTPS, p.target).Render(fmtRate(live.UserTPS)) + unit("tok/s")
 	}

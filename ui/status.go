@@ -156,7 +156,7 @@ func (p *statusPanel) verdicts() []string {
 			continue
 		}
 		style := p.st.Good
-		if strings.Contains(s, "no level meets") {
+		if strings.Contains(s, "no level meets") || strings.Contains(s, "capacity none") {
 			style = p.st.Warn
 		}
 		out = append(out, style.Render(s))
