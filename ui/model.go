@@ -256,6 +256,7 @@ func (m *root) refresh(force bool) {
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
 	}
+	m.table.SetProgress(m.levelProgress())
 	msg := m.msg
 	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
 		msg = "" // let the last error show again
