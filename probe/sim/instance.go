@@ -37,7 +37,7 @@ func Start(ctx context.Context, addr string, cfg Config) (*Instance, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("simulator: cannot listen on %s: %w (choose another --addr)", addr, err)
+		return nil, fmt.Errorf("simulator: cannot listen on %s: %w (choose another address)", addr, err)
 	}
 	s := New(cfg)
 	i := &Instance{
