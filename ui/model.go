@@ -60,6 +60,7 @@ type root struct {
 	frame        string
 	frameDirty   bool
 	quitting     bool
+	interrupted  bool // the user quit while the ramp ran
 	eventsClosed bool
 }
 

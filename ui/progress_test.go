@@ -31,3 +31,24 @@ func TestTableShowsRampProgress(t *testing.T) {
 		t.Errorf("the progress line stays after the ramp stopped:\n%s", v)
 	}
 }
+
+// TestQuitMidRampIsInterrupted: quitting while the auto-ramp runs makes the summary say
+// the run was interrupted and why the ramp ended; quitting after stopping it by hand
+// says it was stopped by hand.
+func TestQuitMidRampIsInterrupted(t *testing.T) {
+	m, _, _ := newTestRoot(t, 1)
+	m.Update(press("r"))
+	m.Update(press("q"))
+	md := m.finish()
+	if !strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "Ramp: interrupted") {
+		t.Errorf("q mid-ramp:\n%s", md)
+	}
+	m, _, _ = newTestRoot(t, 1)
+	m.Update(press("r"))
+	m.Update(press("r"))
+	m.Update(press("q"))
+	md = m.finish()
+	if strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "Ramp: stopped by hand") {
+		t.Errorf("q after stopping the ramp:\n%s", md)
+	}
+}
