@@ -50,6 +50,9 @@ func Start(ctx context.Context, addr string, cfg Config) (*Instance, error) {
 		},
 		stop: make(chan struct{}),
 	}
+	if cfg.CloseAfterStream {
+		closeAfterStreamServer(i.hs)
+	}
 	i.wg.Go(func() {
 		if err := i.hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			i.err = err
