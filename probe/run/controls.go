@@ -29,12 +29,16 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 
 // StopRamp ends the ramp on every endpoint: each holds the level it is at. It reports
 // whether the ramp was running.
-func (e *Engine) StopRamp() bool {
+func (e *Engine) StopRamp() bool { return e.endRamps(EndUser) }
+
+// endRamps ends the ramp on every endpoint it drives, as kind: each holds the level it
+// is at. It reports whether the ramp was running.
+func (e *Engine) endRamps(kind EndKind) bool {
 	was := false
 	for _, ep := range e.eps {
 		if ep.walk != nil {
 			_, c := ep.walk.Level()
-			ep.walk, ep.end = nil, RampEnd{Kind: EndUser, Users: c}
+			ep.walk, ep.end = nil, RampEnd{Kind: kind, Users: c}
 			was = true
 		}
 	}
@@ -44,17 +48,7 @@ func (e *Engine) StopRamp() bool {
 // Interrupt ends the ramp on every endpoint as interrupted (Ctrl-C, a signal, or the
 // user quitting the screen mid-ramp): each holds the level it is at. It reports whether
 // the ramp was running.
-func (e *Engine) Interrupt() bool {
-	was := false
-	for _, ep := range e.eps {
-		if ep.walk != nil {
-			_, c := ep.walk.Level()
-			ep.walk, ep.end = nil, RampEnd{Kind: EndInterrupt, Users: c}
-			was = true
-		}
-	}
-	return was
-}
+func (e *Engine) Interrupt() bool { return e.endRamps(EndInterrupt) }
 
 // SetUsers sets endpoint i's users (clamped to 0..Room(i)). A manual change stops the
 // ramp (on every endpoint) when it drives i; the result says so.
