@@ -64,6 +64,7 @@ type root struct {
 	frame        string
 	frameDirty   bool
 	quitting     bool
+	interrupted  bool // the user quit while the ramp ran
 	eventsClosed bool
 }
 
@@ -265,6 +266,7 @@ func (m *root) refresh(force bool) {
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, withRequests(book.Levels()), book.Capacity(), userMin)
 	}
+	m.table.SetProgress(m.levelProgress())
 	m.watchEndpoints()
 	m.refreshStatus(force)
 	if m.header.dirty || m.series.dirty || m.curve.dirty || m.table.dirty || m.status.dirty {
