@@ -252,6 +252,7 @@ func (m *root) refresh(force bool) {
 	if m.bucketDirty || force {
 		m.series.SetTTFTTarget(m.eng.SLO().TTFTP95Max)
 		m.table.SetTargets(m.eng.SLO().TTFTP95Max, book.Live().Reasoning)
+		m.table.SetErrorLimit(m.eng.SLO().ErrorRateMax)
 		m.series.SetData(book.Buckets(m.series.History()), book.Live(), userMin)
 		curves := make([]curveSeries, m.eng.Len())
 		for j := range curves {

@@ -143,6 +143,10 @@ func (p *seriesPanel) columns(labels, values, charts [3]string, cw int) string {
 		ansi.StringWidth(labels[0]+values[0]+note) <= cw {
 		values[0] += note // only when it fits: never cut the value's unit for it
 	}
+	if note := p.st.Faint.Render("  target ≤" + fmtLimit(p.ttftMax)); p.ttftMax > 0 &&
+		ansi.StringWidth(labels[2]+values[2]+note) <= cw {
+		values[2] += note
+	}
 	blocks := make([]string, 3)
 	for i := range blocks {
 		blocks[i] = fitWidth(labels[i]+values[i], cw)

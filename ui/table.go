@@ -50,7 +50,15 @@ type tablePanel struct {
 	target   float64
 	ttftMax  time.Duration // TTFT p95 target: the TTFT cells are coloured against it
 	ttfo     bool          // reasoning tokens seen: TTFO p95 replaces TTFT p50
+	errMax   float64       // error-rate limit: the errors cell is coloured against it
 	progress levelProgress
+}
+
+// SetErrorLimit sets the error-rate limit the errors cells are judged against.
+func (p *tablePanel) SetErrorLimit(max float64) {
+	if max != p.errMax {
+		p.errMax, p.dirty = max, true
+	}
 }
 
 // SetTargets sets the TTFT p95 target and whether TTFO (reasoning models) is shown.
@@ -209,6 +217,9 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	if failed > 0 {
 		errs = fmt.Sprintf("%d %.1f%%", failed, 100*l.ErrorRate)
 		errStyle = st.Bad
+		if l.ErrorRate <= p.errMax {
+			errStyle = st.Warn // failures, within the limit (or not charged)
+		}
 	}
 	users := st.Value
 	if l.Open {

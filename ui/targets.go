@@ -88,3 +88,11 @@ func withRequests(levels []model.LevelStats) []model.LevelStats {
 	}
 	return out
 }
+
+// fmtLimit is a limit as it was likely written: "2 s" for whole seconds, else fmtDur.
+func fmtLimit(d time.Duration) string {
+	if d >= time.Second && d%time.Second == 0 {
+		return strconv.Itoa(int(d/time.Second)) + " s"
+	}
+	return fmtDur(d)
+}

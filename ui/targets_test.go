@@ -30,11 +30,25 @@ func TestTTFTColouredAgainstTarget(t *testing.T) {
 
 	tb := sized(&tablePanel{}, size{tableWidth(), 8})
 	tb.SetTargets(2*time.Second, false)
+	tb.SetErrorLimit(0.01)
 	lv := model.LevelStats{Concurrency: 32, Requests: 40, Succeeded: 40, TTFT: model.Dist{Count: 40, P50: 20, P95: 58600}}
 	tb.SetData("sim", []model.LevelStats{lv}, 0, 30)
 	v := tb.View()
 	if !strings.Contains(v, st.Bad.Render(fmt.Sprintf("%9s", fmtMs(58600)))) || !strings.Contains(v, st.Good.Render(fmt.Sprintf("%9s", fmtMs(20)))) {
 		t.Errorf("the table's TTFT cells are not coloured against 2 s:\n%q", v)
+	}
+	within := model.LevelStats{Concurrency: 64, Requests: 1000, Succeeded: 995, ErrorRate: 0.005}
+	over := model.LevelStats{Concurrency: 128, Requests: 100, Succeeded: 90, ErrorRate: 0.1}
+	tb.SetData("sim", []model.LevelStats{within, over}, 0, 30)
+	v = tb.View()
+	if !strings.Contains(v, st.Warn.Render(fmt.Sprintf("%11s", "5 0.5%"))) || !strings.Contains(v, st.Bad.Render(fmt.Sprintf("%11s", "10 10.0%"))) {
+		t.Errorf("the errors cells are not coloured against 1%%:\n%q", v)
+	}
+	p = sized(&seriesPanel{}, size{200, 7})
+	p.SetTTFTTarget(2 * time.Second)
+	p.SetData(buckets, model.Live{At: t0, HasTTFT: true, TTFTP50: 720 * time.Millisecond, TTFTP95: 1910 * time.Millisecond}, 30)
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "p95 1.91 s  target ≤2 s") {
+		t.Errorf("the TTFT target is not shown beside TTFT:\n%s", v)
 	}
 }
 
