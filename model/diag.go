@@ -24,6 +24,9 @@ type DiagInput struct {
 	// Cores is how many it may use (GOMAXPROCS). Cores 0: unknown, the rule is off.
 	CPU   float64
 	Cores int
+	// Sched is how long tpsmon's goroutines waited to run once runnable (p99 over the
+	// window; 0: unknown). Readers that wait this long read tokens late.
+	Sched time.Duration
 }
 
 // Diagnosis rule names, stable for tests and logs.
@@ -57,6 +60,8 @@ const (
 	gapScrapes = 5
 	// cpuBusy is the share of tpsmon's cores in use above which tpsmon may be the limit.
 	cpuBusy = 0.8
+	// schedLate is the scheduling delay of tpsmon's readers above which it may be the limit.
+	schedLate = 20 * time.Millisecond
 )
 
 // Diagnose applies every rule and returns the lines that hold, the most telling
@@ -73,13 +78,18 @@ func Diagnose(in DiagInput) []Finding {
 }
 
 // DiagnoseCPU: "tpsmon may be the limit: it uses 190% CPU" when tpsmon's CPU use over
-// the window is at least 80% of the cores it may use. Its readers then fall behind the
-// streams: tokens arrive late, TTFT and per-user speed are tpsmon's, not the server's.
+// the window is at least 80% of the cores it may use, or "tpsmon may be the limit: its
+// readers wait 25 ms to run" when its goroutines' scheduling delay (p99) is 20 ms or
+// more. Its readers then fall behind the streams: tokens arrive late, TTFT and
+// per-user speed are tpsmon's, not the server's.
 func DiagnoseCPU(in DiagInput) (Finding, bool) {
-	if in.Cores <= 0 || in.CPU < cpuBusy*float64(in.Cores) {
-		return Finding{}, false
+	switch {
+	case in.Cores > 0 && in.CPU >= cpuBusy*float64(in.Cores):
+		return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: it uses %.0f%% CPU", 100*in.CPU)}, true
+	case in.Sched >= schedLate:
+		return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: its readers wait %d ms to run", in.Sched.Milliseconds())}, true
 	}
-	return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: it uses %.0f%% CPU", 100*in.CPU)}, true
+	return Finding{}, false
 }
 
 // DiagnoseTTFT explains a TTFT that rises (the median of the last 5 seconds at least

@@ -126,6 +126,17 @@ func TestDiagnoseCPU(t *testing.T) {
 	}
 }
 
+func TestDiagnoseCPUSchedulingDelay(t *testing.T) {
+	in := DiagInput{CPU: 0.2, Cores: 8, Sched: 25 * time.Millisecond}
+	if f, ok := DiagnoseCPU(in); !ok || f.Text != "tpsmon may be the limit: its readers wait 25 ms to run" {
+		t.Errorf("readers 25 ms late: %+v %v", f, ok)
+	}
+	in.Sched = 5 * time.Millisecond
+	if f, ok := DiagnoseCPU(in); ok {
+		t.Errorf("readers 5 ms late: got %q, want no line", f.Text)
+	}
+}
+
 func TestDiagnoseOrder(t *testing.T) {
 	in := DiagInput{
 		TTFT: []float64{0.04, 0.05, 0.9, 1.6, 2.2, 2.5, 2.6}, BaseTTFT: 0.04,

@@ -46,6 +46,7 @@ type root struct {
 
 	header headerPanel
 	series seriesPanel
+	server serverPanel
 	curve  curvePanel
 	table  tablePanel
 	status statusPanel
@@ -101,7 +102,7 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eng *run.Engine, cf
 
 // Init starts the render tick, the event reader, and asks for the background colour.
 func (m *root) Init() tea.Cmd {
-	return tea.Batch(tickCmd(), waitEvents(m.ctx, m.events), tea.RequestBackgroundColor)
+	return tea.Batch(tickCmd(), waitEvents(m.ctx, m.events), waitServer(m.ctx, m.eng.ServerUpdates()), tea.RequestBackgroundColor)
 }
 
 // Update handles one message. It never blocks and does no I/O (snapshots are written by a Cmd).
@@ -119,10 +120,12 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, waitEvents(m.ctx, m.events)
+	case serverMsg:
+		return m, m.onServer(msg)
 	case tickMsg:
 		m.now = time.Time(msg)
 		for _, n := range m.eng.Step(m.now) {
-			if n.Kind != run.LevelStarted {
+			if n.Kind != run.LevelStarted && n.Kind != run.Diagnosed {
 				m.say(n.Bad(), "%s", n)
 			}
 		}
@@ -183,6 +186,7 @@ func (m *root) applyTheme() {
 	m.help.Styles = m.st.Help
 	m.header.SetStyles(m.st)
 	m.series.SetStyles(m.st)
+	m.server.SetStyles(m.st)
 	m.curve.SetStyles(m.st)
 	m.table.SetStyles(m.st)
 	m.status.SetStyles(m.st)
@@ -194,10 +198,11 @@ func (m *root) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = computeLayout(m.w, m.h, helpH)
+	m.lay = withServer(computeLayout(m.w, m.h, helpH), m.serverOn())
 	l := m.lay
 	m.header.SetSize(l.Width, l.Header)
 	m.series.SetSize(l.Width, l.Series)
+	m.server.SetSize(l.Width, l.Server)
 	m.curve.SetSize(l.CurveW, l.Curve)
 	m.table.SetSize(l.TableW, l.Table)
 	m.status.SetSize(l.Width, l.Status)
@@ -251,11 +256,13 @@ func (m *root) refresh(force bool) {
 		}
 		m.curve.SetData(curves, userMin)
 		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
+		m.table.SetServer(serverLevels(m.eng, i, curves[i].Levels))
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
 	}
+	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i)})
 	msg := m.msg
 	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
 		msg = "" // let the last error show again
@@ -270,7 +277,7 @@ func (m *root) refresh(force bool) {
 		})
 		m.dataDirty = false
 	}
-	if m.header.dirty || m.series.dirty || m.curve.dirty || m.table.dirty || m.status.dirty {
+	if m.header.dirty || m.series.dirty || m.server.dirty || m.curve.dirty || m.table.dirty || m.status.dirty {
 		m.frameDirty = true
 	}
 }
@@ -310,6 +317,7 @@ func (m *root) compose() string {
 	add(m.header.View(), l.Header)
 	gap()
 	add(m.series.View(), l.Series)
+	add(m.server.View(), l.Server)
 	gap()
 	switch {
 	case l.Beside && (l.Curve > 0 || l.Table > 0):

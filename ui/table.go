@@ -49,6 +49,7 @@ type tablePanel struct {
 	capacity int
 	target   float64
 	progress levelProgress
+	server   map[int]model.ServerLevel // the server's view per level (SetServer)
 }
 
 // SetData replaces the rows.
@@ -104,6 +105,7 @@ func (p *tablePanel) render() string {
 	for _, c := range tableCols {
 		hb.WriteString(fmt.Sprintf("%*s ", c.w, c.name))
 	}
+	hb.WriteString(p.serverHead())
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
 
 	open := -1
@@ -204,5 +206,6 @@ func (p *tablePanel) row(l model.LevelStats) string {
 		st.Text.Render(cell(3, agg)) + " " +
 		st.Text.Render(cell(4, t50)) + " " +
 		st.Text.Render(cell(5, t95)) + " " +
-		errStyle.Render(cell(6, errs))
+		errStyle.Render(cell(6, errs)) +
+		p.serverCells(l.Concurrency)
 }

@@ -191,6 +191,10 @@ func newProgressPrinter(w io.Writer, endpoints int) *progressPrinter {
 }
 
 func (pr *progressPrinter) update(p engine.Progress) {
+	if p.Note != "" {
+		pr.note(p.Note)
+		return
+	}
 	line := p.String()
 	if !pr.tty {
 		if p.LevelChange {
@@ -228,12 +232,13 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 	ramp := p.ramp
 	ramp.MaxHold = f.maxHold
 	return engine.Config{
-		Endpoints:   p.endpoints,
-		Ramp:        ramp,
-		SLO:         p.slo,
-		FullRamp:    f.fullRamp,
-		MaxDuration: f.maxDuration,
-		Version:     toolVersion(),
+		Endpoints:     p.endpoints,
+		Ramp:          ramp,
+		SLO:           p.slo,
+		ServerMetrics: p.serverMetrics,
+		FullRamp:      f.fullRamp,
+		MaxDuration:   f.maxDuration,
+		Version:       toolVersion(),
 	}
 }
 
@@ -241,6 +246,7 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 var engineFlags = map[string]string{
 	engine.FieldRamp: "--ramp", engine.FieldHold: "--hold", engine.FieldMaxHold: "--max-hold",
 	engine.FieldSettle: "--settle", engine.FieldMaxDuration: "--max-duration",
+	engine.FieldServerMetrics: "--server-metrics",
 }
 
 // engineError maps the engine's typed errors (*probe.FieldError, for a run setting or

@@ -21,7 +21,10 @@ type plan struct {
 	simulate  bool             // no endpoint configured: measure the built-in simulator
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
-	ramp      engine.Ramp
+	// serverMetrics is each endpoint's metrics source for the engine ("" the default,
+	// engine.ServerMetricsOff, or a URL); one entry for the simulator.
+	serverMetrics []string
+	ramp          engine.Ramp
 	slo       model.SLO
 }
 
@@ -62,6 +65,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		notes, err = p.real(f, w, specs, changed, a.getenv)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if p.serverMetrics, err = resolveServerMetrics(f.serverMetrics, cfg, len(specs), changed); err != nil {
 		return nil, err
 	}
 	for _, n := range notes {

@@ -51,7 +51,13 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 	for _, ep := range e.eps {
 		info := ep.info
 		info.Interrupted = r.Interrupted
-		r.Endpoints = append(r.Endpoints, ep.book.ReportEndpoint(info))
+		re := ep.book.ReportEndpoint(info)
+		for j := range re.Levels {
+			if sv, ok := ep.server.series.Level(re.Levels[j].Concurrency); ok {
+				re.Levels[j].Server = &sv
+			}
+		}
+		r.Endpoints = append(r.Endpoints, re)
 	}
 	return r
 }
