@@ -212,8 +212,11 @@ func diagMedian(v []float64) float64 {
 
 // DiagWindow builds the diagnosis input from the live buckets and the server's series:
 // the buckets of the last window (TTFT p50 and aggregate tok/s per second) and the
-// server points that fall in the same span. base is the TTFT at low load (0: unknown);
-// cpu and cores are tpsmon's own CPU use (in cores) and GOMAXPROCS.
+// server points that fall in the same span. When there are server points, Received
+// keeps only the seconds a scrape covers (one answering within half a second of the
+// bucket's end), so that the cross-check compares the same seconds on both sides:
+// seconds in which the server did not answer (an outage, a restart) are left out of
+// both. base is the TTFT at low load (0: unknown); cpu and cores are tpsmon's own CPU use (in cores) and GOMAXPROCS.
 func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Duration, cpu float64, cores int) DiagInput {
 	in := DiagInput{BaseTTFT: base.Seconds(), CPU: cpu, Cores: cores}
 	if len(buckets) == 0 {
@@ -231,12 +234,28 @@ func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Durati
 			ttft = b.TTFTP50.Seconds()
 		}
 		in.TTFT = append(in.TTFT, ttft)
-		in.Received = append(in.Received, b.AggregateTPS)
 	}
 	for _, p := range server {
 		if p.Time.After(from) && !p.Time.After(end) {
 			in.Server = append(in.Server, p)
 		}
 	}
+	for _, b := range buckets {
+		if !b.Start.Before(from) && (len(in.Server) == 0 || scraped(in.Server, b)) {
+			in.Received = append(in.Received, b.AggregateTPS)
+		}
+	}
 	return in
+}
+
+// scraped reports whether a scrape's interval (the second before it answered) covers
+// most of b: one answered within half a bucket width of b's end.
+func scraped(server []ServerPoint, b Bucket) bool {
+	lo, hi := b.Start.Add(b.Width/2), b.Start.Add(3*b.Width/2)
+	for _, p := range server {
+		if !p.Time.Before(lo) && p.Time.Before(hi) {
+			return true
+		}
+	}
+	return false
 }

@@ -179,3 +179,29 @@ func TestDiagWindow(t *testing.T) {
 		t.Error("no buckets: server points taken without a client window")
 	}
 }
+
+func TestDiagWindowLeavesOutSecondsWithoutScrapes(t *testing.T) {
+	// 20 s at 500 tok/s on both sides, but the server was down for seconds 5 to 14:
+	// tpsmon received nothing then, and no scrape answered. The cross-check must
+	// compare the seconds both sides saw, not call the gap other traffic.
+	var buckets []Bucket
+	var server []ServerPoint
+	for i := range 20 {
+		start := srvT0.Add(time.Duration(i) * time.Second)
+		down := i >= 5 && i < 15
+		b := Bucket{Start: start, Width: time.Second, AggregateTPS: 500}
+		if down {
+			b.AggregateTPS = 0
+		} else {
+			server = append(server, ServerPoint{Time: start.Add(time.Second), GenTPS: 500, Rate: i != 15, Has: SigGenerated})
+		}
+		buckets = append(buckets, b)
+	}
+	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
+	if len(in.Received) != 10 {
+		t.Fatalf("received %v: want the 10 seconds a scrape covers", in.Received)
+	}
+	if f, ok := DiagnoseCrossCheck(in); ok {
+		t.Errorf("an outage read as %q", f.Text)
+	}
+}

@@ -59,7 +59,11 @@ func (p *serverPanel) render() string {
 	var lines []string
 	switch {
 	case p.h >= 3:
-		lines = []string{p.serverRow(false), p.selfRow(false), diag}
+		row := p.serverRow(false)
+		if ansi.StringWidth(row) > p.w {
+			row = p.serverRow(true)
+		}
+		lines = []string{row, p.selfRow(false), diag}
 	case p.h == 2:
 		row := p.serverRow(false)
 		if ansi.StringWidth(row)+2+ansi.StringWidth(p.selfRow(true)) > p.w {
@@ -67,7 +71,7 @@ func (p *serverPanel) render() string {
 		}
 		lines = []string{joinSpread(row, p.selfRow(true), p.w), diag}
 	default:
-		lines = []string{p.serverRow(true)}
+		lines = []string{joinSpread(p.serverRow(true), p.selfRow(true), p.w)}
 		if len(p.data.Findings) > 0 {
 			lines[0] = diag
 		}
@@ -161,7 +165,7 @@ func (p *serverPanel) selfRow(compact bool) string {
 	if u.Cores > 0 {
 		line += st.Faint.Render(fmt.Sprintf(" of %d %s", u.Cores, plural(u.Cores, "core")))
 	}
-	line += st.Faint.Render(" · readers wait ") + vs.Render(fmtDur(u.Sched)) + st.Faint.Render(" to run (p99)")
+	line += st.Faint.Render(" · readers wait ") + vs.Render(fmtSched(u.Sched)) + st.Faint.Render(" to run (p99)")
 	if busy {
 		line += " " + st.Warn.Render("tpsmon may be the limit")
 	}
@@ -188,6 +192,14 @@ func (p *serverPanel) diagnosis() string {
 	return st.Warn.Render(line)
 }
 
+// fmtSched is a scheduling delay: "0.4 ms" under a millisecond, else as fmtDur.
+func fmtSched(d time.Duration) string {
+	if d > 0 && d < time.Millisecond {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + " ms"
+	}
+	return fmtDur(d)
+}
+
 // fmtCount is a gauge or count: whole numbers as such, others with one decimal.
 func fmtCount(v float64) string {
 	if v == float64(int64(v)) {
@@ -205,9 +217,10 @@ func plural(n int, word string) string {
 }
 
 // withServer gives the server panel its lines (3 from 34 lines high, 2 from 20, 1 from
-// 12, none below), taken from the curve and the table. When some endpoint's metrics are
-// scraped (on) and the table sits beside a curve that stays at least curveMinW wide,
-// the table widens for its server columns.
+// 12, none below; one less, at least 1, when no endpoint's metrics are scraped), taken
+// from the curve and the table. When some endpoint's metrics are scraped (on) and the
+// table sits beside a curve that stays at least curveMinW wide, the table widens for
+// its server columns.
 func withServer(l layout, on bool) layout {
 	if on && l.Beside && l.CurveW-serverColsW >= curveMinW {
 		l.TableW += serverColsW
@@ -221,6 +234,9 @@ func withServer(l layout, on bool) layout {
 		want = 2
 	case l.Height >= 12:
 		want = 1
+	}
+	if !on && want > 1 {
+		want-- // no server row: tpsmon's own load and the diagnosis share less room
 	}
 	body := max(l.Curve, l.Table)
 	if l.Beside || l.Table == 0 {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/probe"
 	engine "github.com/tpsmon/tpsmon/probe/run"
@@ -68,11 +69,15 @@ func (pr *progressPrinter) note(line string) {
 		fmt.Fprintf(pr.w, "tpsmon: %s\n", line)
 		return
 	}
+	line = "tpsmon: " + line
+	if pr.width > 1 {
+		line = ansi.Truncate(line, pr.width-1, "")
+	}
 	var b strings.Builder
 	if pr.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", pr.drawn)
 	}
-	b.WriteString("\r\x1b[2Ktpsmon: " + line + "\n")
+	b.WriteString("\r\x1b[2K" + line + "\n")
 	for _, l := range pr.lines {
 		b.WriteString("\r\x1b[2K" + l + "\n")
 	}

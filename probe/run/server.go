@@ -120,7 +120,7 @@ func (e *Engine) HandleServer(u ServerUpdate) (Notice, bool) {
 		n.Text = u.Notice
 		if down {
 			st.State = ServerDown
-			n.Text = "the server is down: its metrics at " + st.URL + " do not answer (" + st.Reason + ")"
+			n.Text = "server down: " + st.URL + ": " + st.Reason
 		}
 		return n, n.Text != ""
 	}
@@ -132,7 +132,7 @@ func (e *Engine) HandleServer(u ServerUpdate) (Notice, bool) {
 	v.seen = true
 	switch {
 	case was == ServerDown:
-		n.Text = "the server is back: " + st.Kind + " metrics at " + st.URL + " answer again"
+		n.Text = "server back: " + st.Kind + " at " + st.URL
 	default:
 		n.Text = u.Notice
 	}
@@ -185,7 +185,11 @@ func (e *Engine) stepServer(now time.Time) []Notice {
 		v := ep.server
 		buckets := ep.book.Buckets(int(diagWindow / time.Second))
 		v.updateBase(buckets)
-		in := model.DiagWindow(buckets, v.series.Points(), diagWindow, v.base, e.self.CPU, cores)
+		var points []model.ServerPoint
+		if v.status.State == ServerUp { // a server down or without metrics says nothing of now
+			points = v.series.Points()
+		}
+		in := model.DiagWindow(buckets, points, diagWindow, v.base, e.self.CPU, cores)
 		if e.self.Known {
 			in.Sched = e.self.Sched
 		}
@@ -242,6 +246,11 @@ func (e *Engine) startScrapers(ctx context.Context) error {
 		}
 		if strings.EqualFold(src, ServerMetricsOff) {
 			continue
+		}
+		if src == "" {
+			if _, err := servermetrics.DefaultURL(ep.ep.BaseURL); err != nil {
+				continue // no base URL to take the default from (a fake streamer): nothing to scrape
+			}
 		}
 		s, err := newScraper(ep.ep, src)
 		if err != nil {
