@@ -25,7 +25,7 @@ type plan struct {
 	// engine.ServerMetricsOff, or a URL); one entry for the simulator.
 	serverMetrics []string
 	ramp          engine.Ramp
-	slo       model.SLO
+	slo           model.SLO
 }
 
 // resolve validates every flag and the config file and builds the plan. Every error is

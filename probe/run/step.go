@@ -10,15 +10,15 @@ type NoticeKind int
 
 // What Step announces.
 const (
-	LevelStarted NoticeKind = iota // the ramp moved an endpoint to its next level
-	LevelShort                     // a level reached the maximum hold before the level rule was met
-	RampFinished                   // every level held; the endpoint settled
-	RampStopped                    // a stop rule ended the ramp; the endpoint settled
-	RampWarned                     // a stop rule tripped under FullRamp: the ramp goes on
-	MaxDuration                    // the run's maximum duration is over: the ramp ended, the load stopped
-	ServerNote                     // the server's metrics were found, or answer again (Text)
-	ServerTrouble                  // the server's metrics are not available, or the server is down (Text)
-	Diagnosed                      // a diagnosis line holds, said at most once a minute per rule (Text)
+	LevelStarted  NoticeKind = iota // the ramp moved an endpoint to its next level
+	LevelShort                      // a level reached the maximum hold before the level rule was met
+	RampFinished                    // every level held; the endpoint settled
+	RampStopped                     // a stop rule ended the ramp; the endpoint settled
+	RampWarned                      // a stop rule tripped under FullRamp: the ramp goes on
+	MaxDuration                     // the run's maximum duration is over: the ramp ended, the load stopped
+	ServerNote                      // the server's metrics were found, or answer again (Text)
+	ServerTrouble                   // the server's metrics are not available, or the server is down (Text)
+	Diagnosed                       // a diagnosis line holds, said at most once a minute per rule (Text)
 )
 
 // Notice is something Step did, for the screen's status line and bench's progress.
