@@ -48,6 +48,9 @@ type Finding struct {
 const (
 	// diagRecent is how many of the last seconds stand for "now".
 	diagRecent = 5
+	// diagTTFTSpan is the seconds the live TTFT looks back over (its trailing window,
+	// DefaultTTFTWindow): a queue in them may still hold TTFT up.
+	diagTTFTSpan = 10
 	// A TTFT "rises" when its recent median is at least riseFactor times the base and
 	// at least riseMin seconds above it.
 	riseFactor = 2.0
@@ -95,33 +98,38 @@ func DiagnoseCPU(in DiagInput) (Finding, bool) {
 // DiagnoseTTFT explains a TTFT that rises (the median of the last 5 seconds at least
 // twice the base and 250 ms above it) with the server's waiting gauge:
 //   - "TTFT rises because requests queue on the server (14 waiting, KV 97%)" when the
-//     server's recent scrapes average at least one waiting request (figures: the last
-//     scrape's; KV only when the server publishes it);
+//     server's last 5 scrapes average at least one waiting request (figures: that
+//     average, and the last scrape's KV use when the server publishes it);
 //   - "no queue on the server: look between tpsmon and it (network, proxy)" when none of
-//     the recent scrapes shows a waiting request: the time is spent before the server.
+//     the last 10 scrapes (the live TTFT's trailing window) shows a waiting request:
+//     the time is spent before the server.
 //
 // No line without a rise, without recent TTFT, or without the server's waiting gauge.
 func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	if !ttftRises(in.TTFT, in.BaseTTFT) {
 		return Finding{}, false
 	}
-	recent := diagLast(waitingPoints(in.Server), diagRecent)
+	waiting := waitingPoints(in.Server)
+	recent := diagLast(waiting, diagRecent)
 	if len(recent) == 0 {
 		return Finding{}, false
 	}
 	var sum, peak float64
 	for _, p := range recent {
 		sum += p.Waiting
+	}
+	for _, p := range diagLast(waiting, diagTTFTSpan) {
 		peak = math.Max(peak, p.Waiting)
 	}
 	if peak == 0 {
 		return Finding{DiagNoQueue, "no queue on the server: look between tpsmon and it (network, proxy)"}, true
 	}
-	if sum/float64(len(recent)) < queueMin {
+	mean := sum / float64(len(recent))
+	if mean < queueMin {
 		return Finding{}, false
 	}
 	last := recent[len(recent)-1]
-	what := fmt.Sprintf("%.0f waiting", last.Waiting)
+	what := fmt.Sprintf("%.0f waiting", mean)
 	if last.Has.Has(SigKV) {
 		what += fmt.Sprintf(", KV %.0f%%", 100*last.KV)
 	}

@@ -64,6 +64,31 @@ func TestDiagnoseNoQueue(t *testing.T) {
 	}
 }
 
+func TestDiagnoseQueueThatComesAndGoes(t *testing.T) {
+	// KV pressure: preemptions fill and empty the queue; the last scrape may show none.
+	// The line says the recent average, never "0 waiting".
+	in := DiagInput{
+		TTFT:   []float64{0.05, 0.05, 2, 2.5, 3, 3, 3, 3, 3, 3},
+		Server: scriptServer([]float64{0, 0, 9, 12, 10, 12, 0, 6, 0, 8}, repeat(0.97, 10), nil, allSigs),
+	}
+	// recent 5: 12, 0, 6, 0, 8 -> 5.2
+	if f, ok := DiagnoseTTFT(in); !ok || f.Text != "TTFT rises because requests queue on the server (5 waiting, KV 97%)" {
+		t.Errorf("got %q %v", f.Text, ok)
+	}
+}
+
+func TestDiagnoseNoQueueWaitsForTheTTFTWindow(t *testing.T) {
+	// The queue drained 6 s ago; the live TTFT (a 10 s trailing window) still shows it.
+	// That is not "no queue": no line until 10 scrapes without a waiting request.
+	in := DiagInput{
+		TTFT:   []float64{0.05, 0.05, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3},
+		Server: scriptServer([]float64{0, 0, 20, 20, 20, 20, 0, 0, 0, 0, 0, 0}, nil, nil, SigWaiting),
+	}
+	if f, ok := DiagnoseTTFT(in); ok {
+		t.Errorf("a queue 6 s ago: got %q", f.Text)
+	}
+}
+
 func TestDiagnoseTTFTQuiet(t *testing.T) {
 	cases := map[string]DiagInput{
 		// Flat TTFT: nothing to explain, even with a queue.

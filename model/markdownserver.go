@@ -67,3 +67,16 @@ func ptrCell(v *float64, prec int) string {
 	}
 	return strconv.FormatFloat(*v, 'f', prec, 64)
 }
+
+// Report is l as the report writes it: figures rounded to 2 decimals.
+func (l ServerLevel) Report() *ServerLevel {
+	r := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		x := round(*v, 2)
+		return &x
+	}
+	return &ServerLevel{Scrapes: l.Scrapes, WaitingMean: r(l.WaitingMean), WaitingMax: r(l.WaitingMax),
+		RunningMean: r(l.RunningMean), KVMeanPct: r(l.KVMeanPct), GenTPS: r(l.GenTPS), Preemptions: r(l.Preemptions)}
+}

@@ -54,7 +54,7 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		re := ep.book.ReportEndpoint(info)
 		for j := range re.Levels {
 			if sv, ok := ep.server.series.Level(re.Levels[j].Concurrency); ok {
-				re.Levels[j].Server = &sv
+				re.Levels[j].Server = sv.Report()
 			}
 		}
 		r.Endpoints = append(r.Endpoints, re)
