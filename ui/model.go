@@ -61,6 +61,7 @@ type root struct {
 	frame        string
 	frameDirty   bool
 	quitting     bool
+	interrupted  bool // the user quit while the ramp ran
 	eventsClosed bool
 }
 
@@ -263,6 +264,7 @@ func (m *root) refresh(force bool) {
 		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
 	}
 	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i)})
+	m.table.SetProgress(m.levelProgress())
 	msg := m.msg
 	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
 		msg = "" // let the last error show again
