@@ -28,9 +28,11 @@ type runFlags struct {
 	hold                       time.Duration
 	slo                        string
 	maxHold, maxDuration       time.Duration
+	liveFlags                  // --timeseries, --metrics-addr (outputs.go)
 
 	// bench only
 	out, csv    string
+	report      string
 	minCapacity int
 	fullRamp    bool
 
