@@ -140,9 +140,7 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.say(true, "snapshot failed: %v", msg.err)
 		} else {
-			// on a narrow screen keep the file name and cut leading directories
-			room := m.lay.Width - len("snapshot saved:  (+ .md)")
-			m.say(false, "snapshot saved: %s (+ .md)", shortenPath(msg.path, room))
+			m.saySnapshot(msg)
 		}
 		m.refresh(false)
 		return m, nil
