@@ -95,3 +95,31 @@ func TestLiveOutputUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"schema":"tpsmon.timeseries/v1","t":"2026-11-23T15:24:00.925Z","elapsed_s":1,"width_s":1,"endpoint":"a","endpoint_index":0,"target_users":1,"active_streams":1,"aggregate_tps":90,"started":1,"finished":0,"requests_total":0,"succeeded_total":0,"steady":true,"capacity_users":0}`
+	cut := writeFile(t, "cut.jsonl", good+"\n"+good[:40])
+	empty := writeFile(t, "empty.jsonl", "")
+	bad := writeFile(t, "bad.jsonl", good+"\n{oops\n")
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"replay"}, []string{"want one time series file"}},
+		{[]string{"replay", cut, "--speed", "3"}, []string{"--speed 3: want 1, 2 or 4"}},
+		{[]string{"replay", filepath.Join(dir, "none.jsonl")}, []string{"none.jsonl: cannot read the time series"}},
+		{[]string{"replay", empty}, []string{"no time series line"}},
+		{[]string{"replay", bad}, []string{"bad.jsonl: line 2: not a time series line"}},
+		{[]string{"replay", cut}, []string{"ends inside a line", "replaying its 1 whole lines", "needs a terminal"}},
+	}
+	for _, tt := range tests {
+		r := cli(t, nil, nil, nil, tt.args...)
+		checkClean(t, r)
+		for _, w := range tt.want {
+			if r.code != exitUsage || !strings.Contains(r.stderr, w) {
+				t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, w)
+			}
+		}
+	}
+}

@@ -127,7 +127,7 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	f.registerSettle(root)
 	f.registerLive(root)
 
-	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newVersionCmd())
+	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newReplayCmd(), a.newVersionCmd())
 	setFlagErrors(root)
 	return root
 }
