@@ -53,7 +53,7 @@ type Line struct {
 	Requests    int                     `json:"requests_total"`  // ended requests (canceled excluded)
 	Succeeded   int                     `json:"succeeded_total"` // of those, successful
 	ErrorsTotal map[model.ErrorKind]int `json:"errors_total,omitempty"`
-	LastError   string                  `json:"last_error,omitempty"`   // a new failure's message, on the line after it happened
+	LastError   string                  `json:"last_error,omitempty"`   // the newest failure's message, until a later request succeeds
 	TokenSource string                  `json:"token_source,omitempty"` // usage, chunks or mixed
 	Cleared     bool                    `json:"cleared,omitempty"`      // the levels and totals were cleared since the previous line
 

@@ -26,11 +26,10 @@ type Writer struct {
 
 // epState is what the previous line of one endpoint said, to write what changed.
 type epState struct {
-	seg       model.Segment
-	requests  int
-	errs      map[model.ErrorKind]int
-	levels    map[int]levelMark
-	lastErrAt time.Time
+	seg      model.Segment
+	requests int
+	errs     map[model.ErrorKind]int
+	levels   map[int]levelMark
 }
 
 // levelMark is what a level showed at the previous line.
@@ -146,9 +145,7 @@ func (w *Writer) totals(l *Line, book run.Book, st *epState) {
 		}
 	}
 	st.requests, st.errs = req, maps.Clone(errs)
-	if msg, at := book.LastError(); msg != "" && at != st.lastErrAt {
-		l.LastError, st.lastErrAt = msg, at
-	}
+	l.LastError, _ = book.LastError()
 }
 
 // levels adds the levels that changed since the previous line.
