@@ -20,7 +20,8 @@ func (a *app) newReplayCmd() *cobra.Command {
 		Long: `replay plays a time series written by --timeseries on the live screen's panels: the
 live series, the degradation curve and the level table as they were recorded, second by
 second. Keys: space or p pauses and plays, 1 / 2 / 4 set the speed (real time, x2, x4),
-r plays it again from the start, tab changes the endpoint, q quits.`,
+r plays it again from the start, tab changes the endpoint, t the theme, ? shows every
+key, q quits. It shows the recorded numbers only: it measures and computes nothing again.`,
 		Example: `  tpsmon bench --timeseries run.jsonl     # record
   tpsmon replay run.jsonl --speed 4       # play it back four times as fast`,
 		Args: func(cmd *cobra.Command, args []string) error {
