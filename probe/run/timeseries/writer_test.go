@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,3 +256,30 @@ func (c *ctl) Pause()               {}
 func (c *ctl) Resume()              {}
 func (c *ctl) Paused() bool         { return false }
 func (c *ctl) Stop()                {}
+
+// BenchmarkWriterLine is the writer's cost per line (one endpoint, seven levels of 200
+// requests each), on the engine's goroutine once a second per endpoint.
+func BenchmarkWriterLine(b *testing.B) {
+	e, err := run.New(run.Config{}, []run.Part{{Endpoint: probe.Endpoint{Name: "a", Model: "m"}, Control: &ctl{conc: 64}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	for seg, users := range []int{1, 2, 4, 8, 16, 32, 64} {
+		at := t0.Add(time.Duration(seg) * time.Minute)
+		e.Handle(probe.Event{Segment: &model.Segment{ID: seg, Concurrency: users, Start: at, SteadyAt: at, End: at.Add(time.Minute), Open: users == 64}})
+		for i := range 200 {
+			s := &model.Sample{Segment: seg, Concurrency: users, Send: at, First: at.Add(time.Duration(50+i) * time.Millisecond),
+				Last: at.Add(5 * time.Second), End: at.Add(5 * time.Second), Tokens: 256, Usage: true}
+			e.Handle(probe.Event{Sample: s})
+		}
+	}
+	w := NewWriter(io.Discard)
+	ev := probe.Event{Tick: &model.Tick{Start: t0, End: t0.Add(time.Second), Target: 64, Active: 64, Chunks: 3000,
+		UserChunks: make([]int32, 64), FirstTokens: []time.Duration{time.Second}}}
+	e.Handle(ev)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Observe(e, &ev)
+	}
+}
