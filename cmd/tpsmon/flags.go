@@ -29,9 +29,11 @@ type runFlags struct {
 	slo                        string
 	maxHold, maxDuration       time.Duration
 	seed                       uint64
+	liveFlags                  // --timeseries, --metrics-addr (outputs.go)
 
 	// bench only
 	out, csv    string
+	report      string
 	minCapacity int
 	fullRamp    bool
 
