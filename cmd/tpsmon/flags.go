@@ -30,9 +30,11 @@ type runFlags struct {
 	maxHold, maxDuration       time.Duration
 	serverMetrics              string
 	seed                       uint64
+	liveFlags                  // --timeseries, --metrics-addr (outputs.go)
 
 	// bench only
 	out, csv    string
+	report      string
 	minCapacity int
 	fullRamp    bool
 

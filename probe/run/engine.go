@@ -85,6 +85,10 @@ type Config struct {
 	// base URL's origin + /metrics, ServerMetricsOff none, else the metrics URL.
 	ServerMetrics []string
 	ServerEvery   time.Duration // how often to scrape; 0 means servermetrics.DefaultEvery
+
+	// Observers see every event once Handle applied it (the time series, the metrics
+	// exporter): see Observer.
+	Observers []Observer
 }
 
 // Part is one endpoint as New takes it: its settings, load control and level book.
@@ -257,6 +261,9 @@ func (e *Engine) Handle(ev probe.Event) {
 		if ep.walk != nil {
 			ep.walk.Observe(ev.Segment)
 		}
+	}
+	for _, o := range e.cfg.Observers {
+		o.Observe(e, &ev)
 	}
 }
 
