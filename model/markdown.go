@@ -175,6 +175,7 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	if short {
 		b.WriteString("short: the level reached its maximum hold before it had max(20, 2 x users) steady requests; its figures rest on fewer requests.\n")
 	}
+	writeServer(b, e)
 	writeCapacity(b, e, slo, interrupted)
 	writeSaturation(b, e)
 	writeRampEnd(b, e)

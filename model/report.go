@@ -116,6 +116,9 @@ type ReportLevel struct {
 	SteadyTokens float64        `json:"steady_tokens"`
 	Windows      []ReportWindow `json:"windows"`
 	Hist         *ReportHists   `json:"hist,omitempty"`
+	// Server is the server's own view over the level's scrapes of its /metrics (absent
+	// when it publishes none, or when server metrics are off).
+	Server *ServerLevel `json:"server,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.

@@ -52,6 +52,7 @@ type tablePanel struct {
 	ttfo     bool          // reasoning tokens seen: TTFO p95 replaces TTFT p50
 	errMax   float64       // error-rate limit: the errors cell is coloured against it
 	progress levelProgress
+	server   map[int]model.ServerLevel // the server's view per level (SetServer)
 }
 
 // SetErrorLimit sets the error-rate limit the errors cells are judged against.
@@ -125,6 +126,7 @@ func (p *tablePanel) render() string {
 		}
 		hb.WriteString(fmt.Sprintf("%*s ", c.w, name))
 	}
+	hb.WriteString(p.serverHead())
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
 
 	open := -1
@@ -236,5 +238,6 @@ func (p *tablePanel) row(l model.LevelStats) string {
 		st.Text.Render(cell(3, agg)) + " " +
 		s50.Render(cell(4, t50)) + " " +
 		s95.Render(cell(5, t95)) + " " +
-		errStyle.Render(cell(6, errs))
+		errStyle.Render(cell(6, errs)) +
+		p.serverCells(l.Concurrency)
 }

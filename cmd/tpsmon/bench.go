@@ -46,6 +46,8 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per endpoint and level to this file")
 	fs.IntVar(&f.minCapacity, "min-capacity", 0, "exit 1 when an endpoint's capacity (users meeting --slo) is below this")
 	fs.BoolVar(&f.fullRamp, "full-ramp", false, "walk every level of the ramp, also past a level with more than 5% errors or a TTFT p95 over twice the --slo target")
+	fs.StringVar(&f.report, "report", "", "write a report at the end (verdict, degradation curve, levels); the format comes from the extension: .html, .svg, .png or .md")
+	f.registerLive(c)
 	return c
 }
 
@@ -66,6 +68,12 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if sameFile(f.out, f.csv) {
 		return usageErrorf("--out %s and --csv %s are the same file; give each its own name", f.out, f.csv)
 	}
+	if err := checkReport(f.report, f.out, f.csv); err != nil {
+		return err
+	}
+	if err := checkLive(&f.liveFlags, f.out, f.csv, f.report); err != nil {
+		return err
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -78,7 +86,14 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
-	eng, err := engine.Start(ctx, a.runConfig(p, f))
+	live, err := a.openLive(&f.liveFlags)
+	if err != nil {
+		return err
+	}
+	defer live.close(a)
+	cfg := a.runConfig(p, f)
+	cfg.Observers = live.observers
+	eng, err := engine.Start(ctx, cfg)
 	if err != nil {
 		return engineError(err)
 	}
@@ -89,6 +104,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
+	liveErr := live.close(a)
 
 	if s != nil {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
@@ -98,6 +114,14 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 
 	if err := a.writeOutputs(f, rep); err != nil {
 		return err
+	}
+	if f.report != "" {
+		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
+			return err
+		}
+	}
+	if liveErr != nil {
+		return liveErr
 	}
 	return benchExit(res, p, f)
 }
@@ -192,6 +216,10 @@ func newProgressPrinter(w io.Writer, endpoints int) *progressPrinter {
 }
 
 func (pr *progressPrinter) update(p engine.Progress) {
+	if p.Note != "" {
+		pr.note(p.Note)
+		return
+	}
 	line := p.String()
 	if !pr.tty {
 		if p.LevelChange {
@@ -227,13 +255,14 @@ func fileDescriptor(v any) (uintptr, bool) {
 // runConfig is the engine's configuration of plan p with the run flags of f.
 func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 	return engine.Config{
-		Endpoints:   p.endpoints,
-		Ramp:        p.ramp,
-		SLO:         p.slo,
-		FullRamp:    p.bounds.fullRamp,
-		MaxDuration: p.bounds.maxDuration,
-		MaxStreams:  p.streams,
-		Version:     toolVersion(),
+		Endpoints:     p.endpoints,
+		Ramp:          p.ramp,
+		SLO:           p.slo,
+		ServerMetrics: p.serverMetrics,
+		FullRamp:      p.bounds.fullRamp,
+		MaxDuration:   p.bounds.maxDuration,
+		MaxStreams:    p.streams,
+		Version:       toolVersion(),
 	}
 }
 
@@ -241,6 +270,7 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 var engineFlags = map[string]string{
 	engine.FieldRamp: "--ramp", engine.FieldHold: "--hold", engine.FieldMaxHold: "--max-hold",
 	engine.FieldSettle: "--settle", engine.FieldMaxDuration: "--max-duration",
+	engine.FieldServerMetrics: "--server-metrics",
 }
 
 // engineError maps the engine's typed errors (*probe.FieldError, for a run setting or

@@ -28,10 +28,13 @@ type runFlags struct {
 	hold                       time.Duration
 	slo                        string
 	maxHold, maxDuration       time.Duration
+	serverMetrics              string
 	seed                       uint64
+	liveFlags                  // --timeseries, --metrics-addr (outputs.go)
 
 	// bench only
 	out, csv    string
+	report      string
 	minCapacity int
 	fullRamp    bool
 
@@ -64,6 +67,7 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.DurationVar(&f.hold, "hold", d, "the least steady time each ramp level is held (counted once its warm-up is over), with at least max(20, 2 x users) steady requests")
 	fs.DurationVar(&f.maxHold, "max-hold", 0, "the longest a ramp level is held while it lacks max(20, 2 x users) steady requests; it is then marked short (default 2m or 4 x --hold, whichever is larger)")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop the whole run after this long, e.g. 30m (default: no limit)")
+	registerServerMetrics(fs, &f.serverMetrics)
 	fs.StringVar(&f.slo, "slo", "", `capacity criteria, e.g. "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%" (the default); reasoning models may add ttfo_p95<=10s (time to first answer token)`)
 }
 

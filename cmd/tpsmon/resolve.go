@@ -25,6 +25,9 @@ type plan struct {
 	bounds    runBounds
 	slo       model.SLO
 	streams   int // the most streams of all endpoints together (probe.MaxStreams)
+	// serverMetrics is each endpoint's metrics source for the engine ("" the default,
+	// engine.ServerMetricsOff, or a URL); one entry for the simulator.
+	serverMetrics []string
 }
 
 // resolve validates every flag and the config file and builds the plan. Every error is
@@ -68,6 +71,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		notes, err = p.real(f, w, specs, changed, a.getenv)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if p.serverMetrics, err = resolveServerMetrics(f.serverMetrics, cfg, len(specs), changed); err != nil {
 		return nil, err
 	}
 	if err := a.checkStreams(p, f.users, rampFrom(cfg, changed)); err != nil {

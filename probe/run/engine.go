@@ -7,6 +7,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/selfwatch"
 )
 
 // Control is the load control of one endpoint. *probe.Pool satisfies it.
@@ -80,6 +81,14 @@ type Config struct {
 	Conns       int             // connections per endpoint; 0 means the largest ramp level (at least 64)
 	NewStreamer NewStreamerFunc // nil means DefaultNewStreamer
 	PoolOptions []probe.Option  // e.g. probe.WithTickEvery
+	// ServerMetrics is each endpoint's metrics source, by position: "" (or no entry) the
+	// base URL's origin + /metrics, ServerMetricsOff none, else the metrics URL.
+	ServerMetrics []string
+	ServerEvery   time.Duration // how often to scrape; 0 means servermetrics.DefaultEvery
+
+	// Observers see every event once Handle applied it (the time series, the metrics
+	// exporter): see Observer.
+	Observers []Observer
 }
 
 // Part is one endpoint as New takes it: its settings, load control and level book.
@@ -100,6 +109,11 @@ type Engine struct {
 	t0      time.Time                                         // first StartRamp or Step: MaxDuration counts from it
 	over    bool                                              // MaxDuration ended the run
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
+
+	scrape *scrapers          // the server metrics scrapers Start built (nil: none)
+	watch  *selfwatch.Watcher // tpsmon's own load, read once a second by Step
+	self   SelfUse
+	diagAt time.Time // the latest diagnosis
 }
 
 // endpoint is one endpoint's state in the engine.
@@ -112,6 +126,7 @@ type endpoint struct {
 	end    RampEnd      // how its latest ramp ended
 	short  map[int]bool // levels that reached the maximum hold first
 	warned map[int]bool // levels a stop rule tripped at under FullRamp
+	server *serverView  // the server's own view (its /metrics) and the diagnosis
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp
@@ -142,11 +157,12 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 			book = model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: cfg.SLO})
 		}
 		e.eps = append(e.eps, &endpoint{
-			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{},
+			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{}, server: newServerView(),
 			// The URL goes into reports and snapshots: never with its user:password part.
 			info: model.EndpointInfo{Name: probe.EndpointLabel(p.Endpoint), URL: probe.RedactedURL(p.Endpoint.BaseURL),
 				Model: p.Endpoint.Model, API: apiOf(p.Endpoint), Simulated: p.Endpoint.Simulated},
 		})
+		e.self.WithSim = e.self.WithSim || p.Endpoint.Simulated
 	}
 	return e, nil
 }
@@ -194,6 +210,10 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.fleet = fleet
+	if err := e.startScrapers(ctx); err != nil {
+		fleet.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -218,6 +238,7 @@ func (e *Engine) Close() {
 	if e.fleet != nil {
 		e.fleet.Close()
 	}
+	e.scrape.stop()
 }
 
 // Handle hands one pool event to its endpoint's level book and ramp walk.
@@ -236,9 +257,13 @@ func (e *Engine) Handle(ev probe.Event) {
 		ep.book.AddTick(ev.Tick)
 	case ev.Segment != nil:
 		ep.book.UpdateSegment(*ev.Segment)
+		ep.server.onSegment(*ev.Segment)
 		if ep.walk != nil {
 			ep.walk.Observe(ev.Segment)
 		}
+	}
+	for _, o := range e.cfg.Observers {
+		o.Observe(e, &ev)
 	}
 }
 

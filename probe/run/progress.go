@@ -27,6 +27,10 @@ type Progress struct {
 	LevelChange bool    // this call announces a new level (or the drain)
 	Draining    bool    // the ramp is over; waiting for in-flight requests
 	Ended       RampEnd // set (Kind not NotEnded) when this endpoint's ramp ended before the others'
+	// Note, when set, is a line to say once (the server's metrics found, not available,
+	// down or back; a diagnosis): the other fields are then unset but Endpoint and Name.
+	Note    string
+	NoteBad bool // Note is a warning
 }
 
 // String is the progress line. A level change reads

@@ -53,6 +53,11 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		info := ep.info
 		info.Interrupted = r.Interrupted
 		re := ep.book.ReportEndpoint(info)
+		for j := range re.Levels {
+			if sv, ok := ep.server.series.Level(re.Levels[j].Concurrency); ok {
+				re.Levels[j].Server = sv.Report()
+			}
+		}
 		re.RampEnd = ep.rampEnd(r.Interrupted)
 		r.Endpoints = append(r.Endpoints, re)
 	}

@@ -10,12 +10,15 @@ type NoticeKind int
 
 // What Step announces.
 const (
-	LevelStarted NoticeKind = iota // the ramp moved an endpoint to its next level
-	LevelShort                     // a level reached the maximum hold before the level rule was met
-	RampFinished                   // every level held; the endpoint settled
-	RampStopped                    // a stop rule ended the ramp; the endpoint settled
-	RampWarned                     // a stop rule tripped under FullRamp: the ramp goes on
-	MaxDuration                    // the run's maximum duration is over: the ramp ended, the load stopped
+	LevelStarted  NoticeKind = iota // the ramp moved an endpoint to its next level
+	LevelShort                      // a level reached the maximum hold before the level rule was met
+	RampFinished                    // every level held; the endpoint settled
+	RampStopped                     // a stop rule ended the ramp; the endpoint settled
+	RampWarned                      // a stop rule tripped under FullRamp: the ramp goes on
+	MaxDuration                     // the run's maximum duration is over: the ramp ended, the load stopped
+	ServerNote                      // the server's metrics were found, or answer again (Text)
+	ServerTrouble                   // the server's metrics are not available, or the server is down (Text)
+	Diagnosed                       // a diagnosis line holds, said at most once a minute per rule (Text)
 )
 
 // Notice is something Step did, for the screen's status line and bench's progress.
@@ -30,11 +33,13 @@ type Notice struct {
 	Capacity bool // Settled is the endpoint's capacity
 	Levels   int  // RampFinished: levels held
 	After    time.Duration
+	Text     string // ServerNote, ServerTrouble, Diagnosed: the line to say
 }
 
 // Bad reports whether the notice is a warning.
 func (n Notice) Bad() bool {
-	return n.Kind == LevelShort || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration
+	return n.Kind == LevelShort || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration ||
+		n.Kind == ServerTrouble
 }
 
 // String says what happened, in words for a person.
@@ -53,6 +58,8 @@ func (n Notice) String() string {
 		return fmt.Sprintf("%s: at %s %s (the ramp goes on: full ramp)", n.Name, users(n.Users), n.Stop)
 	case MaxDuration:
 		return fmt.Sprintf("the run's maximum duration (%s) is over: ramp ended, load stopped", n.After)
+	case ServerNote, ServerTrouble, Diagnosed:
+		return n.Name + ": " + n.Text
 	}
 	return ""
 }
@@ -108,7 +115,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	if e.cfg.MaxDuration > 0 && !e.over && now.Sub(e.t0) >= e.cfg.MaxDuration {
 		return e.endByDuration()
 	}
-	var out []Notice
+	out := e.stepServer(now)
 	for i, ep := range e.eps {
 		if ep.walk != nil {
 			out = e.stepWalk(i, now, out)
