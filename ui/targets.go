@@ -74,7 +74,6 @@ func scaleLabel(st Styles, unit string, span time.Duration) func(top float64) (s
 // ms is d in float milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-
 // withRequests is levels without those no request ended in (a level passed through on
 // the way to another, e.g. by pressing + several times), but with the level being measured.
 func withRequests(levels []model.LevelStats) []model.LevelStats {
