@@ -190,6 +190,7 @@ func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64
 	if target > 0 && target < 2*hi {
 		hi = max(hi, target)
 	}
+	measured := hi > 0 // something above 0 to scale: only then is the scale labelled
 	if hi <= 0 {
 		hi = 1
 	}
@@ -224,7 +225,7 @@ func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64
 			}
 		}
 	}
-	if label != nil && h > 1 && len(values) > 0 {
+	if label != nil && h > 1 && measured {
 		if text, ls := label(hi); ansi.StringWidth(text) <= w {
 			c.SetStringWithStyle(canvas.Point{X: 0, Y: 0}, text, ls)
 		}
