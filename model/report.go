@@ -53,13 +53,14 @@ type ReportSLO struct {
 	UserTPSMin   float64 `json:"user_tps_min"`
 	TTFTP95MaxMs float64 `json:"ttft_p95_max_ms"`
 	ErrorRateMax float64 `json:"error_rate_max"`
+	GoodputMin   float64 `json:"goodput_min,omitempty"` // least share of requests meeting the per-request SLO (0: no goodput criterion)
 }
 
 // MarshalJSON writes the criteria with NaN as 0 and an infinity as the largest float
 // of its sign, so that a report with any SLO can be saved.
 func (r ReportSLO) MarshalJSON() ([]byte, error) {
 	type plain ReportSLO
-	return json.Marshal(plain{UserTPSMin: finite(r.UserTPSMin), TTFTP95MaxMs: finite(r.TTFTP95MaxMs), ErrorRateMax: finite(r.ErrorRateMax)})
+	return json.Marshal(plain{UserTPSMin: finite(r.UserTPSMin), TTFTP95MaxMs: finite(r.TTFTP95MaxMs), ErrorRateMax: finite(r.ErrorRateMax), GoodputMin: finite(r.GoodputMin)})
 }
 
 // ReportEndpoint is one endpoint's curve.
@@ -85,23 +86,30 @@ type ReportCap struct {
 
 // ReportLevel is one level (one concurrency) of the curve.
 type ReportLevel struct {
-	Concurrency  int            `json:"concurrency"`
-	DurationS    float64        `json:"duration_s"`
-	Requests     int            `json:"requests"`        // every ended request, warm-up included
-	Steady       int            `json:"steady_requests"` // of those, the ones not in warm-up (the distributions' population)
-	Short        bool           `json:"short"`           // the level hit its maximum hold before it had enough steady requests
-	Succeeded    int            `json:"succeeded"`
-	Errors       map[string]int `json:"errors"`
-	ErrorRate    float64        `json:"error_rate"` // charged failures / (requests - client failures)
-	TTFTMs       LatencyJSON    `json:"ttft_ms"`
-	TTFOMs       LatencyJSON    `json:"ttfo_ms"`
-	TPOTMs       LatencyJSON    `json:"tpot_ms"`
-	E2EMs        LatencyJSON    `json:"e2e_ms"`
-	StallMs      LatencyJSON    `json:"stall_ms"` // each request's largest gap between two chunks
-	UserTPS      RateJSON       `json:"user_tps"`
-	AggregateTPS float64        `json:"aggregate_tps"`
-	RequestRate  float64        `json:"request_rate"`
-	OutputTokens int64          `json:"output_tokens"`
+	Concurrency int            `json:"concurrency"`
+	DurationS   float64        `json:"duration_s"`
+	Requests    int            `json:"requests"`        // every ended request, warm-up included
+	Steady      int            `json:"steady_requests"` // of those, the ones not in warm-up (the distributions' population)
+	Short       bool           `json:"short"`           // the level hit its maximum hold before it had enough steady requests
+	Succeeded   int            `json:"succeeded"`
+	Errors      map[string]int `json:"errors"`
+	ErrorRate   float64        `json:"error_rate"` // charged failures / (requests - client failures)
+	TTFTMs      LatencyJSON    `json:"ttft_ms"`
+	TTFOMs      LatencyJSON    `json:"ttfo_ms"`
+	TPOTMs      LatencyJSON    `json:"tpot_ms"`
+	E2EMs       LatencyJSON    `json:"e2e_ms"`
+	StallMs     LatencyJSON    `json:"stall_ms"` // each request's largest gap between two chunks
+	// Rate mode: Rate is the arrival rate the level held (requests/s; absent in users
+	// mode, where Concurrency is the users); InFlightMean the mean requests in flight;
+	// ClientWaitMs the arrivals' wait for a place under the concurrency cap.
+	Rate         *int       `json:"rate,omitempty"`
+	InFlightMean float64    `json:"in_flight_mean"`
+	ClientWaitMs *WaitStats `json:"client_wait_ms,omitempty"`
+	TrafficStats            // goodput, lengths (input/output tokens), chunk_gap_ms
+	UserTPS      RateJSON   `json:"user_tps"`
+	AggregateTPS float64    `json:"aggregate_tps"`
+	RequestRate  float64    `json:"request_rate"`
+	OutputTokens int64      `json:"output_tokens"`
 	// What Merge needs to combine runs (absent from reports written before it): the
 	// tokens delivered in the steady windows (aggregate_tps = steady_tokens / duration_s,
 	// before rounding), the steady windows in wall-clock time, and the histograms behind
@@ -206,7 +214,7 @@ func (l *LevelStats) Report() ReportLevel {
 	for k, n := range l.Errors {
 		errs[string(k)] = n
 	}
-	return ReportLevel{
+	rl := ReportLevel{
 		Concurrency:  l.Concurrency,
 		DurationS:    round(l.Duration.Seconds(), 2),
 		Requests:     l.Requests,
@@ -226,7 +234,15 @@ func (l *LevelStats) Report() ReportLevel {
 		OutputTokens: l.OutputTokens,
 		SteadyTokens: round(l.SteadyTokens, 3),
 		Windows:      []ReportWindow{},
+		InFlightMean: round(l.InFlight, 2),
+		TrafficStats: l.Traffic.rounded(),
 	}
+	if l.OpenLoop {
+		rate, w := l.Concurrency, l.Wait
+		w.CappedShare, w.P50, w.P95, w.Max = round(w.CappedShare, 4), round(w.P50, 2), round(w.P95, 2), round(w.Max, 2)
+		rl.Rate, rl.ClientWaitMs = &rate, &w
+	}
+	return rl
 }
 
 // Latency converts a latency Dist (ms) to its report form, rounded to 0.01 ms.

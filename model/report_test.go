@@ -59,7 +59,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	lv := m["levels"].([]any)[0]
 	if got, want := keys(t, lv), sorted("concurrency", "duration_s", "requests", "steady_requests", "short", "succeeded", "errors", "error_rate",
 		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens",
-		"steady_tokens", "windows", "hist"); !slices.Equal(got, want) {
+		"steady_tokens", "windows", "hist", "in_flight_mean", "goodput", "lengths", "chunk_gap_ms"); !slices.Equal(got, want) {
 		t.Errorf("level keys %v, want %v", got, want)
 	}
 	lm := lv.(map[string]any)

@@ -119,6 +119,8 @@ type Pool struct {
 	lastDelivered  int64 // delivered total at the previous tick
 	started, ended int   // requests sent and ended since the previous tick
 	ttfts          []time.Duration
+
+	open *openLoop // rate mode (openpool.go); nil in the closed loop
 }
 
 // NewPool returns a stopped pool of concurrency 0 for the endpoint with index endpoint.
@@ -267,6 +269,9 @@ func (p *Pool) beginLocked(open bool, now int64) {
 		p.segs = append(p.segs, opened)
 	}
 	p.wakeCollector()
+	if p.open != nil {
+		p.steerLocked()
+	}
 }
 
 func (p *Pool) wakeCollector() {
@@ -279,6 +284,9 @@ func (p *Pool) wakeCollector() {
 // spawnLocked starts workers up to the target. Surplus workers (after a shrink) are
 // counted in p.workers until they exit, so they are reused rather than doubled.
 func (p *Pool) spawnLocked() {
+	if p.open != nil {
+		return // the dispatcher starts the requests (steerLocked)
+	}
 	for p.workers < p.target {
 		p.workers++
 		p.wg.Add(1)

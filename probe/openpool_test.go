@@ -1,0 +1,63 @@
+package probe
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tpsmon/tpsmon/probe/arrival"
+)
+
+// TestOpenPoolPacesArrivals: in rate mode requests start at the asked rate whatever the
+// answers take (each lasts 300 ms, longer than the 20 ms between arrivals), the level is
+// keyed by the rate, and every Sample says it was an arrival.
+func TestOpenPoolPacesArrivals(t *testing.T) {
+	s := &timedStreamer{ttft: 50 * time.Millisecond, gaps: []time.Duration{25 * time.Millisecond}, chunks: []int{10}}
+	p := NewPool(0, s, WithOpenLoop(arrival.Constant, 1, 0))
+	log := logEvents(p.Run(context.Background()))
+	p.SetConcurrency(50)
+	time.Sleep(time.Second)
+	p.Stop()
+	samples := sampleEvents(log.wait(t))
+	if n := len(samples); n < 45 || n > 55 {
+		t.Fatalf("%d requests in 1 s at 50/s, want about 50", n)
+	}
+	for _, sm := range samples {
+		if !sm.OpenLoop || sm.Concurrency != 50 || sm.Capped {
+			t.Fatalf("sample: open loop %v, level %d, capped %v; want true, 50, false", sm.OpenLoop, sm.Concurrency, sm.Capped)
+		}
+	}
+}
+
+// TestOpenPoolCapWaits: with a cap of 2 streams of 200 ms each, arrivals at 50/s find
+// the cap full: they wait on tpsmon's side, are flagged, and never more than 2 are in
+// flight.
+func TestOpenPoolCapWaits(t *testing.T) {
+	s := &timedStreamer{ttft: 100 * time.Millisecond, gaps: []time.Duration{50 * time.Millisecond}, chunks: []int{3}}
+	p := NewPool(0, s, WithOpenLoop(arrival.Constant, 1, 2))
+	log := logEvents(p.Run(context.Background()))
+	p.SetConcurrency(50)
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		if a := p.Active(); a > 2 {
+			t.Fatalf("%d requests in flight under a cap of 2", a)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.Stop()
+	samples := sampleEvents(log.wait(t))
+	capped, waited := 0, time.Duration(0)
+	for _, sm := range samples {
+		if sm.Capped {
+			capped++
+		}
+		waited = max(waited, sm.ClientWait)
+	}
+	if capped == 0 || waited < 100*time.Millisecond {
+		t.Fatalf("%d of %d arrivals capped, longest wait %v: want the cap to hold them back", capped, len(samples), waited)
+	}
+	// ~10 requests/s is all 2 streams of 200 ms can carry.
+	if len(samples) > 14 {
+		t.Fatalf("%d requests ended in 1 s under a cap of 2 x 200 ms", len(samples))
+	}
+}
