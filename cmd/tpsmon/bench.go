@@ -234,6 +234,8 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 		FullRamp:    f.fullRamp,
 		MaxDuration: f.maxDuration,
 		Version:     toolVersion(),
+		Conns:       p.conns(),
+		PoolOptions: p.poolOptions(),
 	}
 }
 

@@ -21,6 +21,7 @@ type plan struct {
 	simulate  bool             // no endpoint configured: measure the built-in simulator
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
+	rate      rateMode // rate mode (traffic.go): the ramp's levels are arrival rates
 	ramp      engine.Ramp
 	slo       model.SLO
 }
@@ -34,8 +35,16 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxTok, promptTok, dist, err := resolveLengths(f)
+	if err != nil {
+		return nil, err
+	}
+	f.maxTokens, f.promptTokens = int(maxTok.Mean()), int(promptTok.Mean())
 	w, err := resolveWorkload(f, cfg.Workload, changed)
 	if err != nil {
+		return nil, err
+	}
+	if w.Workload, err = workloadSource(f, w, maxTok, promptTok, dist); err != nil {
 		return nil, err
 	}
 	shared, err := resolveShared(f)
@@ -51,6 +60,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{profile: f.profile, ramp: ramp, slo: slo}
+	if err := p.resolveRate(f, changed); err != nil {
+		return nil, err
+	}
 	specs, err := endpointSpecs(f, cfg, shared, changed, a.getenv)
 	if err != nil {
 		return nil, err
