@@ -42,6 +42,14 @@ type ReportSettings struct {
 	ExtraBodyKeys []string  `json:"extra_body_keys"` // keys of the extra request body fields, never their values
 	TimeoutS      float64   `json:"timeout_s"`
 	SLO           ReportSLO `json:"slo"`
+	// Rate mode: Mode is "rate" (absent in users mode: Ramp holds users), Ramp holds
+	// arrival rates in requests/s, Arrival is "poisson" or "constant", MaxConcurrency
+	// the cap on requests in flight (0: none).
+	Mode           string `json:"mode,omitempty"`
+	Arrival        string `json:"arrival,omitempty"`
+	MaxConcurrency int    `json:"max_concurrency,omitempty"`
+	// Workload describes a dataset or length distributions ("" for the default prompt).
+	Workload string `json:"workload,omitempty"`
 	// Shard is the share of the load this run sent (absent when it sent the whole load).
 	// Levels are keyed by the whole level's users, not the shard's share.
 	Shard *ReportShard `json:"shard,omitempty"`
@@ -277,7 +285,7 @@ var csvHeader = []string{
 func CSV(r *Report) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
-	_ = w.Write(csvHeader) // a strings.Builder does not fail
+	_ = w.Write(append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)) // a strings.Builder does not fail
 	f := func(ok bool, v float64) string {
 		if !ok {
 			return ""
@@ -286,9 +294,10 @@ func CSV(r *Report) string {
 	}
 	for _, e := range r.Endpoints {
 		for _, l := range e.Levels {
+			traffic := trafficCells(&l, f)
 			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
 			steady := l.DurationS > 0
-			_ = w.Write([]string{
+			_ = w.Write(append([]string{
 				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
 				f(true, l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.Requests > 0, l.ErrorRate),
 				f(ttft, l.TTFTMs.P50), f(ttft, l.TTFTMs.P95), f(ttft, l.TTFTMs.P99),
@@ -297,7 +306,7 @@ func CSV(r *Report) string {
 				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
 				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95), f(l.StallMs != (LatencyJSON{}), l.StallMs.Max),
 				strconv.Itoa(l.Steady), strconv.FormatBool(l.Short),
-			})
+			}, traffic...))
 		}
 	}
 	w.Flush()

@@ -236,6 +236,8 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 		Version:     toolVersion(),
 		Conns:       p.conns(),
 		PoolOptions: p.poolOptions(),
+		OpenLoop:    p.openLoop(),
+		Workload:    p.workload,
 	}
 }
 

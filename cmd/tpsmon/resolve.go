@@ -22,6 +22,7 @@ type plan struct {
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
 	rate      rateMode // rate mode (traffic.go): the ramp's levels are arrival rates
+	workload  string   // the workload in words, for the report ("" for the default)
 	ramp      engine.Ramp
 	slo       model.SLO
 }
@@ -59,7 +60,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{profile: f.profile, ramp: ramp, slo: slo}
+	p := &plan{profile: f.profile, ramp: ramp, slo: slo, workload: workloadWords(f, dist)}
 	if err := p.resolveRate(f, changed); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
@@ -180,4 +181,35 @@ func datasetError(path string, err error) error {
 		return usageErrorf("--dataset %s: %v", path, err)
 	}
 	return usageErrorf("--dataset: %v", err)
+}
+
+// openLoop is rate mode's settings for the engine's report (nil in users mode).
+func (p *plan) openLoop() *engine.OpenLoop {
+	if !p.rate.on {
+		return nil
+	}
+	return &engine.OpenLoop{Arrival: p.rate.kind.String(), MaxConcurrency: p.rate.maxConcurrency}
+}
+
+// workloadWords describes the workload flags for the report: the dataset, the length
+// distributions and the shared prefix ("" when none is set).
+func workloadWords(f *runFlags, dist bool) string {
+	t := &f.traffic
+	var out []string
+	if t.dataset != "" {
+		out = append(out, "dataset "+t.dataset)
+	} else if dist {
+		for _, d := range []struct{ name, v string }{{"max_tokens drawn from ", t.maxTokens}, {"prompt tokens drawn from ", t.promptTokens}} {
+			if strings.Contains(d.v, ":") {
+				out = append(out, d.name+d.v)
+			}
+		}
+	}
+	if t.prefixTokens > 0 {
+		out = append(out, "shared prefix "+strconv.Itoa(t.prefixTokens)+" tokens")
+	}
+	if len(out) > 0 {
+		out = append(out, "seed "+strconv.FormatUint(t.seed, 10))
+	}
+	return strings.Join(out, " · ")
 }

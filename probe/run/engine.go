@@ -68,6 +68,12 @@ type Config struct {
 	// longest endpoint Timeout (default 60 s) plus 5 s.
 	Drain time.Duration
 
+	// OpenLoop, when set, says the pools run in rate mode (probe.WithOpenLoop in
+	// PoolOptions): the ramp's levels are arrival rates. The engine reports it.
+	OpenLoop *OpenLoop
+	// Workload describes the requests' workload for the report ("" for the default).
+	Workload string
+
 	Version string           // the report's tool_version
 	Now     func() time.Time // wall clock for the report's timestamps; nil means time.Now
 
@@ -75,6 +81,12 @@ type Config struct {
 	Conns       int             // connections per endpoint; 0 means the largest ramp level (at least 64)
 	NewStreamer NewStreamerFunc // nil means DefaultNewStreamer
 	PoolOptions []probe.Option  // e.g. probe.WithTickEvery
+}
+
+// OpenLoop is rate mode's settings, as reported.
+type OpenLoop struct {
+	Arrival        string // "poisson" or "constant"
+	MaxConcurrency int    // 0: no cap
 }
 
 // Part is one endpoint as New takes it: its settings, load control and level book.

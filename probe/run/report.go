@@ -17,6 +17,10 @@ func (e *Engine) Settings() model.ReportSettings {
 		HoldS:    r.Hold.Seconds(),
 		MaxHoldS: r.MaxHoldOr().Seconds(),
 		SLO:      e.cfg.SLO.Report(),
+		Workload: e.cfg.Workload,
+	}
+	if o := e.cfg.OpenLoop; o != nil {
+		s.Mode, s.Arrival, s.MaxConcurrency = "rate", o.Arrival, o.MaxConcurrency
 	}
 	if len(e.eps) > 0 {
 		ep := e.eps[0].ep
