@@ -266,15 +266,15 @@ func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
 		switch n.Kind {
 		case engine.LevelShort:
 			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
-				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+				n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 		case engine.RampWarned:
-			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (--full-ramp)\n", n.Name, users(n.Users), n.Stop)
+			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (--full-ramp)\n", n.Name, engine.LevelWord(n.Rate, n.Users), n.Stop)
 		}
 	}
 	for i, end := range res.Ramps {
 		if end.Kind == engine.EndStopped {
 			name := res.Report.Endpoints[i].Name
-			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, users(end.Users), end.Stop)
+			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, engine.LevelWord(f.traffic.rate != "", end.Users), end.Stop)
 		}
 	}
 	if res.Over {
