@@ -26,7 +26,44 @@ type openLoop struct {
 // its t_send (so its TTFT) comes after that wait. Levels are keyed by the rate.
 func WithOpenLoop(kind arrival.Kind, seed uint64, maxConcurrency int) Option {
 	return func(p *Pool) {
-		p.open = &openLoop{kind: kind, seed: seed, maxConc: max(maxConcurrency, 0)}
+		WithArrivals(kind, seed, maxConcurrency)(p)
+		p.open = &openLoop{kind: kind, seed: seed, maxConc: p.arrivals.maxConc}
+	}
+}
+
+// WithArrivals sets how rate mode paces arrivals when SetOpenLoop turns it on later
+// (without it: Poisson, seed 1, no cap), without turning it on.
+func WithArrivals(kind arrival.Kind, seed uint64, maxConcurrency int) Option {
+	return func(p *Pool) {
+		p.arrivals = openLoop{kind: kind, seed: seed, maxConc: max(maxConcurrency, 0)}
+	}
+}
+
+// SetOpenLoop switches the pool between rate mode (on: n is an arrival rate in
+// requests/s) and the closed loop (off: n is users), at n. Requests in flight finish
+// (none is canceled); closed-loop workers end after their current request; the
+// dispatcher of rate mode stops at once. The switch opens a new segment.
+func (p *Pool) SetOpenLoop(on bool, n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if on == (p.open != nil) {
+		p.mu.Unlock()
+		p.SetConcurrency(n)
+		p.mu.Lock()
+		return
+	}
+	if p.open != nil && p.open.cancel != nil {
+		p.open.cancel()
+	}
+	p.open = nil
+	if on {
+		o := p.arrivals
+		p.open = &o
+	}
+	p.target = max(n, 0)
+	if p.running && !p.stopped && !p.paused {
+		p.beginLocked(p.target > 0, Mono())
+		p.spawnLocked()
 	}
 }
 
@@ -53,17 +90,17 @@ func (p *Pool) steerLocked() {
 	o.disp = arrival.NewDispatcher(sched, o.maxConc, nil)
 	ctx, cancel := context.WithCancel(p.ctx)
 	o.cancel = cancel
-	p.workers++
+	p.openRunning++
 	p.wg.Add(1)
 	go p.dispatch(ctx, o.disp, o.gen)
 }
 
-// dispatch runs one dispatcher until it is ended (it counts as a worker meanwhile).
+// dispatch runs one dispatcher until it is ended (it counts in openRunning meanwhile, as each request does).
 func (p *Pool) dispatch(ctx context.Context, d *arrival.Dispatcher, gen uint64) {
 	defer p.wg.Done()
 	_ = d.Run(ctx, func(a arrival.Arrival, done func()) { p.arrive(gen, a, done) })
 	p.mu.Lock()
-	p.workers--
+	p.openRunning--
 	p.checkDoneLocked()
 	p.mu.Unlock()
 }
@@ -78,7 +115,7 @@ func (p *Pool) arrive(gen uint64, a arrival.Arrival, done func()) {
 		return
 	}
 	ctx := p.ctx
-	p.workers++
+	p.openRunning++
 	p.wg.Add(1)
 	f := p.sendLocked()
 	p.mu.Unlock()
@@ -104,7 +141,7 @@ func (p *Pool) openRequest(ctx context.Context, f *flight, a arrival.Arrival, do
 	p.emitMu.Unlock()
 
 	p.mu.Lock()
-	p.workers--
+	p.openRunning--
 	p.checkDoneLocked()
 	p.mu.Unlock()
 }

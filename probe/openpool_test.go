@@ -61,3 +61,35 @@ func TestOpenPoolCapWaits(t *testing.T) {
 		t.Fatalf("%d requests ended in 1 s under a cap of 2 x 200 ms", len(samples))
 	}
 }
+
+// TestPoolSwitchesLoop: a pool switched from users to rate mode and back sends at a
+// rate, then holds its users again; no request is canceled and the pool ends cleanly.
+func TestPoolSwitchesLoop(t *testing.T) {
+	s := &timedStreamer{ttft: 20 * time.Millisecond, gaps: []time.Duration{10 * time.Millisecond}, chunks: []int{5}}
+	p := NewPool(0, s, WithArrivals(arrival.Constant, 1, 0))
+	log := logEvents(p.Run(context.Background()))
+	p.SetConcurrency(2)
+	time.Sleep(300 * time.Millisecond)
+	p.SetOpenLoop(true, 40)
+	time.Sleep(500 * time.Millisecond)
+	p.SetOpenLoop(false, 3)
+	time.Sleep(300 * time.Millisecond)
+	if a := p.Active(); a != 3 {
+		t.Errorf("%d in flight after switching back to 3 users", a)
+	}
+	p.Stop()
+	open, closed := 0, 0
+	for _, sm := range sampleEvents(log.wait(t)) {
+		if sm.Err != "" {
+			t.Fatalf("a request failed: %v", sm.Err)
+		}
+		if sm.OpenLoop {
+			open++
+		} else {
+			closed++
+		}
+	}
+	if open < 15 || open > 25 || closed < 10 {
+		t.Errorf("%d open-loop requests in 0.5 s at 40/s, %d closed-loop ones", open, closed)
+	}
+}

@@ -120,7 +120,11 @@ type Pool struct {
 	started, ended int   // requests sent and ended since the previous tick
 	ttfts          []time.Duration
 
-	open *openLoop // rate mode (openpool.go); nil in the closed loop
+	open     *openLoop // rate mode (openpool.go); nil in the closed loop
+	arrivals openLoop  // how rate mode paces arrivals when SetOpenLoop turns it on
+	// openRunning counts rate mode's goroutines (its dispatcher and its requests),
+	// apart from the closed loop's workers.
+	openRunning int
 }
 
 // NewPool returns a stopped pool of concurrency 0 for the endpoint with index endpoint.
@@ -135,6 +139,7 @@ func NewPool(endpoint int, s Streamer, opts ...Option) *Pool {
 		allDone:   make(chan struct{}),
 		done:      make(chan struct{}),
 		rule:      model.NewLevelRule(endpoint),
+		arrivals:  openLoop{seed: 1},
 	}
 	for _, o := range opts {
 		o(p)
@@ -296,7 +301,7 @@ func (p *Pool) spawnLocked() {
 
 // checkDoneLocked closes allDone once the pool is stopped and no worker is left.
 func (p *Pool) checkDoneLocked() {
-	if p.stopped && p.workers == 0 && !p.finished {
+	if p.stopped && p.workers == 0 && p.openRunning == 0 && !p.finished {
 		p.finished = true
 		close(p.allDone)
 	}
@@ -320,7 +325,7 @@ func (p *Pool) worker(ctx context.Context) {
 			backoff = 0 // woken by Stop or ctx: the check below ends the worker
 		}
 		p.mu.Lock()
-		if p.stopped || p.paused || p.workers > p.target || ctx.Err() != nil {
+		if p.stopped || p.paused || p.workers > p.target || p.open != nil || ctx.Err() != nil {
 			p.workers--
 			p.checkDoneLocked()
 			p.mu.Unlock()

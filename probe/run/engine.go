@@ -71,6 +71,9 @@ type Config struct {
 	// OpenLoop, when set, says the pools run in rate mode (probe.WithOpenLoop in
 	// PoolOptions): the ramp's levels are arrival rates. The engine reports it.
 	OpenLoop *OpenLoop
+	// RateLevels are the rates the ramp walks after the screen switches a users-mode
+	// run to rate mode (SetRateMode); empty means DefaultRamp's levels.
+	RateLevels []int
 	// Workload describes the requests' workload for the report ("" for the default).
 	Workload string
 
@@ -107,6 +110,9 @@ type Engine struct {
 	t0      time.Time                                         // first StartRamp or Step: MaxDuration counts from it
 	over    bool                                              // MaxDuration ended the run
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
+
+	rate                   bool  // rate mode: levels are arrival rates (ratemode.go)
+	userLevels, rateLevels []int // the ramp's levels of the mode not in use
 }
 
 // endpoint is one endpoint's state in the engine.
@@ -143,6 +149,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		cfg.Now = time.Now
 	}
 	e := &Engine{cfg: cfg, started: cfg.Now()}
+	e.initRate()
 	for i, p := range parts {
 		book := p.Book
 		if book == nil {

@@ -102,7 +102,7 @@ func (b *bench) report(i int, change bool, now time.Time) {
 	p := Progress{
 		Endpoint: i, Name: ep.info.Name, Levels: len(e.cfg.Ramp.Levels), Hold: e.cfg.Ramp.Hold,
 		Live: ep.book.Live(), Active: ep.ctl.Active(), Errors: countErrors(errs),
-		LevelChange: change, Draining: b.draining, Rate: e.cfg.OpenLoop != nil,
+		LevelChange: change, Draining: b.draining, Rate: e.rate,
 	}
 	if b.draining {
 		p.Elapsed = now.Sub(b.since)

@@ -19,8 +19,11 @@ func (e *Engine) Settings() model.ReportSettings {
 		SLO:      e.cfg.SLO.Report(),
 		Workload: e.cfg.Workload,
 	}
-	if o := e.cfg.OpenLoop; o != nil {
-		s.Mode, s.Arrival, s.MaxConcurrency = "rate", o.Arrival, o.MaxConcurrency
+	if e.rate {
+		s.Mode, s.Arrival = "rate", "poisson"
+		if o := e.cfg.OpenLoop; o != nil {
+			s.Arrival, s.MaxConcurrency = o.Arrival, o.MaxConcurrency
+		}
 	}
 	if len(e.eps) > 0 {
 		ep := e.eps[0].ep

@@ -127,7 +127,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 		}
 	}
 	for k := range out {
-		out[k].Rate = e.cfg.OpenLoop != nil
+		out[k].Rate = e.rate
 	}
 	return out
 }
