@@ -16,7 +16,6 @@ type openLoop struct {
 
 	disp   *arrival.Dispatcher // the running dispatcher; nil while none runs
 	cancel context.CancelFunc  // ends it
-	gen    uint64              // counts dispatchers: arrivals of an ended one are dropped
 }
 
 // WithOpenLoop puts the pool in rate mode (open loop): SetConcurrency(n) then asks for
@@ -85,14 +84,14 @@ func (p *Pool) steerLocked() {
 		_ = o.disp.SetRate(float64(p.target)) // a positive int: CheckRate accepts it
 		return
 	}
-	o.gen++
-	sched := arrival.New(o.kind, float64(p.target), o.seed^o.gen)
+	p.openGen++
+	sched := arrival.New(o.kind, float64(p.target), o.seed^p.openGen)
 	o.disp = arrival.NewDispatcher(sched, o.maxConc, nil)
 	ctx, cancel := context.WithCancel(p.ctx)
 	o.cancel = cancel
 	p.openRunning++
 	p.wg.Add(1)
-	go p.dispatch(ctx, o.disp, o.gen)
+	go p.dispatch(ctx, o.disp, p.openGen)
 }
 
 // dispatch runs one dispatcher until it is ended (it counts in openRunning meanwhile, as each request does).
@@ -109,7 +108,7 @@ func (p *Pool) dispatch(ctx context.Context, d *arrival.Dispatcher, gen uint64) 
 // that let it go has been ended since.
 func (p *Pool) arrive(gen uint64, a arrival.Arrival, done func()) {
 	p.mu.Lock()
-	if p.stopped || p.paused || p.open.gen != gen || p.ctx.Err() != nil {
+	if p.stopped || p.paused || p.open == nil || p.openGen != gen || p.ctx.Err() != nil {
 		p.mu.Unlock()
 		done()
 		return

@@ -24,32 +24,6 @@ type Event struct {
 // DefaultBuffer is the capacity of the event channel a pool makes for itself.
 const DefaultBuffer = 4096
 
-// Option configures a Pool.
-type Option func(*Pool)
-
-// WithTickEvery sets the live bucket width (default 1 s). Non-positive values are ignored.
-func WithTickEvery(d time.Duration) Option {
-	return func(p *Pool) {
-		if d > 0 {
-			p.tickEvery = d
-		}
-	}
-}
-
-// WithOutput makes the pool send its events on ch (shared by several pools) instead of
-// a channel of its own; the pool never closes a channel it did not make. Use Done to
-// learn when such a pool has finished. A nil ch is ignored.
-func WithOutput(ch chan Event) Option {
-	return func(p *Pool) {
-		if ch != nil {
-			p.out, p.ownOut = ch, false
-		}
-	}
-}
-
-// withTicks replaces the collector's ticker by c (tests drive ticks by hand).
-func withTicks(c <-chan time.Time) Option { return func(p *Pool) { p.ticks = c } }
-
 // flight is one request in flight: its live Progress, the pool's bookkeeping, and
 // finally its Sample (one allocation per request for all of it).
 type flight struct {
@@ -125,6 +99,7 @@ type Pool struct {
 	// openRunning counts rate mode's goroutines (its dispatcher and its requests),
 	// apart from the closed loop's workers.
 	openRunning int
+	openGen     uint64 // counts rate mode's dispatchers: arrivals of an ended one are dropped
 }
 
 // NewPool returns a stopped pool of concurrency 0 for the endpoint with index endpoint.
@@ -347,41 +322,6 @@ func (p *Pool) worker(ctx context.Context) {
 		p.out <- Event{Endpoint: p.endpoint, Sample: s}
 		p.emitMu.Unlock()
 		backoff = nextBackoff(backoff, s)
-	}
-}
-
-// Backoff after failures that delivered no token: a worker whose request failed fast
-// (connection refused, HTTP 4xx/5xx before any token) waits before its next send instead
-// of hammering a down endpoint thousands of times a second. The wait is taken before
-// t_send, so it never enters TTFT; it doubles from minBackoff to maxBackoff and ends at
-// the first request that succeeds or delivers a token.
-const (
-	minBackoff = 50 * time.Millisecond
-	maxBackoff = time.Second
-)
-
-// nextBackoff is the wait before the next send after sample s, given the current wait.
-func nextBackoff(cur time.Duration, s *model.Sample) time.Duration {
-	if s.OK() || s.Err == model.ErrCanceled || s.Chunks > 0 {
-		return 0
-	}
-	if cur < minBackoff {
-		return minBackoff
-	}
-	return min(2*cur, maxBackoff)
-}
-
-// sleep waits d; it returns false when Stop or ctx ended the wait early.
-func (p *Pool) sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	case <-p.stopCh:
-		return false
 	}
 }
 

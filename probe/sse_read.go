@@ -85,9 +85,8 @@ func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *resul
 				r.first = now
 				p.First.Store(now)
 			} else {
-				gap := now - r.last
-				r.maxGap = max(r.maxGap, gap)
-				r.gaps.Add(time.Duration(gap))
+				r.maxGap = max(r.maxGap, now-r.last)
+				r.gaps.Add(time.Duration(now - r.last))
 			}
 			r.last = now
 			if info.answer && r.firstAnswer == 0 {
