@@ -36,6 +36,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := workloadFromConfig(f, cfg, changed); err != nil {
+		return nil, err
+	}
 	maxTok, promptTok, dist, err := resolveLengths(f)
 	if err != nil {
 		return nil, err
@@ -108,13 +111,13 @@ func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) 
 		Insecure:     f.insecure,
 	}
 	if wc.MaxTokens != nil && !changed("max-tokens") {
-		w.MaxTokens = int(*wc.MaxTokens)
+		w.MaxTokens = wc.MaxTokens.mean()
 	}
 	if wc.Prompt != nil && !changed("prompt") {
 		w.Prompt = *wc.Prompt
 	}
 	if wc.PromptTokens != nil && !changed("prompt-tokens") {
-		w.PromptTokens = int(*wc.PromptTokens)
+		w.PromptTokens = wc.PromptTokens.mean()
 	}
 	if wc.IgnoreEOS != nil && !changed("ignore-eos") {
 		w.IgnoreEOS = *wc.IgnoreEOS

@@ -12,6 +12,7 @@ import (
 	"github.com/tpsmon/tpsmon/probe/arrival"
 	engine "github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/workload"
+	"go.yaml.in/yaml/v3"
 )
 
 // trafficFlags are the flags of rate mode and workloads (issue 8), shared by the live
@@ -212,4 +213,45 @@ func workloadWords(f *runFlags, dist bool) string {
 		out = append(out, "seed "+strconv.FormatUint(t.seed, 10))
 	}
 	return strings.Join(out, " · ")
+}
+
+// lengthSpec is a config length: a number of tokens, or a distribution as the flags
+// take it (uniform:LO:HI, normal:MEAN:STDEV).
+type lengthSpec struct {
+	text string
+	l    workload.Lengths
+}
+
+func (s *lengthSpec) UnmarshalYAML(n *yaml.Node) error {
+	l, err := workload.ParseLengths(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return lineError(n, "want a number of tokens, uniform:LO:HI or normal:MEAN:STDEV, got %q", n.Value)
+	}
+	*s = lengthSpec{text: n.Value, l: l}
+	return nil
+}
+
+// mean is the length asked for on average (the number itself when fixed).
+func (s *lengthSpec) mean() int { return int(s.l.Mean()) }
+
+// workloadFromConfig takes the config's dataset, shared prefix and length
+// distributions where the flags were not given.
+func workloadFromConfig(f *runFlags, cfg *fileConfig, changed func(string) bool) error {
+	wc, t := &cfg.Workload, &f.traffic
+	if wc.Dataset != nil && !changed("dataset") {
+		t.dataset = *wc.Dataset
+	}
+	if wc.PrefixTokens != nil && !changed("prefix-tokens") {
+		if *wc.PrefixTokens < 0 {
+			return usageErrorf("%s: the shared prefix must be 0 tokens or more", cfg.at("workload.prefix_tokens"))
+		}
+		t.prefixTokens = *wc.PrefixTokens
+	}
+	if wc.MaxTokens != nil && !changed("max-tokens") {
+		t.maxTokens = wc.MaxTokens.text
+	}
+	if wc.PromptTokens != nil && !changed("prompt-tokens") {
+		t.promptTokens = wc.PromptTokens.text
+	}
+	return nil
 }

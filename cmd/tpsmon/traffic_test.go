@@ -182,3 +182,23 @@ func TestBenchRateOnSimulator(t *testing.T) {
 		t.Errorf("Markdown does not name the rate:\n%s", r.stdout)
 	}
 }
+
+// TestWorkloadConfig: the config takes the workload keys the flags take, and flags
+// given override them; a bad distribution is refused at its line.
+func TestWorkloadConfig(t *testing.T) {
+	ds := writeFile(t, "d.jsonl", `{"prompt": "hello"}`+"\n")
+	cfg := writeFile(t, "c.yaml", "workload:\n  max_tokens: uniform:50:150\n  prompt_tokens: 64\n  prefix_tokens: 32\n  dataset: "+ds+"\n")
+	p := planOf(t, nil, "bench", "--config", cfg)
+	if p.template.Workload == nil || p.template.MaxTokens != 100 || p.template.PromptTokens != 64 || !strings.Contains(p.workload, "dataset") {
+		t.Errorf("template: workload %v max %d prompt %d (%q)", p.template.Workload, p.template.MaxTokens, p.template.PromptTokens, p.workload)
+	}
+	p = planOf(t, nil, "bench", "--config", cfg, "--max-tokens", "7", "--dataset", "")
+	if p.template.MaxTokens != 7 || !strings.Contains(p.workload, "shared prefix 32") {
+		t.Errorf("flags over config: max %d (%q)", p.template.MaxTokens, p.workload)
+	}
+	bad := writeFile(t, "b.yaml", "workload:\n  max_tokens: uniform:9\n")
+	r := cli(t, nil, nil, nil, "bench", "--config", bad)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "line 2") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
