@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
@@ -93,7 +94,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
 	}
 	fmt.Fprint(a.stdout, model.Markdown(rep))
-	a.printRampEnds(res, f)
+	a.printRampEnds(res, p.bounds.maxDuration)
 
 	if err := a.writeOutputs(f, rep); err != nil {
 		return err
@@ -225,14 +226,13 @@ func fileDescriptor(v any) (uintptr, bool) {
 
 // runConfig is the engine's configuration of plan p with the run flags of f.
 func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
-	ramp := p.ramp
-	ramp.MaxHold = f.maxHold
 	return engine.Config{
 		Endpoints:   p.endpoints,
-		Ramp:        ramp,
+		Ramp:        p.ramp,
 		SLO:         p.slo,
-		FullRamp:    f.fullRamp,
-		MaxDuration: f.maxDuration,
+		FullRamp:    p.bounds.fullRamp,
+		MaxDuration: p.bounds.maxDuration,
+		MaxStreams:  p.streams,
 		Version:     toolVersion(),
 		Conns:       p.conns(),
 		PoolOptions: p.poolOptions(),
@@ -261,7 +261,7 @@ func engineError(err error) error {
 
 // printRampEnds says, under the tables, which levels were short and where and why a
 // ramp ended early (stderr), and when the maximum duration cut the run (also stdout).
-func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
+func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	for _, n := range res.Notices {
 		switch n.Kind {
 		case engine.LevelShort:
@@ -274,11 +274,11 @@ func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
 	for i, end := range res.Ramps {
 		if end.Kind == engine.EndStopped {
 			name := res.Report.Endpoints[i].Name
-			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, engine.LevelWord(f.traffic.rate != "", end.Users), end.Stop)
+			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, engine.LevelWord(res.Report.Settings.Mode == "rate", end.Users), end.Stop)
 		}
 	}
 	if res.Over {
-		fmt.Fprintf(a.stdout, "\n> The run reached --max-duration %s: the ramp was cut; the report covers what was measured until then.\n", f.maxDuration)
+		fmt.Fprintf(a.stdout, "\n> The run reached its maximum duration (%s): the ramp was cut; the report covers what was measured until then.\n", maxDuration)
 	}
 }
 

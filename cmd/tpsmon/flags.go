@@ -28,6 +28,7 @@ type runFlags struct {
 	hold                       time.Duration
 	slo                        string
 	maxHold, maxDuration       time.Duration
+	seed                       uint64
 
 	traffic trafficFlags // rate mode and workloads (traffic.go)
 
@@ -53,6 +54,7 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.StringVar(&f.traffic.maxTokens, "max-tokens", "256", "max_tokens of every request: N, or drawn per request from uniform:LO:HI or normal:MEAN:STDEV")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: a synthetic prompt of --prompt-tokens tokens)")
 	fs.StringVar(&f.traffic.promptTokens, "prompt-tokens", "128", "size of the synthetic prompt, in tokens (about): N, or drawn per request from uniform:LO:HI or normal:MEAN:STDEV")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the synthetic prompts, rate mode's arrivals, length draws and the dataset's order: the same seed sends the same requests again (default: a new random seed each run, written in the results' settings)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `ask the server to always generate max_tokens (extra body {"ignore_eos": true}, vLLM and SGLang)`)
 	fs.StringVar(&f.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0,"min_tokens":200}'`)
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "longest wait for response headers and for each next event of a stream")

@@ -25,7 +25,7 @@ type trafficFlags struct {
 	prefixTokens   int
 	maxTokens      string // N | uniform:LO:HI | normal:MEAN:STDEV
 	promptTokens   string
-	seed           uint64
+	seed           uint64 // the run's seed (--seed): arrivals, length draws, the dataset's order
 }
 
 // registerTraffic adds the rate-mode and workload flags.
@@ -36,7 +36,6 @@ func (t *trafficFlags) register(c *cobra.Command) {
 	fs.IntVar(&t.maxConcurrency, "max-concurrency", 0, "rate mode: the most requests in flight; an arrival that finds it full waits on tpsmon's side (measured apart from TTFT) (default: no cap)")
 	fs.StringVar(&t.dataset, "dataset", "", `JSON Lines file of requests, one a line: {"prompt": "..."} or {"messages": [...]}, optionally "max_tokens"; or a ShareGPT JSON file`)
 	fs.IntVar(&t.prefixTokens, "prefix-tokens", 0, "a shared prefix of N tokens before every prompt (to measure prefix caching; default: every prompt differs)")
-	fs.Uint64Var(&t.seed, "seed", 1, "seed of the arrivals, the length draws and the dataset's order")
 }
 
 // rateMode is a run's rate mode: on when --rate was given.
@@ -208,9 +207,6 @@ func workloadWords(f *runFlags, dist bool) string {
 	}
 	if t.prefixTokens > 0 {
 		out = append(out, "shared prefix "+strconv.Itoa(t.prefixTokens)+" tokens")
-	}
-	if len(out) > 0 {
-		out = append(out, "seed "+strconv.FormatUint(t.seed, 10))
 	}
 	return strings.Join(out, " · ")
 }

@@ -98,12 +98,9 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 				b.notices = append(b.notices, n)
 			}
 		case <-ctx.Done():
-			for i, ep := range b.e.eps {
-				if ep.walk != nil {
-					_, c := ep.walk.Level()
-					ep.walk, ep.end = nil, RampEnd{Kind: EndInterrupt, Users: c}
-				}
-				b.e.eps[i].ctl.SetConcurrency(0)
+			b.e.Interrupt()
+			for _, ep := range b.e.eps {
+				ep.ctl.SetConcurrency(0)
 			}
 			return true
 		}
