@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/tpsmon/tpsmon/probe/run"
+import (
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/run"
+)
 
 // level names a load of n in the engine's mode: "8 users" or "8 requests/s".
 func (m *root) level(n int) string { return run.LevelWord(m.eng.RateMode(), n) }
@@ -39,4 +42,14 @@ func (k *KeyMap) setRate(rate bool) {
 	k.Double.SetHelp("]", "double users")
 	k.Halve.SetHelp("[", "halve users")
 	k.Mode.SetHelp("m", "rate mode")
+}
+
+// openLoop reports whether levels are arrival rates (rate mode).
+func openLoop(levels []model.LevelStats) bool {
+	for i := range levels {
+		if levels[i].OpenLoop {
+			return true
+		}
+	}
+	return false
 }
