@@ -34,7 +34,9 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 3 endpoint unusable (unreachable, or every request failed); 130 interrupted.`,
 		Example: `  tpsmon bench                                   # the built-in simulator
   tpsmon bench --url http://127.0.0.1:8000/v1 --ramp 1,4,16,64 --hold 30s --out results.json
-  tpsmon bench --config endpoints.yaml --slo "user_tps_p50>=20,ttft_p95<=1s" --min-capacity 16`,
+  tpsmon bench --config endpoints.yaml --slo "user_tps_p50>=20,ttft_p95<=1s" --min-capacity 16
+  tpsmon bench --rate 2,4,8,16 --max-concurrency 64 --slo "goodput>=95%"   # arrival rates (open loop)
+  tpsmon bench --dataset prompts.jsonl --max-tokens uniform:50:150`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runBench(cmd, f)
