@@ -141,9 +141,7 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.say(true, "snapshot failed: %v", msg.err)
 		} else {
-			// on a narrow screen keep the file name and cut leading directories
-			room := m.lay.Width - len("snapshot saved:  (+ .md)")
-			m.say(false, "snapshot saved: %s (+ .md)", shortenPath(msg.path, room))
+			m.saySnapshot(msg)
 		}
 		m.refresh(false)
 		return m, nil
@@ -208,7 +206,7 @@ func (m *root) relayout() {
 }
 
 // fullHelpHeight is the number of lines of the longest FullHelp column.
-func fullHelpHeight(k KeyMap) int {
+func fullHelpHeight(k help.KeyMap) int {
 	h := 1
 	for _, col := range k.FullHelp() {
 		n := 0
@@ -291,10 +289,15 @@ func (m *root) View() tea.View {
 
 // compose stacks the panels according to the layout.
 func (m *root) compose() string {
-	l := m.lay
 	if m.quitting {
 		return ""
 	}
+	return stack(m.lay, m.header.View(), m.series.View(), m.curve.View(), m.table.View(), m.status.View(),
+		m.help.View(m.keys))
+}
+
+// stack stacks the panels' views according to the layout (the live screen and replay).
+func stack(l layout, header, series, curve, table, status, help string) string {
 	if l.Width == 0 || l.Height == 0 {
 		return "tpsmon: starting…"
 	}
@@ -309,20 +312,20 @@ func (m *root) compose() string {
 			parts = append(parts, "")
 		}
 	}
-	add(m.header.View(), l.Header)
+	add(header, l.Header)
 	gap()
-	add(m.series.View(), l.Series)
+	add(series, l.Series)
 	gap()
 	switch {
 	case l.Beside && (l.Curve > 0 || l.Table > 0):
-		add(sideBySide(2, []int{l.CurveW, l.TableW}, padLines(m.curve.View(), l.Curve), m.table.View()), max(l.Curve, l.Table))
+		add(sideBySide(2, []int{l.CurveW, l.TableW}, padLines(curve, l.Curve), table), max(l.Curve, l.Table))
 	default:
-		add(m.curve.View(), l.Curve)
-		add(m.table.View(), l.Table)
+		add(curve, l.Curve)
+		add(table, l.Table)
 	}
 	gap()
-	add(m.status.View(), l.Status)
-	add(fitBlock(m.help.View(m.keys), l.Width, l.Help), l.Help)
+	add(status, l.Status)
+	add(fitBlock(help, l.Width, l.Help), l.Help)
 	return fitBlock(strings.Join(parts, "\n"), l.Width, l.Height)
 }
 

@@ -48,6 +48,8 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per endpoint and level to this file")
 	fs.IntVar(&f.minCapacity, "min-capacity", 0, "exit 1 when an endpoint's capacity (users meeting --slo) is below this")
 	fs.BoolVar(&f.fullRamp, "full-ramp", false, "walk every level of the ramp, also past a level with more than 5% errors or a TTFT p95 over twice the --slo target")
+	fs.StringVar(&f.report, "report", "", "write a report at the end (verdict, degradation curve, levels); the format comes from the extension: .html, .svg, .png or .md")
+	f.registerLive(c)
 	return c
 }
 
@@ -68,6 +70,12 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if sameFile(f.out, f.csv) {
 		return usageErrorf("--out %s and --csv %s are the same file; give each its own name", f.out, f.csv)
 	}
+	if err := checkReport(f.report, f.out, f.csv); err != nil {
+		return err
+	}
+	if err := checkLive(&f.liveFlags, f.out, f.csv, f.report); err != nil {
+		return err
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -80,7 +88,14 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
-	eng, err := engine.Start(ctx, a.runConfig(p, f))
+	live, err := a.openLive(&f.liveFlags)
+	if err != nil {
+		return err
+	}
+	defer live.close(a)
+	cfg := a.runConfig(p, f)
+	cfg.Observers = live.observers
+	eng, err := engine.Start(ctx, cfg)
 	if err != nil {
 		return engineError(err)
 	}
@@ -91,6 +106,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
+	liveErr := live.close(a)
 
 	if s != nil {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
@@ -100,6 +116,14 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 
 	if err := a.writeOutputs(f, rep); err != nil {
 		return err
+	}
+	if f.report != "" {
+		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
+			return err
+		}
+	}
+	if liveErr != nil {
+		return liveErr
 	}
 	return benchExit(res, p, f)
 }

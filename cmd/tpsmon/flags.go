@@ -29,11 +29,13 @@ type runFlags struct {
 	slo                        string
 	maxHold, maxDuration       time.Duration
 	seed                       uint64
+	liveFlags                  // --timeseries, --metrics-addr (outputs.go)
 
 	traffic trafficFlags // rate mode and workloads (traffic.go)
 
 	// bench only
 	out, csv    string
+	report      string
 	minCapacity int
 	fullRamp    bool
 

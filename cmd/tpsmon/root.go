@@ -128,8 +128,9 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	root.Flags().StringVar(&f.theme, "theme", "", "colour theme of the live screen (default adapts to the terminal; NO_COLOR gives mono)")
 	root.Flags().IntVar(&f.users, "users", 1, "concurrency to start the live screen at")
 	f.registerSettle(root)
+	f.registerLive(root)
 
-	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newVersionCmd())
+	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newReplayCmd(), a.newVersionCmd())
 	setFlagErrors(root)
 	return root
 }

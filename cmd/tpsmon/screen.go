@@ -28,6 +28,9 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 			return usageErrorf("--theme: %v", err)
 		}
 	}
+	if err := checkLive(&f.liveFlags); err != nil {
+		return err
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -43,6 +46,11 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
+	live, err := a.openLive(&f.liveFlags)
+	if err != nil {
+		return err
+	}
+	defer live.close(a)
 	cfg := a.runConfig(p, f)
 	cfg.Settle = p.bounds.settle
 	start := f.users
@@ -52,6 +60,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 			cfg.Ramp.Levels = engine.DefaultRamp.Levels
 		}
 	}
+	cfg.Observers = live.observers
 	cfg.Conns = max(64, f.users)
 	for _, l := range p.ramp.Levels {
 		cfg.Conns = max(cfg.Conns, l)
@@ -73,6 +82,9 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	eng.Close()
 	if summary != "" {
 		fmt.Fprint(a.stdout, summary)
+	}
+	if lerr := live.close(a); lerr != nil && err == nil {
+		return lerr
 	}
 	if err != nil {
 		return &exitError{code: exitCapacity, msg: fmt.Sprintf("the live screen failed: %v", err)}

@@ -89,6 +89,10 @@ type Config struct {
 	Conns       int             // connections per endpoint; 0 means the largest ramp level (at least 64)
 	NewStreamer NewStreamerFunc // nil means DefaultNewStreamer
 	PoolOptions []probe.Option  // e.g. probe.WithTickEvery
+
+	// Observers see every event once Handle applied it (the time series, the metrics
+	// exporter): see Observer.
+	Observers []Observer
 }
 
 // OpenLoop is rate mode's settings, as reported.
@@ -258,6 +262,9 @@ func (e *Engine) Handle(ev probe.Event) {
 		if ep.walk != nil {
 			ep.walk.Observe(ev.Segment)
 		}
+	}
+	for _, o := range e.cfg.Observers {
+		o.Observe(e, &ev)
 	}
 }
 
