@@ -102,8 +102,12 @@ func (p *tablePanel) render() string {
 	}
 	var hb strings.Builder
 	hb.WriteString("  ")
-	for _, c := range tableCols {
-		hb.WriteString(fmt.Sprintf("%*s ", c.w, c.name))
+	for i, c := range tableCols {
+		name := c.name
+		if i == 0 && openLoop(p.levels) {
+			name = "rate/s" // rate mode: the levels are arrival rates
+		}
+		hb.WriteString(fmt.Sprintf("%*s ", c.w, name))
 	}
 	hb.WriteString(p.serverHead())
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
