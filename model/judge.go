@@ -42,6 +42,9 @@ func (s SLO) Validate() error {
 	if s.TTFOP95Max < 0 {
 		return &SLOError{Term: "ttfo_p95", Value: s.TTFOP95Max.String(), Why: "the TTFO p95 limit must be above 0 (or absent)"}
 	}
+	if g := s.GoodputMin; math.IsNaN(g) || g < 0 || g > 1 {
+		return &SLOError{Term: "goodput", Value: fmtFloat(g), Why: "the goodput minimum must be a fraction from 0 to 1 (0% to 100%)"}
+	}
 	return nil
 }
 
@@ -58,25 +61,30 @@ type judged struct {
 	errorRate    float64
 	ttfoMeasured bool
 	ttfoP95      float64 // ms
+	judgedGood   int     // requests judged for goodput
+	goodput      float64 // share of them that met the per-request SLO
 }
 
 func judgeStats(l *LevelStats) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFT.Count > 0, userMeasured: l.UserTPS.Count > 0,
 		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate,
-		ttfoMeasured: l.TTFO.Count > 0, ttfoP95: l.TTFO.P95}
+		ttfoMeasured: l.TTFO.Count > 0, ttfoP95: l.TTFO.P95,
+		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share}
 }
 
 func judgeReport(l *ReportLevel) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFTMs != (LatencyJSON{}), userMeasured: l.UserTPS != (RateJSON{}),
 		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate,
-		ttfoMeasured: l.TTFOMs != (LatencyJSON{}), ttfoP95: l.TTFOMs.P95}
+		ttfoMeasured: l.TTFOMs != (LatencyJSON{}), ttfoP95: l.TTFOMs.P95,
+		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share}
 }
 
 // meets is SLO.Meets on what a level shows.
 func (s SLO) meets(j judged) bool {
 	return j.requests > 0 && j.ttftMeasured && j.userP50 >= s.UserTPSMin &&
 		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax &&
-		(s.TTFOP95Max <= 0 || j.ttfoMeasured && j.ttfoP95 <= ms(s.TTFOP95Max))
+		(s.TTFOP95Max <= 0 || j.ttfoMeasured && j.ttfoP95 <= ms(s.TTFOP95Max)) &&
+		(s.GoodputMin <= 0 || (j.judgedGood > 0 && j.goodput >= s.GoodputMin))
 }
 
 // Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
@@ -115,6 +123,15 @@ func (s SLO) failures(j judged) []string {
 		case j.ttfoP95 > lim:
 			a, b := apart(j.ttfoP95, lim, 1, func(v float64, d int) string { return fmtNum(v, d) + " ms" })
 			out = append(out, "TTFO p95 "+a+" > "+b)
+		}
+	}
+	if s.GoodputMin > 0 {
+		switch {
+		case j.judgedGood == 0:
+			out = append(out, "goodput not measured (no steady request judged)")
+		case j.goodput < s.GoodputMin:
+			a, b := apart(j.goodput*100, s.GoodputMin*100, 1, func(v float64, d int) string { return fmtNum(v, d) + "%" })
+			out = append(out, "goodput "+a+" < "+b)
 		}
 	}
 	return out

@@ -81,8 +81,17 @@ func ParseSLOFrom(base SLO, s string) (SLO, error) {
 				return SLO{}, sloErr(term, fmt.Sprintf("%q is not an error rate: use error_rate<=1%% or error_rate<=0.01", val))
 			}
 			slo.ErrorRateMax = r
+		case "goodput":
+			if op != ">=" {
+				return SLO{}, sloErr(term, "goodput is a minimum: use goodput>=95%")
+			}
+			r, err := ParseRate(val)
+			if err != nil {
+				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a share of requests: use goodput>=95%% or goodput>=0.95", val))
+			}
+			slo.GoodputMin = r
 		default:
-			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95, error_rate and ttfo_p95", name))
+			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95, error_rate, goodput and ttfo_p95", name))
 		}
 	}
 	return slo, nil
@@ -177,6 +186,9 @@ func (s SLO) String() string {
 	if s.TTFOP95Max > 0 {
 		out += ", TTFO p95 <= " + fmtNum(ms(s.TTFOP95Max), 1) + " ms"
 	}
+	if s.GoodputMin > 0 {
+		out += ", goodput >= " + FormatPercent(s.GoodputMin)
+	}
 	return out
 }
 
@@ -185,7 +197,7 @@ func (s SLO) String() string {
 // NaN is 0, an infinity the largest float of its sign.
 func (s SLO) Report() ReportSLO {
 	return ReportSLO{UserTPSMin: finite(s.UserTPSMin), TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: finite(s.ErrorRateMax),
-		TTFOP95MaxMs: ms(s.TTFOP95Max)}
+		TTFOP95MaxMs: ms(s.TTFOP95Max), GoodputMin: finite(s.GoodputMin)}
 }
 
 // finite is v, with NaN as 0 and an infinity as the largest float of its sign.
@@ -208,6 +220,7 @@ func (r ReportSLO) SLO() SLO {
 		TTFTP95Max:   time.Duration(r.TTFTP95MaxMs * float64(time.Millisecond)),
 		ErrorRateMax: r.ErrorRateMax,
 		TTFOP95Max:   time.Duration(r.TTFOP95MaxMs * float64(time.Millisecond)),
+		GoodputMin:   r.GoodputMin,
 	}.orDefault()
 }
 

@@ -11,22 +11,23 @@ import (
 // empty, is why a lower bound was not pushed further (e.g. "the run was interrupted");
 // empty, a lower bound means the highest level measured meets the criteria.
 // A nil slo says "the criteria" instead of naming them (the screen's short form).
-func capacityWords(c ReportCap, slo *SLO, stopped string) string {
+// name says a level's key: "16 users", or "8 requests/s" in rate mode.
+func capacityWords(c ReportCap, slo *SLO, stopped string, name func(int) string) string {
 	crit := "the criteria"
 	if slo != nil {
 		crit = slo.String()
 	}
 	switch {
 	case c.Users > 0 && c.AtLeast && stopped != "" && slo == nil:
-		return fmt.Sprintf("at least %s (limit not reached: %s)", users(c.Users), stopped)
+		return fmt.Sprintf("at least %s (limit not reached: %s)", name(c.Users), stopped)
 	case c.Users > 0 && c.AtLeast && stopped != "":
-		return fmt.Sprintf("at least %s (limit not reached: %s) for %s", users(c.Users), stopped, crit)
+		return fmt.Sprintf("at least %s (limit not reached: %s) for %s", name(c.Users), stopped, crit)
 	case c.Users > 0 && c.AtLeast:
-		return fmt.Sprintf("at least %s (limit not reached: the highest level measured meets %s)", users(c.Users), crit)
+		return fmt.Sprintf("at least %s (limit not reached: the highest level measured meets %s)", name(c.Users), crit)
 	case c.Users > 0 && slo == nil:
-		return users(c.Users)
+		return name(c.Users)
 	case c.Users > 0:
-		return fmt.Sprintf("%s (%s)", users(c.Users), crit)
+		return fmt.Sprintf("%s (%s)", name(c.Users), crit)
 	case slo == nil:
 		return "none"
 	}
@@ -55,21 +56,25 @@ func Verdict(levels []LevelStats, slo SLO, running, short bool) string {
 	if running {
 		stopped = "the ramp goes on"
 	}
+	name := users
+	if measured[0].OpenLoop {
+		name = func(n int) string { return strconv.Itoa(n) + " requests/s" }
+	}
 	c := capacityOf(measured, slo, running)
 	crit := &slo
 	if short {
 		crit = nil
 	}
-	s := "capacity " + capacityWords(c, crit, stopped)
+	s := "capacity " + capacityWords(c, crit, stopped, name)
 	if c.Users == 0 {
 		if why := slo.Failures(&measured[0]); len(why) > 0 {
-			s += " - " + users(measured[0].Concurrency) + ": " + why[0]
+			s += " - " + name(measured[0].Concurrency) + ": " + why[0]
 		}
 	}
 	if u, ok := saturation(measured); ok {
 		for i := range measured {
 			if measured[i].Concurrency == u {
-				s += " - saturates at " + users(u) + " (" + strconv.FormatFloat(measured[i].AggregateTPS, 'f', 0, 64) + " tok/s)"
+				s += " - saturates at " + name(u) + " (" + strconv.FormatFloat(measured[i].AggregateTPS, 'f', 0, 64) + " tok/s)"
 			}
 		}
 	}

@@ -7,13 +7,20 @@ import (
 )
 
 // head is the curve's title line. The legend never gives way to the title: the title
-// shortens first ("degradation curve (x = users)", "curve (x = users)", "curve", none),
+// shortens first ("degradation curve (x = users)", "curve (x = users)", "curve", none;
+// x = requests/s in rate mode),
 // then the endpoints' names lose the part they share.
 func (p *curvePanel) head() string {
 	st := p.st
+	x := " (x = users)"
+	for _, s := range p.series {
+		if openLoop(s.Levels) {
+			x = " (x = requests/s)"
+		}
+	}
 	titles := []string{
-		st.Title.Render("degradation curve") + st.Faint.Render(" (x = users)"),
-		st.Title.Render("curve") + st.Faint.Render(" (x = users)"),
+		st.Title.Render("degradation curve") + st.Faint.Render(x),
+		st.Title.Render("curve") + st.Faint.Render(x),
 		st.Title.Render("curve"),
 		"",
 	}

@@ -124,6 +124,9 @@ func (p *tablePanel) render() string {
 		if i == 4 && p.ttfo {
 			name = "TTFO p95"
 		}
+		if i == 0 && openLoop(p.levels) {
+			name = "rate/s" // rate mode: the levels are arrival rates
+		}
 		hb.WriteString(fmt.Sprintf("%*s ", c.w, name))
 	}
 	hb.WriteString(p.serverHead())

@@ -34,7 +34,9 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 3 endpoint unusable (unreachable, or every request failed); 130 interrupted.`,
 		Example: `  tpsmon bench                                   # the built-in simulator
   tpsmon bench --url http://127.0.0.1:8000/v1 --ramp 1,4,16,64 --hold 30s --out results.json
-  tpsmon bench --config endpoints.yaml --slo "user_tps_p50>=20,ttft_p95<=1s" --min-capacity 16`,
+  tpsmon bench --config endpoints.yaml --slo "user_tps_p50>=20,ttft_p95<=1s" --min-capacity 16
+  tpsmon bench --rate 2,4,8,16 --max-concurrency 64 --slo "goodput>=95%"   # arrival rates (open loop)
+  tpsmon bench --dataset prompts.jsonl --max-tokens uniform:50:150`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runBench(cmd, f)
@@ -263,6 +265,10 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 		MaxDuration:   p.bounds.maxDuration,
 		MaxStreams:    p.streams,
 		Version:       toolVersion(),
+		Conns:         p.conns(),
+		PoolOptions:   p.poolOptions(),
+		OpenLoop:      p.openLoop(),
+		Workload:      p.workload,
 	}
 }
 
@@ -292,15 +298,15 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 		switch n.Kind {
 		case engine.LevelShort:
 			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
-				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+				n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 		case engine.RampWarned:
-			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (--full-ramp)\n", n.Name, users(n.Users), n.Stop)
+			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (--full-ramp)\n", n.Name, engine.LevelWord(n.Rate, n.Users), n.Stop)
 		}
 	}
 	for i, end := range res.Ramps {
 		if end.Kind == engine.EndStopped {
 			name := res.Report.Endpoints[i].Name
-			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, users(end.Users), end.Stop)
+			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, engine.LevelWord(res.Report.Settings.Mode == "rate", end.Users), end.Stop)
 		}
 	}
 	if res.Over {

@@ -56,12 +56,14 @@ type endpointConfig struct {
 }
 
 type workloadConfig struct {
-	MaxTokens    *posInt `yaml:"max_tokens"`
-	Prompt       *string `yaml:"prompt"`
-	PromptTokens *posInt `yaml:"prompt_tokens"`
-	IgnoreEOS    *bool   `yaml:"ignore_eos"`
-	Timeout      *posDur `yaml:"timeout"`
-	Seed         *seed   `yaml:"seed"`
+	MaxTokens    *lengthSpec `yaml:"max_tokens"`
+	Prompt       *string     `yaml:"prompt"`
+	PromptTokens *lengthSpec `yaml:"prompt_tokens"`
+	IgnoreEOS    *bool       `yaml:"ignore_eos"`
+	Timeout      *posDur     `yaml:"timeout"`
+	Dataset      *string     `yaml:"dataset"`
+	PrefixTokens *int        `yaml:"prefix_tokens"`
+	Seed         *seed       `yaml:"seed"`
 }
 
 type rampConfig struct {

@@ -21,6 +21,8 @@ type plan struct {
 	simulate  bool             // no endpoint configured: measure the built-in simulator
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
+	rate      rateMode // rate mode (traffic.go): the ramp's levels are arrival rates
+	workload  string   // the workload in words, for the report ("" for the default)
 	ramp      engine.Ramp
 	bounds    runBounds
 	slo       model.SLO
@@ -39,8 +41,20 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := workloadFromConfig(f, cfg, changed); err != nil {
+		return nil, err
+	}
+	maxTok, promptTok, dist, err := resolveLengths(f)
+	if err != nil {
+		return nil, err
+	}
+	f.maxTokens, f.promptTokens = int(maxTok.Mean()), int(promptTok.Mean())
 	w, err := resolveWorkload(f, cfg.Workload, changed)
 	if err != nil {
+		return nil, err
+	}
+	f.traffic.seed = w.PromptSeed // --seed (or the config's, or a random one): arrivals and draws too
+	if w.Workload, err = workloadSource(f, w, maxTok, promptTok, dist); err != nil {
 		return nil, err
 	}
 	shared, err := resolveShared(f)
@@ -59,7 +73,10 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo}
+	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo, workload: workloadWords(f, dist)}
+	if err := p.resolveRate(f, changed); err != nil {
+		return nil, err
+	}
 	specs, err := endpointSpecs(f, cfg, shared, changed, a.getenv)
 	if err != nil {
 		return nil, err
@@ -110,13 +127,13 @@ func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) 
 		Insecure:     f.insecure,
 	}
 	if wc.MaxTokens != nil && !changed("max-tokens") {
-		w.MaxTokens = int(*wc.MaxTokens)
+		w.MaxTokens = wc.MaxTokens.mean()
 	}
 	if wc.Prompt != nil && !changed("prompt") {
 		w.Prompt = *wc.Prompt
 	}
 	if wc.PromptTokens != nil && !changed("prompt-tokens") {
-		w.PromptTokens = int(*wc.PromptTokens)
+		w.PromptTokens = wc.PromptTokens.mean()
 	}
 	if wc.IgnoreEOS != nil && !changed("ignore-eos") {
 		w.IgnoreEOS = *wc.IgnoreEOS

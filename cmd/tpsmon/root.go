@@ -112,6 +112,7 @@ Plain tpsmon opens the live screen. With no endpoint configured (no --url,
 no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 		Example: `  tpsmon                                        # live screen on the built-in simulator
   tpsmon --url http://127.0.0.1:8000/v1 --model my-model
+  tpsmon --rate 5                               # rate mode: 5 requests/s arrive (m switches to users)
   tpsmon bench --ramp 1,2,4,8 --hold 15s --out results.json
   tpsmon sim --profile ` + "<name>",
 		Args:          rootArgs,

@@ -55,6 +55,13 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	defer live.close(a)
 	cfg := a.runConfig(p, f)
 	cfg.Settle = p.bounds.settle
+	start := f.users
+	if p.rate.on { // --rate R starts at R requests/s; a single rate leaves the ramp (r) its default rates
+		start = p.ramp.Levels[0]
+		if len(p.ramp.Levels) == 1 {
+			cfg.Ramp.Levels = engine.DefaultRamp.Levels
+		}
+	}
 	cfg.Observers = live.observers
 	cfg.Conns = max(64, f.users)
 	for _, l := range p.ramp.Levels {
@@ -68,7 +75,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	summary, err := ui.Run(ctx, ui.Options{
 		Engine: eng,
 		Theme:  f.theme,
-		Start:  f.users,
+		Start:  start,
 		// tpsmon handles SIGINT and SIGTERM itself (ctx), and ui.Run quits on ctx.
 		// Bubble Tea's own handler would race it: its QuitMsg, sent after the event
 		// loop has ended, blocks the program's shutdown forever.

@@ -74,6 +74,15 @@ type Config struct {
 	// longest endpoint Timeout (default 60 s) plus 5 s.
 	Drain time.Duration
 
+	// OpenLoop, when set, says the pools run in rate mode (probe.WithOpenLoop in
+	// PoolOptions): the ramp's levels are arrival rates. The engine reports it.
+	OpenLoop *OpenLoop
+	// RateLevels are the rates the ramp walks after the screen switches a users-mode
+	// run to rate mode (SetRateMode); empty means DefaultRamp's levels.
+	RateLevels []int
+	// Workload describes the requests' workload for the report ("" for the default).
+	Workload string
+
 	Version string           // the report's tool_version
 	Now     func() time.Time // wall clock for the report's timestamps; nil means time.Now
 
@@ -89,6 +98,12 @@ type Config struct {
 	// Observers see every event once Handle applied it (the time series, the metrics
 	// exporter): see Observer.
 	Observers []Observer
+}
+
+// OpenLoop is rate mode's settings, as reported.
+type OpenLoop struct {
+	Arrival        string // "poisson" or "constant"
+	MaxConcurrency int    // 0: no cap
 }
 
 // Part is one endpoint as New takes it: its settings, load control and level book.
@@ -110,10 +125,12 @@ type Engine struct {
 	over    bool                                              // MaxDuration ended the run
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
 
-	scrape *scrapers          // the server metrics scrapers Start built (nil: none)
-	watch  *selfwatch.Watcher // tpsmon's own load, read once a second by Step
-	self   SelfUse
-	diagAt time.Time // the latest diagnosis
+	scrape                 *scrapers          // the server metrics scrapers Start built (nil: none)
+	watch                  *selfwatch.Watcher // tpsmon's own load, read once a second by Step
+	self                   SelfUse
+	diagAt                 time.Time // the latest diagnosis
+	rate                   bool      // rate mode: levels are arrival rates (ratemode.go)
+	userLevels, rateLevels []int     // the ramp's levels of the mode not in use
 }
 
 // endpoint is one endpoint's state in the engine.
@@ -151,6 +168,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		cfg.Now = time.Now
 	}
 	e := &Engine{cfg: cfg, started: cfg.Now()}
+	e.initRate()
 	for i, p := range parts {
 		book := p.Book
 		if book == nil {

@@ -31,6 +31,7 @@ type Progress struct {
 	// down or back; a diagnosis): the other fields are then unset but Endpoint and Name.
 	Note    string
 	NoteBad bool // Note is a warning
+	Rate    bool // rate mode: Concurrency and Ended.Users are arrival rates (requests/s)
 }
 
 // String is the progress line. A level change reads
@@ -42,7 +43,7 @@ func (p Progress) String() string {
 	b.WriteString(": ")
 	switch {
 	case p.Ended.Kind != NotEnded && !p.Draining:
-		fmt.Fprintf(&b, "ramp ended at %s", users(p.Ended.Users))
+		fmt.Fprintf(&b, "ramp ended at %s", LevelWord(p.Rate, p.Ended.Users))
 		if p.Ended.Kind == EndStopped {
 			fmt.Fprintf(&b, ": %s", p.Ended.Stop)
 		}
@@ -50,14 +51,14 @@ func (p Progress) String() string {
 	case p.Draining:
 		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
 	case p.LevelChange:
-		fmt.Fprintf(&b, "level %d/%d: %s, held %s", p.Level, p.Levels, users(p.Concurrency), roundDur(p.Hold))
+		fmt.Fprintf(&b, "level %d/%d: %s, held %s", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), roundDur(p.Hold))
 		if p.Need > 0 {
 			fmt.Fprintf(&b, " and %d %s", p.Need, plural(p.Need, "request"))
 		}
 		fmt.Fprintf(&b, " once warm-up is over, %d %s so far", p.Errors, plural(p.Errors, "error"))
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "level %d/%d, %s, %d/%d requests, ", p.Level, p.Levels, users(p.Concurrency), p.Steady, p.Need)
+		fmt.Fprintf(&b, "level %d/%d, %s, %d/%d requests, ", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.Steady, p.Need)
 		if p.Warming {
 			b.WriteString("warming up")
 		} else {
@@ -105,7 +106,7 @@ func (b *bench) report(i int, change bool, now time.Time) {
 	p := Progress{
 		Endpoint: i, Name: ep.info.Name, Levels: len(e.cfg.Ramp.Levels), Hold: e.cfg.Ramp.Hold,
 		Live: ep.book.Live(), Active: ep.ctl.Active(), Errors: countErrors(errs),
-		LevelChange: change, Draining: b.draining,
+		LevelChange: change, Draining: b.draining, Rate: e.rate,
 	}
 	if b.draining {
 		p.Elapsed = now.Sub(b.since)

@@ -17,6 +17,13 @@ func (e *Engine) Settings() model.ReportSettings {
 		HoldS:    r.Hold.Seconds(),
 		MaxHoldS: r.MaxHoldOr().Seconds(),
 		SLO:      e.cfg.SLO.Report(),
+		Workload: e.cfg.Workload,
+	}
+	if e.rate {
+		s.Mode, s.Arrival = "rate", "poisson"
+		if o := e.cfg.OpenLoop; o != nil {
+			s.Arrival, s.MaxConcurrency = o.Arrival, o.MaxConcurrency
+		}
 	}
 	if len(e.eps) > 0 {
 		ep := e.eps[0].ep

@@ -34,6 +34,7 @@ type Notice struct {
 	Levels   int  // RampFinished: levels held
 	After    time.Duration
 	Text     string // ServerNote, ServerTrouble, Diagnosed: the line to say
+	Rate     bool   // rate mode: Users, Settled and the levels are arrival rates (requests/s)
 }
 
 // Bad reports whether the notice is a warning.
@@ -46,16 +47,16 @@ func (n Notice) Bad() bool {
 func (n Notice) String() string {
 	switch n.Kind {
 	case LevelStarted:
-		return fmt.Sprintf("%s: level %d/%d, %s", n.Name, n.Level.Index+1, n.Level.Levels, users(n.Users))
+		return fmt.Sprintf("%s: level %d/%d, %s", n.Name, n.Level.Index+1, n.Level.Levels, n.word(n.Users))
 	case LevelShort:
 		return fmt.Sprintf("%s: %s reached the maximum hold with %d/%d steady requests: marked short",
-			n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+			n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 	case RampFinished:
 		return fmt.Sprintf("auto-ramp finished on %s: all %d levels held; %s", n.Name, n.Levels, n.settled())
 	case RampStopped:
-		return fmt.Sprintf("auto-ramp stopped at %s on %s: %s; %s", users(n.Users), n.Name, n.Stop, n.settled())
+		return fmt.Sprintf("auto-ramp stopped at %s on %s: %s; %s", n.word(n.Users), n.Name, n.Stop, n.settled())
 	case RampWarned:
-		return fmt.Sprintf("%s: at %s %s (the ramp goes on: full ramp)", n.Name, users(n.Users), n.Stop)
+		return fmt.Sprintf("%s: at %s %s (the ramp goes on: full ramp)", n.Name, n.word(n.Users), n.Stop)
 	case MaxDuration:
 		return fmt.Sprintf("the run's maximum duration (%s) is over: ramp ended, load stopped", n.After)
 	case ServerNote, ServerTrouble, Diagnosed:
@@ -69,11 +70,22 @@ func (n Notice) settled() string {
 	case n.Capacity && n.Settled == 0:
 		return "no level meets the criteria: load stopped"
 	case n.Capacity:
-		return fmt.Sprintf("back to capacity, %s", users(n.Settled))
+		return fmt.Sprintf("back to capacity, %s", n.word(n.Settled))
 	case n.Settled == 0:
 		return "load stopped"
 	}
-	return fmt.Sprintf("back to %s", users(n.Settled))
+	return fmt.Sprintf("back to %s", n.word(n.Settled))
+}
+
+// word names a level of the notice: users, or requests/s in rate mode.
+func (n Notice) word(v int) string { return LevelWord(n.Rate, v) }
+
+// LevelWord names a level: "1 user", "n users", or in rate mode "n requests/s".
+func LevelWord(rate bool, n int) string {
+	if rate {
+		return fmt.Sprintf("%d requests/s", n)
+	}
+	return users(n)
 }
 
 // users is "1 user" or "n users".
@@ -120,6 +132,9 @@ func (e *Engine) Step(now time.Time) []Notice {
 		if ep.walk != nil {
 			out = e.stepWalk(i, now, out)
 		}
+	}
+	for k := range out {
+		out[k].Rate = e.rate
 	}
 	return out
 }
