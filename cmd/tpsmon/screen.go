@@ -20,15 +20,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.users < 0 {
-		return usageErrorf("--users %d: want 0 or more", f.users)
-	}
-	if f.theme != "" {
-		if _, err := themes.Get(f.theme, true); err != nil {
-			return usageErrorf("--theme: %v", err)
-		}
-	}
-	if err := checkLive(&f.liveFlags); err != nil {
+	if err := checkScreenFlags(f); err != nil {
 		return err
 	}
 	if a.planned != nil {
@@ -95,6 +87,20 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 		return &exitError{code: exitInterrupt, msg: "interrupted: the tables above cover what was measured until then"}
 	}
 	return nil
+}
+
+// checkScreenFlags refuses the live screen's own flags when they are wrong: --users,
+// --theme and the live-output flags.
+func checkScreenFlags(f *runFlags) error {
+	if f.users < 0 {
+		return usageErrorf("--users %d: want 0 or more", f.users)
+	}
+	if f.theme != "" {
+		if _, err := themes.Get(f.theme, true); err != nil {
+			return usageErrorf("--theme: %v", err)
+		}
+	}
+	return checkLive(&f.liveFlags)
 }
 
 // isTerminal reports whether v is an *os.File on a terminal (not merely a character
