@@ -14,12 +14,12 @@ func (m *root) startRamp() {
 	for i, l := range r.Levels {
 		levels[i] = fmt.Sprint(l)
 	}
-	unit := "users"
+	unit, per := "users", "users"
 	if m.eng.RateMode() {
-		unit = "requests/s"
+		unit, per = "requests/s", "rate"
 	}
-	m.say(false, "auto-ramp started: %s %s, each held %s and max(20, 2 x level) requests once steady (at most %s)",
-		strings.Join(levels, ","), unit, r.Hold, r.MaxHoldOr())
+	m.say(false, "auto-ramp started: %s %s, each held %s and max(20, 2 x %s) requests once steady (at most %s)",
+		strings.Join(levels, ","), unit, r.Hold, per, r.MaxHoldOr())
 }
 
 // rampText is the ramp state of the focused endpoint for the header: its level and
