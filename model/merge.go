@@ -295,6 +295,10 @@ func checkShards(files []MergeFile) error {
 		if s.Index < 0 || s.Index >= s.Count {
 			return fmt.Errorf("%s: shard %s does not exist (the index runs from 0 to %d)", f.Name, shardWords(s), s.Count-1)
 		}
+		if st := f.Report.Settings.StartAt; st != sharded.Report.Settings.StartAt {
+			return fmt.Errorf("settings.start_at differs: %s started at %s, %s at %s; the shards of one run share one start time (--start-at)",
+				f.Name, quote(st), sharded.Name, quote(sharded.Report.Settings.StartAt))
+		}
 		if other, dup := seen[s.Index]; dup {
 			return fmt.Errorf("%s and %s are both shard %s: give each shard once", other, f.Name, shardWords(s))
 		}
