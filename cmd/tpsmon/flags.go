@@ -33,6 +33,7 @@ type runFlags struct {
 	out, csv    string
 	minCapacity int
 	fullRamp    bool
+	shard       shardFlags
 
 	// live screen only
 	theme  string
