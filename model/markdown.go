@@ -60,6 +60,9 @@ func writeSettings(b *strings.Builder, r *Report) {
 	if s.TimeoutS > 0 {
 		work = append(work, "timeout "+seconds(s.TimeoutS))
 	}
+	if s.Seed != 0 {
+		work = append(work, "prompt seed "+strconv.FormatUint(s.Seed, 10))
+	}
 	line(b, "workload", work)
 	line(b, "ramp", rampWords(s))
 	b.WriteString("- criteria: " + s.SLO.SLO().String() + "\n")
@@ -176,6 +179,7 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	}
 	writeCapacity(b, e, slo, interrupted)
 	writeSaturation(b, e)
+	writeRampEnd(b, e)
 }
 
 // levelRow is one row of the level table.

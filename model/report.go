@@ -3,8 +3,6 @@ package model
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,16 +30,19 @@ type Report struct {
 // endpoint's (kept for readers of older reports): each endpoint has its own in
 // ReportEndpoint.API.
 type ReportSettings struct {
-	Ramp          []int     `json:"ramp"`
-	HoldS         float64   `json:"hold_s"`
-	MaxHoldS      float64   `json:"max_hold_s"` // a level ends by then even without enough steady requests (then it is short)
-	API           string    `json:"api"`
-	MaxTokens     int       `json:"max_tokens"`
-	PromptTokens  int       `json:"prompt_tokens"`
-	IgnoreEOS     bool      `json:"ignore_eos"`
-	ExtraBodyKeys []string  `json:"extra_body_keys"` // keys of the extra request body fields, never their values
-	TimeoutS      float64   `json:"timeout_s"`
-	SLO           ReportSLO `json:"slo"`
+	Ramp          []int    `json:"ramp"`
+	HoldS         float64  `json:"hold_s"`
+	MaxHoldS      float64  `json:"max_hold_s"` // a level ends by then even without enough steady requests (then it is short)
+	API           string   `json:"api"`
+	MaxTokens     int      `json:"max_tokens"`
+	PromptTokens  int      `json:"prompt_tokens"`
+	IgnoreEOS     bool     `json:"ignore_eos"`
+	ExtraBodyKeys []string `json:"extra_body_keys"` // keys of the extra request body fields, never their values
+	TimeoutS      float64  `json:"timeout_s"`
+	// Seed is the synthetic prompts' seed: a run with the same seed sends the same
+	// prompts (absent when the prompt was given and sent as is).
+	Seed uint64    `json:"seed,omitempty"`
+	SLO  ReportSLO `json:"slo"`
 	// Shard is the share of the load this run sent (absent when it sent the whole load).
 	// Levels are keyed by the whole level's users, not the shard's share.
 	Shard *ReportShard `json:"shard,omitempty"`
@@ -77,6 +78,10 @@ type ReportEndpoint struct {
 	Levels          []ReportLevel `json:"levels"`
 	Capacity        ReportCap     `json:"capacity"`
 	SaturationUsers *int          `json:"saturation_users"` // null when not reached
+	// RampEnd is why the endpoint's ramp ended: "finished" (every level held),
+	// "stopped: <the stop rule, in words>", "max_duration", "interrupted" or "manual"
+	// (stopped by hand on the live screen). Absent when no ramp ran or it still runs.
+	RampEnd string `json:"ramp_end,omitempty"`
 }
 
 // ReportCap is the capacity: 0 users when no level meets the criteria. AtLeast says
@@ -300,27 +305,4 @@ func sortedKinds(m map[string]int) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// HoldWarnings says which levels held too briefly for their requests: a request belongs to
-// the level it was sent in, so when a level's E2E p50 is more than half its hold, much of
-// its requests' time ran after the level ended. One line per such level, naming a hold to use.
-func HoldWarnings(r *Report) []string {
-	hold := r.Settings.HoldS
-	if hold <= 0 {
-		return nil
-	}
-	var out []string
-	for _, e := range r.Endpoints {
-		for _, l := range e.Levels {
-			e2e := l.E2EMs.P50 / 1000
-			if l.Succeeded == 0 || e2e <= hold/2 {
-				continue
-			}
-			out = append(out, fmt.Sprintf("%s: at %s, requests take %.1f s (E2E p50), more than half the %s hold: "+
-				"much of their time ran after the level ended; hold longer (e.g. --hold %ds) or ask for fewer tokens",
-				e.Name, users(l.Concurrency), e2e, strconv.FormatFloat(hold, 'f', -1, 64)+"s", int(math.Ceil(4*e2e))))
-		}
-	}
-	return out
 }

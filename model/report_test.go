@@ -279,30 +279,3 @@ func TestCSVUnmeasuredIsEmpty(t *testing.T) {
 		}
 	}
 }
-
-func TestHoldWarnings(t *testing.T) {
-	level := func(c, ok int, e2eMs float64) ReportLevel {
-		return ReportLevel{Concurrency: c, Succeeded: ok, E2EMs: LatencyJSON{P50: e2eMs}}
-	}
-	r := &Report{
-		Settings: ReportSettings{HoldS: 15},
-		Endpoints: []ReportEndpoint{{Name: "a", Levels: []ReportLevel{
-			level(1, 5, 3000),  // 3 s of 15: fine
-			level(16, 5, 7500), // exactly half: fine
-			level(32, 5, 10400),
-			level(64, 0, 20000), // nothing succeeded: no E2E to judge
-		}}},
-	}
-	got := HoldWarnings(r)
-	if len(got) != 1 {
-		t.Fatalf("HoldWarnings = %q, want one line (32 users)", got)
-	}
-	for _, want := range []string{"a: at 32 users", "10.4 s (E2E p50)", "15s hold", "--hold 42s"} {
-		if !strings.Contains(got[0], want) {
-			t.Errorf("%q does not say %q", got[0], want)
-		}
-	}
-	if w := HoldWarnings(&Report{}); w != nil {
-		t.Errorf("no hold: %q, want none", w)
-	}
-}

@@ -21,8 +21,9 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 )
 
-// keyEnvHint tells a user where tpsmon reads the API key from.
-const keyEnvHint = "set it in $OPENAI_API_KEY (or name another variable with --api-key-env)"
+// keyEnvHint tells a user where tpsmon reads the API key from, in words that name no
+// flag (probe's messages never do: cmd and the config name their own).
+const keyEnvHint = "set it in the API key's environment variable ($OPENAI_API_KEY unless the run names another)"
 
 // errIdle is the cancel cause set by the watchdog when the server went quiet.
 var errIdle = errors.New("tpsmon: no data from the server within the timeout")
@@ -193,7 +194,7 @@ type credentials int
 const (
 	credNone  credentials = iota
 	credKey               // the API key (from the environment)
-	credOther             // only an auth header from --header, or the URL's userinfo
+	credOther             // only an auth header among the extra headers, or the URL's userinfo
 )
 
 // endpointCredentials is what requests to ep authenticate with.

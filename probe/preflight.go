@@ -47,7 +47,7 @@ func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
 	resp, err := hc.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return nil, fmt.Errorf("GET %s: no answer within %s: is the server up and is --url right?", where, waited())
+			return nil, fmt.Errorf("GET %s: no answer within %s: is the server up and is the endpoint URL right?", where, waited())
 		}
 		if errors.Is(err, context.Canceled) {
 			return nil, fmt.Errorf("GET %s: %w", where, context.Canceled) // err's URL keeps the userinfo

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
@@ -26,6 +27,7 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Quit):
 		m.quitting, m.frameDirty = true, true
+		m.interrupted = m.eng.Interrupt() // quitting mid-ramp: the report says so
 		m.eng.Stop()
 		return tea.Quit
 	case key.Matches(msg, k.More):
@@ -77,17 +79,38 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // setLoad applies f to the users of the load targets; a manual change stops the
-// auto-ramp.
+// auto-ramp. Users beyond what the run can hold are capped, and the status says so.
 func (m *root) setLoad(keyName string, f func(int) int) {
-	stopped := false
+	stopped, capped := false, -1
 	for _, i := range m.loadTargets() {
-		if m.eng.SetUsers(i, f(m.eng.Control(i).Concurrency())) {
+		n := f(m.eng.Control(i).Concurrency())
+		if room := m.eng.Room(i); n > room {
+			n, capped = room, room
+		}
+		if m.eng.SetUsers(i, n) {
 			stopped = true
 		}
 	}
-	if stopped {
+	switch {
+	case capped >= 0 && stopped:
+		m.say(true, "auto-ramp stopped; capped at %s: %s", users(capped), m.streamCapWhy())
+	case capped >= 0:
+		m.say(true, "capped at %s: %s", users(capped), m.streamCapWhy())
+	case stopped:
 		m.say(false, "auto-ramp stopped: manual change (%s)", keyName)
 	}
+}
+
+// streamCapWhy says why the load keys cannot add more users.
+func (m *root) streamCapWhy() string {
+	why := fmt.Sprintf("tpsmon holds at most %d streams in one process", m.eng.MaxStreams())
+	if m.eng.MaxStreams() < run.MaxUsers {
+		why = fmt.Sprintf("the open-file limit (ulimit -n) lets this process hold %d streams", m.eng.MaxStreams())
+	}
+	if m.eng.Len() > 1 {
+		why += ", all endpoints together"
+	}
+	return why
 }
 
 func (m *root) togglePause() {

@@ -44,7 +44,7 @@ func TestLoadKeys(t *testing.T) {
 		{[]string{"["}, 8, 4},
 		{[]string{"["}, 1, 1}, // halving one user keeps one
 		{[]string{"["}, 5, 2},
-		{[]string{"]"}, maxUsers, maxUsers},
+		{[]string{"]"}, maxUsers, maxUsers - 4}, // the other endpoint holds 4: one cap for both
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.keys, "_")+"_from_"+strconv.Itoa(c.start), func(t *testing.T) {
@@ -220,5 +220,28 @@ func TestHelpMatchesKeys(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLoadKeysSayWhenCapped: ] and + stop at the most streams the run can hold (all
+// endpoints together) and the status line says so, instead of silently.
+func TestLoadKeysSayWhenCapped(t *testing.T) {
+	m, ctls, _ := newTestRoot(t, 2)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	ctls[0].conc = 6000
+	m.Update(press("]"))
+	if ctls[0].conc != maxUsers-4 {
+		t.Fatalf("] from 6000 users: %d, want %d (the cap less the other endpoint's 4)", ctls[0].conc, maxUsers-4)
+	}
+	want := "capped at 9996 users: tpsmon holds at most 10000 streams in one process, all endpoints together"
+	if m.msg != want || !m.msgBad {
+		t.Errorf("status %q (bad %v), want %q", m.msg, m.msgBad, want)
+	}
+	if !strings.Contains(ansi.Strip(m.View().Content), "capped at 9996 users") {
+		t.Errorf("the screen does not show it:\n%s", ansi.Strip(m.View().Content))
+	}
+	m.Update(press("-"))
+	if ctls[0].conc != maxUsers-5 {
+		t.Errorf("- after the cap: users %d, want %d", ctls[0].conc, maxUsers-5)
 	}
 }

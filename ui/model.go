@@ -60,6 +60,7 @@ type root struct {
 	frame        string
 	frameDirty   bool
 	quitting     bool
+	interrupted  bool // the user quit while the ramp ran
 	eventsClosed bool
 }
 
@@ -256,6 +257,7 @@ func (m *root) refresh(force bool) {
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
 	}
+	m.table.SetProgress(m.levelProgress())
 	msg := m.msg
 	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
 		msg = "" // let the last error show again

@@ -38,7 +38,18 @@ func (m *root) rampText() string {
 		return s + fmt.Sprintf(", %ds left", int((p.Left+time.Second-1)/time.Second))
 	}
 	return s + ", up to " + p.MaxLeft.Round(time.Second).String() // held: waiting for requests
+}
 
+// levelProgress is how the focused endpoint's ramp level stands at now, for the level
+// table's progress line (zero when the ramp does not drive it).
+func (m *root) levelProgress() levelProgress {
+	p, ok := m.eng.Status(m.focus, m.now)
+	if !ok {
+		return levelProgress{}
+	}
+	// whole seconds rounded up, as the header counts them
+	left := (p.Left + time.Second - 1) / time.Second * time.Second
+	return levelProgress{Users: p.Users, Steady: p.Steady, Need: p.Need, Warming: p.Warming, Left: left, MaxLeft: p.MaxLeft}
 }
 
 // users is "1 user" or "n users".

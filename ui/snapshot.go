@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/atomicfile"
 )
 
 // snapshotMsg reports where a snapshot was written, or why it was not.
@@ -34,7 +35,7 @@ func snapshotCmd(dir string, r *model.Report, now time.Time) tea.Cmd {
 // writeSnapshot writes tpsmon-YYYYMMDD-HHMMSS.json and .md into dir and returns the
 // JSON file's absolute path (what the status line shows, openable from any directory).
 // A snapshot taken in the same second as an earlier one gets a -2, -3 ... suffix
-// instead of overwriting it.
+// instead of overwriting it. Each file appears whole or not at all (probe/atomicfile).
 func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 	if dir == "" {
 		dir = "."
@@ -56,21 +57,14 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 		if n > 1 {
 			base = fmt.Sprintf("%s-%d", stem, n)
 		}
-		f, err := os.OpenFile(base+".json", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := atomicfile.WriteNew(base+".json", append(js, '\n'), 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("cannot write snapshot: %w", err)
-		}
-		_, err = f.Write(append(js, '\n'))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
 			return "", fmt.Errorf("cannot write snapshot %s: %w", base+".json", err)
 		}
-		if err := os.WriteFile(base+".md", []byte(model.Markdown(r)), 0o644); err != nil {
+		if err := atomicfile.Write(base+".md", []byte(model.Markdown(r)), 0o644); err != nil {
 			return "", fmt.Errorf("cannot write snapshot summary %s: %w", base+".md", err)
 		}
 		return base + ".json", nil

@@ -83,7 +83,7 @@ func newScreen(ctx context.Context, opt Options, noColor bool) (*root, error) {
 // Markdown. It runs after the program ended, when nothing else uses the engine. A ramp
 // still running at the end makes the report say the run was interrupted.
 func (m *root) finish() string {
-	interrupted := m.eng.Ramping()
+	interrupted := m.eng.Interrupt() || m.interrupted
 	m.eng.Cut()
 	md := model.Markdown(m.eng.Report(interrupted))
 	if m.eng.Over() {

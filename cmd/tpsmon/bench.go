@@ -74,7 +74,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if sameFile(f.out, f.csv) {
 		return usageErrorf("--out %s and --csv %s are the same file; give each its own name", f.out, f.csv)
 	}
-	sp, notes, err := resolveShard(&f.shard, cmd.Flags().Changed, a.getenv, p.ramp.Hold, time.Now())
+	sp, notes, err := resolveShard(&f.shard, p.shard, p.ramp, cmd.Flags().Changed, time.Now())
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
 	}
 	fmt.Fprint(a.stdout, model.Markdown(rep))
-	a.printRampEnds(res, f)
+	a.printRampEnds(res, p.bounds.maxDuration)
 
 	if err := a.writeOutputs(f, rep); err != nil {
 		return err
@@ -244,14 +244,13 @@ func fileDescriptor(v any) (uintptr, bool) {
 
 // runConfig is the engine's configuration of plan p with the run flags of f.
 func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
-	ramp := p.ramp
-	ramp.MaxHold = f.maxHold
 	return engine.Config{
 		Endpoints:   p.endpoints,
-		Ramp:        ramp,
+		Ramp:        p.ramp,
 		SLO:         p.slo,
-		FullRamp:    f.fullRamp,
-		MaxDuration: f.maxDuration,
+		FullRamp:    p.bounds.fullRamp,
+		MaxDuration: p.bounds.maxDuration,
+		MaxStreams:  p.streams,
 		Version:     toolVersion(),
 	}
 }
@@ -277,7 +276,7 @@ func engineError(err error) error {
 
 // printRampEnds says, under the tables, which levels were short and where and why a
 // ramp ended early (stderr), and when the maximum duration cut the run (also stdout).
-func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
+func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	for _, n := range res.Notices {
 		switch n.Kind {
 		case engine.LevelShort:
@@ -290,7 +289,7 @@ func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
 				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
 		case engine.RampWarned:
 			why := "--full-ramp"
-			if f.shard.startAt != "" {
+			if res.Report.Settings.StartAt != "" {
 				why = "a fixed schedule (--start-at) cannot stop early"
 			}
 			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (%s)\n", n.Name, users(n.Users), n.Stop, why)
@@ -304,10 +303,10 @@ func (a *app) printRampEnds(res *engine.Result, f *runFlags) {
 	}
 	if res.Late > 0 {
 		fmt.Fprintf(a.stdout, "\n> This run started %s after --start-at %s: its first level was that much shorter than the other shards'. Start the shards earlier, and check their clocks (NTP).\n",
-			res.Late.Round(time.Millisecond), f.shard.startAt)
+			res.Late.Round(time.Millisecond), res.Report.Settings.StartAt)
 	}
 	if res.Over {
-		fmt.Fprintf(a.stdout, "\n> The run reached --max-duration %s: the ramp was cut; the report covers what was measured until then.\n", f.maxDuration)
+		fmt.Fprintf(a.stdout, "\n> The run reached its maximum duration (%s): the ramp was cut; the report covers what was measured until then.\n", maxDuration)
 	}
 }
 

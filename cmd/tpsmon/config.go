@@ -27,8 +27,8 @@ import (
 //	    headers: {X-Team: perf}
 //	    extra_body: {temperature: 0}
 //	    insecure: false
-//	workload: {max_tokens: 256, prompt_tokens: 128, ignore_eos: true, timeout: 60s}
-//	ramp: {levels: [1, 2, 4, 8, 16, 32], hold: 15s}
+//	workload: {max_tokens: 256, prompt_tokens: 128, ignore_eos: true, timeout: 60s, seed: 42}
+//	ramp: {levels: [1, 2, 4, 8, 16, 32], hold: 15s, max_hold: 2m, settle: capacity, max_duration: 30m, full_ramp: false}
 //	slo: {user_tps_p50_min: 30, ttft_p95_max: 2s, error_rate_max: 0.01}
 type fileConfig struct {
 	Endpoints []endpointConfig `yaml:"endpoints"`
@@ -57,11 +57,16 @@ type workloadConfig struct {
 	PromptTokens *posInt `yaml:"prompt_tokens"`
 	IgnoreEOS    *bool   `yaml:"ignore_eos"`
 	Timeout      *posDur `yaml:"timeout"`
+	Seed         *seed   `yaml:"seed"`
 }
 
 type rampConfig struct {
-	Levels []posInt `yaml:"levels"`
-	Hold   *posDur  `yaml:"hold"`
+	Levels      []posInt `yaml:"levels"`
+	Hold        *posDur  `yaml:"hold"`
+	MaxHold     *posDur  `yaml:"max_hold"`
+	Settle      *settle  `yaml:"settle"`
+	MaxDuration *posDur  `yaml:"max_duration"`
+	FullRamp    *bool    `yaml:"full_ramp"`
 }
 
 type sloConfig struct {

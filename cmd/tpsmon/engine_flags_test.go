@@ -20,8 +20,8 @@ func TestParseSettle(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "-1", "cap", "10001", "1.5"} {
-		if _, err := parseSettle(in); err == nil || !strings.Contains(err.Error(), "--settle") {
-			t.Errorf("parseSettle(%q) = %v; want an error naming --settle", in, err)
+		if _, err := parseSettle(in); err == nil || !strings.Contains(err.Error(), "want capacity, 0 (stop the load) or a number of users up to 10000") {
+			t.Errorf("parseSettle(%q) = %v; want an error saying what it wants", in, err)
 		}
 	}
 }
@@ -54,7 +54,7 @@ func TestBenchMaxDuration(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "The run reached --max-duration 2s: the ramp was cut") {
+	if !strings.Contains(r.stdout, "The run reached its maximum duration (2s): the ramp was cut") {
 		t.Errorf("stdout does not say the run was cut:\n%s", r.stdout)
 	}
 	if rep := readReport(t, out); rep["interrupted"] != true {

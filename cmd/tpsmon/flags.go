@@ -28,6 +28,7 @@ type runFlags struct {
 	hold                       time.Duration
 	slo                        string
 	maxHold, maxDuration       time.Duration
+	seed                       uint64
 
 	// bench only
 	out, csv    string
@@ -52,6 +53,7 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.IntVar(&f.maxTokens, "max-tokens", 256, "max_tokens of every request")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: a synthetic prompt of --prompt-tokens tokens)")
 	fs.IntVar(&f.promptTokens, "prompt-tokens", 128, "size of the synthetic prompt, in tokens (about)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the synthetic prompts: the same seed sends the same prompts again (default: a new random seed each run, written in the results' settings)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `ask the server to always generate max_tokens (extra body {"ignore_eos": true}, vLLM and SGLang)`)
 	fs.StringVar(&f.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0,"min_tokens":200}'`)
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "longest wait for response headers and for each next event of a stream")

@@ -22,7 +22,10 @@ type plan struct {
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
 	ramp      engine.Ramp
+	bounds    runBounds
 	slo       model.SLO
+	streams   int                // the most streams of all endpoints together (probe.MaxStreams)
+	shard     *model.ReportShard // bench --shard: this process sends its share of each level
 }
 
 // resolve validates every flag and the config file and builds the plan. Every error is
@@ -42,7 +45,11 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	ramp, err := resolveRamp(f, cfg.Ramp, changed)
+	ramp, err := resolveRamp(f, cfg, changed)
+	if err != nil {
+		return nil, err
+	}
+	bounds, err := resolveBounds(f, cfg, changed)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +57,10 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{profile: f.profile, ramp: ramp, slo: slo}
+	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo}
+	if p.shard, err = parseShardFlags(&f.shard, changed, a.getenv); err != nil {
+		return nil, err
+	}
 	specs, err := endpointSpecs(f, cfg, shared, changed, a.getenv)
 	if err != nil {
 		return nil, err
@@ -62,6 +72,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		notes, err = p.real(f, w, specs, changed, a.getenv)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := a.checkStreams(p, f.users, rampFrom(cfg, changed)); err != nil {
 		return nil, err
 	}
 	for _, n := range notes {
@@ -122,17 +135,21 @@ func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) 
 	if changed("api") {
 		w.API = f.api
 	}
+	w.PromptSeed = resolveSeed(f, wc, w.Prompt, changed)
 	return w, nil
 }
 
-// resolveRamp is the ramp: --ramp and --hold, else the config's, else the defaults.
-// --ramp is checked even when the config's levels are used.
-func resolveRamp(f *runFlags, rc rampConfig, changed func(string) bool) (engine.Ramp, error) {
+// resolveRamp is the ramp: --ramp, --hold and --max-hold, else the config's, else the
+// defaults. --ramp is checked even when the config's levels are used. The ramp is
+// judged by the engine's own rules (engine.Ramp.Validate), refused where it was written.
+func resolveRamp(f *runFlags, cfg *fileConfig, changed func(string) bool) (engine.Ramp, error) {
+	rc := cfg.Ramp
 	levels, err := parseRamp(f.ramp)
 	if err != nil {
 		return engine.Ramp{}, usageErrorf("%v", err)
 	}
-	r := engine.Ramp{Levels: levels, Hold: f.hold}
+	r := engine.Ramp{Levels: levels, Hold: f.hold, MaxHold: f.maxHold}
+	from := map[string]origin{engine.FieldHold: flagOrigin("--hold"), engine.FieldMaxHold: flagOrigin("--max-hold")}
 	if len(rc.Levels) > 0 && !changed("ramp") {
 		r.Levels = r.Levels[:0]
 		for _, l := range rc.Levels {
@@ -141,9 +158,21 @@ func resolveRamp(f *runFlags, rc rampConfig, changed func(string) bool) (engine.
 	}
 	if rc.Hold != nil && !changed("hold") {
 		r.Hold = time.Duration(*rc.Hold)
+		from[engine.FieldHold] = origin{where: cfg.at("ramp.hold"), writeAs: "hold: "}
+	}
+	if rc.MaxHold != nil && !changed("max-hold") {
+		r.MaxHold = time.Duration(*rc.MaxHold)
+		from[engine.FieldMaxHold] = origin{where: cfg.at("ramp.max_hold"), writeAs: "max_hold: "}
 	}
 	if r.Hold <= 0 {
 		return r, usageErrorf("--hold %s: want a positive duration such as 15s", r.Hold)
+	}
+	var fe *probe.FieldError
+	if err := r.Validate(); errors.As(err, &fe) {
+		if o, ok := from[fe.Field]; ok {
+			return r, fieldUsage(fe, o)
+		}
+		return r, fieldUsage(fe, flagOrigin("--"+fe.Field))
 	}
 	return r, nil
 }

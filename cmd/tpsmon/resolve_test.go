@@ -108,7 +108,7 @@ func TestResolveRamp(t *testing.T) {
 	for _, tt := range tests {
 		f := defaultFlags()
 		f.ramp = tt.ramp
-		r, err := resolveRamp(f, tt.rc, given(tt.changed...))
+		r, err := resolveRamp(f, &fileConfig{Ramp: tt.rc}, given(tt.changed...))
 		errSays(t, tt.name, err, tt.err...)
 		if err == nil && (!equal(r.Levels, tt.levels) || r.Hold != tt.hold) {
 			t.Errorf("%s: %+v, want levels %v hold %s", tt.name, r, tt.levels, tt.hold)
@@ -116,7 +116,7 @@ func TestResolveRamp(t *testing.T) {
 	}
 	f := defaultFlags()
 	f.hold = 0
-	_, err := resolveRamp(f, rampConfig{}, given())
+	_, err := resolveRamp(f, &fileConfig{}, given())
 	errSays(t, "zero hold", err, "--hold 0s", "positive")
 }
 
@@ -259,21 +259,29 @@ func TestParseHeaderValues(t *testing.T) {
 }
 
 func TestCheckConcurrency(t *testing.T) {
+	low := streamLimit{max: 1000, soft: 2100}
 	tests := []struct {
-		name   string
-		levels []int
-		from   string
-		users  int
-		max    int
-		err    []string
+		name      string
+		levels    []int
+		from      string
+		users     int
+		endpoints int
+		lim       streamLimit
+		err       []string
 	}{
-		{name: "fits", levels: []int{1, 64}, from: "--ramp", users: 64, max: 64},
-		{name: "users above", levels: []int{1}, from: "--ramp", users: 20000, max: 1000, err: []string{"--users 20000", "at most 1000", "ulimit -n"}},
-		{name: "level above", levels: []int{1, 2000}, from: "--ramp", max: 1000, err: []string{"--ramp: level 2000", "at most 1000", "ulimit -n"}},
-		{name: "config level", levels: []int{4096}, from: "config c.yaml: line 3: ramp.levels", max: 1000, err: []string{"config c.yaml: line 3: ramp.levels: level 4096"}},
+		{name: "fits", levels: []int{1, 64}, from: "--ramp", users: 64, endpoints: 1, lim: streamLimit{max: 64}},
+		{name: "users above", levels: []int{1}, from: "--ramp", users: 20000, endpoints: 1, lim: low,
+			err: []string{"--users 20000", "at most 1000 concurrent streams", "ulimit -n) is 2100", "raise the hard limit"}},
+		{name: "level above", levels: []int{1, 2000}, from: "--ramp", endpoints: 1, lim: low, err: []string{"--ramp: level 2000", "at most 1000", "ulimit -n"}},
+		{name: "config level", levels: []int{4096}, from: "config c.yaml: line 3: ramp.levels", endpoints: 1, lim: low,
+			err: []string{"config c.yaml: line 3: ramp.levels: level 4096"}},
+		{name: "summed over endpoints", levels: []int{1, 600}, from: "--ramp", endpoints: 2, lim: low,
+			err: []string{"--ramp: level 600 on each of 2 endpoints loaded together is 1200 streams", "at most 1000"}},
+		{name: "the cap", levels: []int{20000}, from: "--ramp", endpoints: 1, lim: streamLimit{max: 10000, soft: 1 << 20},
+			err: []string{"level 20000", "at most 10000 concurrent streams in one process (its cap"}},
 	}
 	for _, tt := range tests {
-		errSays(t, tt.name, checkConcurrency(tt.levels, tt.from, tt.users, tt.max), tt.err...)
+		errSays(t, tt.name, checkConcurrency(tt.levels, tt.from, tt.users, tt.endpoints, tt.lim), tt.err...)
 	}
 }
 

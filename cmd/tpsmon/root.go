@@ -36,6 +36,8 @@ type app struct {
 	// planned, when set (tests), sees every resolved plan before the network is
 	// touched; an error it returns ends the run.
 	planned func(*plan) error
+	// limit, when set (tests), replaces raising and reading the open-files limit.
+	limit func() streamLimit
 }
 
 // exitError ends the program with code after printing msg (when not empty) as

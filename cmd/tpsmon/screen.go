@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -45,12 +43,8 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
-	settle, err := parseSettle(f.settle)
-	if err != nil {
-		return err
-	}
 	cfg := a.runConfig(p, f)
-	cfg.Settle = settle
+	cfg.Settle = p.bounds.settle
 	cfg.Conns = max(64, f.users)
 	for _, l := range p.ramp.Levels {
 		cfg.Conns = max(cfg.Conns, l)
@@ -93,16 +87,4 @@ func isTerminal(v any) bool {
 func (f *runFlags) registerSettle(c *cobra.Command) {
 	c.Flags().StringVar(&f.settle, "settle", "capacity",
 		"users to hold once the auto-ramp finished or stopped: capacity (the largest level meeting --slo), a number, or 0 to stop the load")
-}
-
-// parseSettle parses --settle: "capacity", or a number of users (0 stops the load).
-func parseSettle(s string) (int, error) {
-	if strings.EqualFold(strings.TrimSpace(s), "capacity") {
-		return engine.SettleCapacity, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 0 || n > engine.MaxUsers {
-		return 0, usageErrorf("--settle %q: want capacity, 0 (stop the load) or a number of users up to %d", s, engine.MaxUsers)
-	}
-	return n, nil
 }

@@ -35,14 +35,13 @@ type shardPlan struct {
 	startAt time.Time          // zero: no fixed schedule
 }
 
-// resolveShard reads --shard (or --shards and $JOB_COMPLETION_INDEX) and --start-at at
-// now, for a ramp held hold per level. Every error names the flag and says what to do.
-func resolveShard(s *shardFlags, changed func(string) bool, getenv func(string) string, hold time.Duration, now time.Time) (shardPlan, []string, error) {
-	var sp shardPlan
+// resolveShard checks shard (parseShardFlags' result) and reads --start-at at now, for a
+// ramp held hold per level (and maxHold at most, when set). Every error names the flag
+// and says what to do.
+func resolveShard(s *shardFlags, shard *model.ReportShard, ramp engine.Ramp, changed func(string) bool, now time.Time) (shardPlan, []string, error) {
+	sp := shardPlan{shard: shard}
+	hold := ramp.Hold
 	var err error
-	if sp.shard, err = parseShardFlags(s, changed, getenv); err != nil {
-		return sp, nil, err
-	}
 	if s.startAt == "" {
 		if sp.shard != nil {
 			return sp, nil, usageErrorf("--shard %s needs --start-at: the shards change level at the same moments only on a fixed schedule; give every shard the same time, e.g. --start-at %s",
@@ -58,8 +57,8 @@ func resolveShard(s *shardFlags, changed func(string) bool, getenv func(string) 
 		return sp, nil, usageErrorf("--start-at %s was %s ago, more than one hold (--hold %s): the first level is over; give a time in the future, e.g. --start-at %s",
 			s.startAt, ago.Round(time.Second), hold, suggestStart(now))
 	}
-	if changed("max-hold") {
-		return sp, nil, usageErrorf("--max-hold cannot be used with --start-at: on a fixed schedule every level lasts exactly --hold (%s)", hold)
+	if changed("max-hold") || ramp.MaxHold > 0 {
+		return sp, nil, usageErrorf("--max-hold (or the config's ramp.max_hold) cannot be used with --start-at: on a fixed schedule every level lasts exactly --hold (%s)", hold)
 	}
 	notes := []string{fmt.Sprintf("--start-at: levels change on a fixed schedule, each lasting exactly --hold %s. The adaptive hold "+
 		"(max(20, 2 x users) steady requests, --max-hold) and the early stop (errors > 5%%, TTFT p95 > 2 x target) are off: "+

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -38,7 +39,7 @@ func TestShardUsageErrors(t *testing.T) {
 		{"shard without start", nil, []string{"--shard", "0/2"}, "--shard 0/2 needs --start-at: the shards change level at the same moments only on a fixed schedule"},
 		{"start not a time", nil, []string{"--start-at", "tomorrow"}, `--start-at "tomorrow": not an RFC 3339 time; write e.g. --start-at 20`},
 		{"start in the past", nil, []string{"--start-at", past, "--hold", "10s"}, "ago, more than one hold (--hold 10s): the first level is over; give a time in the future"},
-		{"max hold on a schedule", nil, []string{"--start-at", future, "--max-hold", "1m"}, "--max-hold cannot be used with --start-at: on a fixed schedule every level lasts exactly --hold"},
+		{"max hold on a schedule", nil, []string{"--start-at", future, "--max-hold", "1m"}, "--max-hold (or the config's ramp.max_hold) cannot be used with --start-at: on a fixed schedule every level lasts exactly --hold"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +55,13 @@ func TestResolveShardFromJobIndex(t *testing.T) {
 	changed := func(name string) bool { return name == "shards" }
 	getenv := func(k string) string { return map[string]string{jobIndexEnv: "2"}[k] }
 	now := time.Date(2026, 11, 23, 16, 0, 0, 0, time.UTC)
-	sp, notes, err := resolveShard(&shardFlags{shards: 4, startAt: "2026-11-23T17:00:00+01:00"}, changed, getenv, 10*time.Second, now)
+	s := &shardFlags{shards: 4, startAt: "2026-11-23T17:00:00+01:00"}
+	shard, err := parseShardFlags(s, changed, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ramp := engine.Ramp{Levels: []int{4}, Hold: 10 * time.Second}
+	sp, notes, err := resolveShard(s, shard, ramp, changed, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +71,7 @@ func TestResolveShardFromJobIndex(t *testing.T) {
 	}
 	// A start time less than a hold ago is taken: the run says how late it started.
 	none := func(string) bool { return false }
-	if _, _, err := resolveShard(&shardFlags{startAt: "2026-11-23T15:59:55Z"}, none, getenv, 10*time.Second, now); err != nil {
+	if _, _, err := resolveShard(&shardFlags{startAt: "2026-11-23T15:59:55Z"}, nil, ramp, none, now); err != nil {
 		t.Errorf("5 s late with a 10 s hold: %v", err)
 	}
 }
@@ -135,7 +142,21 @@ func TestBenchStartsLate(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "after --start-at "+start+": its first level was that much shorter than the other shards'") {
+	if !strings.Contains(r.stdout, "after --start-at ") || !strings.Contains(r.stdout, ": its first level was that much shorter than the other shards'") {
 		t.Errorf("stdout does not say how late:\n%s", r.stdout)
+	}
+}
+
+// TestShardStreamLimit: a shard holds its share of each level, so a level larger than
+// one process can hold is taken when each shard's share fits.
+func TestShardStreamLimit(t *testing.T) {
+	lim := streamLimit{max: 462, soft: 1024}
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	if r := limitedCLI(t, lim, "bench", "--ramp", "1,1800", "--shard", "0/4", "--start-at", future); r.code != exitUsage || !strings.Contains(r.stderr, "planned") {
+		t.Errorf("4 shards of 450 users were refused: exit %d, %s", r.code, r.stderr)
+	}
+	r := limitedCLI(t, lim, "bench", "--ramp", "1,1900", "--shard", "0/4", "--start-at", future)
+	if want := "--ramp (shard 0/4's share): level 475: this process can hold at most 462"; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
 	}
 }

@@ -18,6 +18,7 @@ type simFlags struct {
 	seed                                    int64
 	maxQueue, prefixCacheTokens, kvTokens   int
 	dropRate, stallRate, stallMs            float64
+	closeAfterStream                        bool
 }
 
 func (a *app) newSimCmd() *cobra.Command { return a.simCmd(&simFlags{}) }
@@ -35,7 +36,8 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 		Example: `  tpsmon sim
   tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2
   tpsmon sim --max-queue 8 --drop-rate 0.01 --stall-rate 0.05 --stall-ms 3000
-  tpsmon sim --prefix-cache-tokens 200000`,
+  tpsmon sim --prefix-cache-tokens 200000
+  tpsmon sim --close-after-stream      # like llama.cpp's llama-server`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runSim(cmd, f)
@@ -60,6 +62,7 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 	fs.Float64Var(&f.stallMs, "stall-ms", 0, "how long a stalled stream pauses, ms (default: the profile's)")
 	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache budget in tokens (prompts and answers of the running sequences); over it the newest are preempted; 0 = unlimited (default: the profile's)")
 	fs.IntVar(&f.prefixCacheTokens, "prefix-cache-tokens", 0, "prompt tokens a prefix cache holds: a prompt's leading blocks seen before skip prefill; 0 = no cache (default: the profile's)")
+	fs.BoolVar(&f.closeAfterStream, "close-after-stream", false, "close the connection after every streamed answer while advertising keep-alive, as llama.cpp's llama-server does")
 	return c
 }
 
@@ -107,6 +110,7 @@ func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
 		}
 		c.set()
 	}
+	cfg.CloseAfterStream = f.closeAfterStream
 	if cfg.StepMs+cfg.StepMsPerSeq <= 0 {
 		return cfg, usageErrorf("--step-ms and --step-ms-per-seq are both 0: a decode step must take some time")
 	}

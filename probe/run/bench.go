@@ -109,12 +109,9 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 		case now := <-b.edge():
 			b.step(now)
 		case <-ctx.Done():
-			for i, ep := range b.e.eps {
-				if ep.walk != nil {
-					_, c := ep.walk.Level()
-					ep.walk, ep.end = nil, RampEnd{Kind: EndInterrupt, Users: c}
-				}
-				b.e.eps[i].ctl.SetConcurrency(0)
+			b.e.Interrupt()
+			for _, ep := range b.e.eps {
+				ep.ctl.SetConcurrency(0)
 			}
 			return true
 		}

@@ -30,26 +30,56 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 
 // StopRamp ends the ramp on every endpoint: each holds the level it is at. It reports
 // whether the ramp was running.
-func (e *Engine) StopRamp() bool {
+func (e *Engine) StopRamp() bool { return e.endRamps(EndUser) }
+
+// endRamps ends the ramp on every endpoint it drives, as kind: each holds the level it
+// is at. It reports whether the ramp was running.
+func (e *Engine) endRamps(kind EndKind) bool {
 	was := false
 	for _, ep := range e.eps {
 		if ep.walk != nil {
 			_, c := ep.walk.Level()
-			ep.walk, ep.end = nil, RampEnd{Kind: EndUser, Users: c}
+			ep.walk, ep.end = nil, RampEnd{Kind: kind, Users: c}
 			was = true
 		}
 	}
 	return was
 }
 
-// SetUsers sets endpoint i's users (clamped to 0..MaxUsers). A manual change stops the
+// Interrupt ends the ramp on every endpoint as interrupted (Ctrl-C, a signal, or the
+// user quitting the screen mid-ramp): each holds the level it is at. It reports whether
+// the ramp was running.
+func (e *Engine) Interrupt() bool { return e.endRamps(EndInterrupt) }
+
+// SetUsers sets endpoint i's users (clamped to 0..Room(i)). A manual change stops the
 // ramp (on every endpoint) when it drives i; the result says so.
 func (e *Engine) SetUsers(i, n int) (stoppedRamp bool) {
 	if e.eps[i].walk != nil {
 		stoppedRamp = e.StopRamp()
 	}
-	e.eps[i].ctl.SetConcurrency(min(max(n, 0), MaxUsers))
+	e.eps[i].ctl.SetConcurrency(min(max(n, 0), e.Room(i)))
 	return stoppedRamp
+}
+
+// MaxStreams is the most users the run holds, all endpoints together: Config.MaxStreams,
+// at most MaxUsers.
+func (e *Engine) MaxStreams() int {
+	if n := e.cfg.MaxStreams; n > 0 && n < MaxUsers {
+		return n
+	}
+	return MaxUsers
+}
+
+// Room is the most users endpoint i can have with the other endpoints' users as they
+// are: MaxStreams less theirs.
+func (e *Engine) Room(i int) int {
+	n := e.MaxStreams()
+	for j, ep := range e.eps {
+		if j != i {
+			n -= ep.ctl.Concurrency()
+		}
+	}
+	return max(n, 0)
 }
 
 // Pause pauses endpoint i (in-flight requests finish, no new ones). A paused endpoint

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -44,8 +45,9 @@ var _ Book = (*model.Tracker)(nil)
 // SettleCapacity, as Config.Settle, settles each endpoint at its capacity after its ramp.
 const SettleCapacity = -1
 
-// MaxUsers bounds the users the engine sets on an endpoint.
-const MaxUsers = 10000
+// MaxUsers bounds the users the engine sets, all endpoints together: probe.StreamCap,
+// the one cap for flags, config and keys (Config.MaxStreams may lower it).
+const MaxUsers = probe.StreamCap
 
 // Config is a run: its ramp, criteria and bounds, and (for Start) its endpoints.
 type Config struct {
@@ -62,6 +64,9 @@ type Config struct {
 	// MaxDuration bounds the whole run, counted from the first StartRamp or Step
 	// (0: no bound). When it is over, the ramp ends and the load stops.
 	MaxDuration time.Duration
+	// MaxStreams bounds the users of all endpoints together: what this process can hold
+	// (probe.MaxStreams). 0 or more than MaxUsers means MaxUsers.
+	MaxStreams int
 
 	// Drain bounds Run's wait for in-flight requests after the ramp: they are cut once
 	// no stream delivered a token for Drain (or after MaxDrain in all). Zero means the
@@ -163,7 +168,7 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.Settle < SettleCapacity || c.Settle > MaxUsers {
-		return fieldErr(FieldSettle, "", "want the capacity, 0 (stop the load) or a number of users up to 10000")
+		return fieldErr(FieldSettle, "", fmt.Sprintf("want the capacity, 0 (stop the load) or a number of users up to %d", MaxUsers))
 	}
 	if c.MaxDuration < 0 {
 		return fieldErr(FieldMaxDuration, c.MaxDuration.String(), "want a positive duration, or 0 for none")

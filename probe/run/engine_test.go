@@ -218,7 +218,7 @@ func TestControlsStopTheRamp(t *testing.T) {
 	if r.e.SetUsers(1, 7) != true || r.e.Ramping() || r.ctls[1].conc != 7 || r.ctls[0].conc != 2 || r.e.End(0).Kind != EndUser {
 		t.Fatalf("manual change: ramping %v, users %d %d", r.e.Ramping(), r.ctls[0].conc, r.ctls[1].conc)
 	}
-	if r.e.SetUsers(0, MaxUsers+5) || r.ctls[0].conc != MaxUsers || r.e.SetUsers(0, -1) || r.ctls[0].conc != 0 {
+	if r.e.SetUsers(0, MaxUsers+5) || r.ctls[0].conc != MaxUsers-7 || r.e.SetUsers(0, -1) || r.ctls[0].conc != 0 {
 		t.Errorf("clamping: %d", r.ctls[0].conc)
 	}
 	r.ctls[0].paused = true

@@ -34,6 +34,7 @@ func (e *Engine) Settings() model.ReportSettings {
 		s.PromptTokens = ep.PromptTokens
 		s.IgnoreEOS = ep.IgnoreEOS
 		s.TimeoutS = ep.Timeout.Seconds()
+		s.Seed = ep.PromptSeed
 		if ep.Timeout == 0 {
 			s.TimeoutS = probe.DefaultTimeout.Seconds()
 		}
@@ -61,9 +62,36 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		info := ep.info
 		info.Interrupted = r.Interrupted
 		info.Clock = e.wall
-		r.Endpoints = append(r.Endpoints, ep.book.ReportEndpoint(info))
+		re := ep.book.ReportEndpoint(info)
+		re.RampEnd = ep.rampEnd(r.Interrupted)
+		r.Endpoints = append(r.Endpoints, re)
 	}
 	return r
+}
+
+// rampEnd is the report's ramp_end of the endpoint: why its latest ramp ended ("" when
+// none ran, or one still runs in a report that is not the run's last word).
+func (ep *endpoint) rampEnd(interrupted bool) string {
+	end := ep.end
+	if ep.walk != nil {
+		if !interrupted {
+			return ""
+		}
+		end.Kind = EndInterrupt
+	}
+	switch end.Kind {
+	case EndFinished:
+		return model.RampEndFinished
+	case EndStopped:
+		return model.RampEndStopped + ": " + end.Stop.String()
+	case EndUser:
+		return model.RampEndManual
+	case EndDuration:
+		return model.RampEndMaxDuration
+	case EndInterrupt:
+		return model.RampEndInterrupted
+	}
+	return ""
 }
 
 // Outcome is what happened to one endpoint's requests over the whole run (warm-up

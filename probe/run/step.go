@@ -179,11 +179,8 @@ func (e *Engine) endWalk(i int, end RampEnd) Notice {
 // endByDuration ends the run: every ramp ends, every pool stops (in-flight requests finish).
 func (e *Engine) endByDuration() []Notice {
 	e.over = true
+	e.endRamps(EndDuration)
 	for _, ep := range e.eps {
-		if ep.walk != nil {
-			_, c := ep.walk.Level()
-			ep.walk, ep.end = nil, RampEnd{Kind: EndDuration, Users: c}
-		}
 		ep.ctl.Stop()
 	}
 	return []Notice{{Kind: MaxDuration, Endpoint: -1, After: e.cfg.MaxDuration}}

@@ -37,7 +37,7 @@ func Start(ctx context.Context, addr string, cfg Config) (*Instance, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("simulator: cannot listen on %s: %w (choose another --addr)", addr, err)
+		return nil, fmt.Errorf("simulator: cannot listen on %s: %w (choose another address)", addr, err)
 	}
 	s := New(cfg)
 	i := &Instance{
@@ -49,6 +49,9 @@ func Start(ctx context.Context, addr string, cfg Config) (*Instance, error) {
 			ErrorLog:          log.New(io.Discard, "", 0), // never print under a TUI
 		},
 		stop: make(chan struct{}),
+	}
+	if cfg.CloseAfterStream {
+		closeAfterStreamServer(i.hs)
 	}
 	i.wg.Go(func() {
 		if err := i.hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -76,6 +76,9 @@ type Config struct {
 	DefaultMaxTokens  int // when a request sets no max_tokens
 	KVTokens          int // KV-cache budget in tokens (prompt + generated of the slot holders; 0 = unlimited): see kvState
 	PrefixCacheTokens int // prompt tokens the prefix cache holds; cached leading blocks skip prefill (0 = no cache; prefix.go)
+	// CloseAfterStream (Start only) closes the connection after every streamed answer
+	// while advertising keep-alive, as llama.cpp's llama-server does (closeafter.go).
+	CloseAfterStream bool
 }
 
 // Validate reports the first setting that cannot be simulated, naming the field.
