@@ -165,3 +165,22 @@ func TestRunStartsAtStartTime(t *testing.T) {
 		t.Errorf("a second late: %v", err)
 	}
 }
+
+// TestRunInterruptedWhileWaiting: Ctrl-C before the start time ends the run at once with
+// an interrupted report that measured nothing.
+func TestRunInterruptedWhileWaiting(t *testing.T) {
+	f := &fakeStreamer{tokens: 3, gap: 5 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	res, err := runBench(ctx, Config{Endpoints: []probe.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
+		Ramp: Ramp{Levels: []int{2}, Hold: time.Second}, StartAt: time.Now().Add(time.Minute),
+		NewStreamer: fakes(map[string]*fakeStreamer{"f": f}), PoolOptions: fastTicks}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(began) > 10*time.Second || !res.Report.Interrupted || len(res.Report.Endpoints[0].Levels) != 0 ||
+		res.Ramps[0].Kind != EndInterrupt || f.inflight.Load() != 0 {
+		t.Errorf("after %v: interrupted %v, levels %v, ramp %+v", time.Since(began), res.Report.Interrupted, res.Report.Endpoints[0].Levels, res.Ramps[0])
+	}
+}
