@@ -55,19 +55,19 @@ func shardRun(t *testing.T, url string, ramp Ramp, start time.Time, shard *model
 // TestShardsMatchOneProcess: four shards with one start time against one simulator,
 // merged, read as one process that held the whole load: per-user tok/s p50, aggregate
 // tok/s and TTFT p50 within 5%, and request counts that add up. The level of 3 users
-// gives shard 3 no user: the others measure it. Holds of 5 s: a level's aggregate
+// gives shard 3 no user: the others measure it. Holds of 6 s: a level's aggregate
 // counts whole steps of tokens, and shorter windows hold too few steps to agree
 // within 5%.
 func TestShardsMatchOneProcess(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs two loads against a simulator for about 22 s")
+		t.Skip("runs two loads against a simulator for about 27 s")
 	}
 	inst, err := sim.Start(context.Background(), "127.0.0.1:0", shardSim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer inst.Close()
-	ramp := Ramp{Levels: []int{3, 16}, Hold: 5 * time.Second}
+	ramp := Ramp{Levels: []int{3, 16}, Hold: 6 * time.Second}
 	const n = 4
 
 	start := time.Now().Add(time.Second)
