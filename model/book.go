@@ -14,6 +14,7 @@ type book struct {
 	resetAt  time.Time // requests sent before it are warm-up; ended before it, forgotten
 	levels   map[int]*level
 	segments map[int]*segState
+	target   GoodputTarget // the per-request SLO of every level's goodput
 }
 
 // level accumulates the samples of one concurrency: every ended one in the counts,
@@ -28,6 +29,11 @@ type level struct {
 	e2e, user, stall  *Hist
 	outputTokens      int64
 	srcUsage, srcChk  int
+
+	traffic  *Traffic      // goodput, lengths and chunk gaps of the steady requests
+	wait     ClientWait    // rate mode: every arrival's client-side wait
+	busy     time.Duration // sum of the steady requests' E2E (mean in flight = busy / window)
+	openLoop bool          // the level is an arrival rate (rate mode)
 }
 
 // segState is the latest state of one segment, with what a Reset cut off.
@@ -59,8 +65,16 @@ func (t *book) add(s *Sample) {
 	l := t.level(s.Concurrency)
 	l.requests++
 	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
+	if s.OpenLoop {
+		l.openLoop = true
+		l.wait.Add(s.ClientWait, s.Capped)
+	}
 	if steady {
 		l.steady++
+		l.traffic.Add(s)
+		if !s.Send.IsZero() && s.End.After(s.Send) {
+			l.busy += s.End.Sub(s.Send)
+		}
 	}
 	if !s.OK() {
 		l.errors[s.Err]++
@@ -95,14 +109,16 @@ func (t *book) level(c int) *level {
 	l := t.levels[c]
 	if l == nil {
 		l = &level{
-			conc:   c,
-			errors: map[ErrorKind]int{},
-			ttft:   NewLatencyHist(),
-			ttfo:   NewLatencyHist(),
-			tpot:   NewLatencyHist(),
-			e2e:    NewLatencyHist(),
-			user:   NewRateHist(),
-			stall:  NewLatencyHist(),
+			conc:    c,
+			errors:  map[ErrorKind]int{},
+			ttft:    NewLatencyHist(),
+			ttfo:    NewLatencyHist(),
+			tpot:    NewLatencyHist(),
+			e2e:     NewLatencyHist(),
+			user:    NewRateHist(),
+			stall:   NewLatencyHist(),
+			traffic: NewTraffic(t.target),
+			wait:    NewClientWait(),
 		}
 		t.levels[c] = l
 	}
@@ -264,11 +280,17 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		OutputTokens: l.outputTokens,
 		TokenSource:  tokenSource(l.srcUsage, l.srcChk),
 		Open:         open,
+		OpenLoop:     l.openLoop,
+		Wait:         l.wait.Stats(),
+	}
+	if l.traffic != nil {
+		ls.Traffic = l.traffic.Stats(d)
 	}
 	if sec := d.Seconds(); sec > 0 {
 		ls.SteadyTokens = tokens
 		ls.AggregateTPS = tokens / sec
 		ls.RequestRate = float64(l.steady) / sec
+		ls.InFlight = l.busy.Seconds() / sec
 	}
 	return ls
 }

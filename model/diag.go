@@ -24,6 +24,9 @@ type DiagInput struct {
 	// Cores is how many it may use (GOMAXPROCS). Cores 0: unknown, the rule is off.
 	CPU   float64
 	Cores int
+	// Sched is how long tpsmon's goroutines waited to run once runnable (p99 over the
+	// window; 0: unknown). Readers that wait this long read tokens late.
+	Sched time.Duration
 }
 
 // Diagnosis rule names, stable for tests and logs.
@@ -45,6 +48,9 @@ type Finding struct {
 const (
 	// diagRecent is how many of the last seconds stand for "now".
 	diagRecent = 5
+	// diagTTFTSpan is the seconds the live TTFT looks back over (its trailing window,
+	// DefaultTTFTWindow): a queue in them may still hold TTFT up.
+	diagTTFTSpan = 10
 	// A TTFT "rises" when its recent median is at least riseFactor times the base and
 	// at least riseMin seconds above it.
 	riseFactor = 2.0
@@ -57,6 +63,8 @@ const (
 	gapScrapes = 5
 	// cpuBusy is the share of tpsmon's cores in use above which tpsmon may be the limit.
 	cpuBusy = 0.8
+	// schedLate is the scheduling delay of tpsmon's readers above which it may be the limit.
+	schedLate = 20 * time.Millisecond
 )
 
 // Diagnose applies every rule and returns the lines that hold, the most telling
@@ -73,45 +81,55 @@ func Diagnose(in DiagInput) []Finding {
 }
 
 // DiagnoseCPU: "tpsmon may be the limit: it uses 190% CPU" when tpsmon's CPU use over
-// the window is at least 80% of the cores it may use. Its readers then fall behind the
-// streams: tokens arrive late, TTFT and per-user speed are tpsmon's, not the server's.
+// the window is at least 80% of the cores it may use, or "tpsmon may be the limit: its
+// readers wait 25 ms to run" when its goroutines' scheduling delay (p99) is 20 ms or
+// more. Its readers then fall behind the streams: tokens arrive late, TTFT and
+// per-user speed are tpsmon's, not the server's.
 func DiagnoseCPU(in DiagInput) (Finding, bool) {
-	if in.Cores <= 0 || in.CPU < cpuBusy*float64(in.Cores) {
-		return Finding{}, false
+	switch {
+	case in.Cores > 0 && in.CPU >= cpuBusy*float64(in.Cores):
+		return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: it uses %.0f%% CPU", 100*in.CPU)}, true
+	case in.Sched >= schedLate:
+		return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: its readers wait %d ms to run", in.Sched.Milliseconds())}, true
 	}
-	return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: it uses %.0f%% CPU", 100*in.CPU)}, true
+	return Finding{}, false
 }
 
 // DiagnoseTTFT explains a TTFT that rises (the median of the last 5 seconds at least
 // twice the base and 250 ms above it) with the server's waiting gauge:
 //   - "TTFT rises because requests queue on the server (14 waiting, KV 97%)" when the
-//     server's recent scrapes average at least one waiting request (figures: the last
-//     scrape's; KV only when the server publishes it);
+//     server's last 5 scrapes average at least one waiting request (figures: that
+//     average, and the last scrape's KV use when the server publishes it);
 //   - "no queue on the server: look between tpsmon and it (network, proxy)" when none of
-//     the recent scrapes shows a waiting request: the time is spent before the server.
+//     the last 10 scrapes (the live TTFT's trailing window) shows a waiting request:
+//     the time is spent before the server.
 //
 // No line without a rise, without recent TTFT, or without the server's waiting gauge.
 func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	if !ttftRises(in.TTFT, in.BaseTTFT) {
 		return Finding{}, false
 	}
-	recent := diagLast(waitingPoints(in.Server), diagRecent)
+	waiting := waitingPoints(in.Server)
+	recent := diagLast(waiting, diagRecent)
 	if len(recent) == 0 {
 		return Finding{}, false
 	}
 	var sum, peak float64
 	for _, p := range recent {
 		sum += p.Waiting
+	}
+	for _, p := range diagLast(waiting, diagTTFTSpan) {
 		peak = math.Max(peak, p.Waiting)
 	}
 	if peak == 0 {
 		return Finding{DiagNoQueue, "no queue on the server: look between tpsmon and it (network, proxy)"}, true
 	}
-	if sum/float64(len(recent)) < queueMin {
+	mean := sum / float64(len(recent))
+	if mean < queueMin {
 		return Finding{}, false
 	}
 	last := recent[len(recent)-1]
-	what := fmt.Sprintf("%.0f waiting", last.Waiting)
+	what := fmt.Sprintf("%.0f waiting", mean)
 	if last.Has.Has(SigKV) {
 		what += fmt.Sprintf(", KV %.0f%%", 100*last.KV)
 	}
@@ -202,8 +220,11 @@ func diagMedian(v []float64) float64 {
 
 // DiagWindow builds the diagnosis input from the live buckets and the server's series:
 // the buckets of the last window (TTFT p50 and aggregate tok/s per second) and the
-// server points that fall in the same span. base is the TTFT at low load (0: unknown);
-// cpu and cores are tpsmon's own CPU use (in cores) and GOMAXPROCS.
+// server points that fall in the same span. When there are server points, Received
+// keeps only the seconds a scrape covers (one answering within half a second of the
+// bucket's end), so that the cross-check compares the same seconds on both sides:
+// seconds in which the server did not answer (an outage, a restart) are left out of
+// both. base is the TTFT at low load (0: unknown); cpu and cores are tpsmon's own CPU use (in cores) and GOMAXPROCS.
 func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Duration, cpu float64, cores int) DiagInput {
 	in := DiagInput{BaseTTFT: base.Seconds(), CPU: cpu, Cores: cores}
 	if len(buckets) == 0 {
@@ -221,12 +242,28 @@ func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Durati
 			ttft = b.TTFTP50.Seconds()
 		}
 		in.TTFT = append(in.TTFT, ttft)
-		in.Received = append(in.Received, b.AggregateTPS)
 	}
 	for _, p := range server {
 		if p.Time.After(from) && !p.Time.After(end) {
 			in.Server = append(in.Server, p)
 		}
 	}
+	for _, b := range buckets {
+		if !b.Start.Before(from) && (len(in.Server) == 0 || scraped(in.Server, b)) {
+			in.Received = append(in.Received, b.AggregateTPS)
+		}
+	}
 	return in
+}
+
+// scraped reports whether a scrape's interval (the second before it answered) covers
+// most of b: one answered within half a bucket width of b's end.
+func scraped(server []ServerPoint, b Bucket) bool {
+	lo, hi := b.Start.Add(b.Width/2), b.Start.Add(3*b.Width/2)
+	for _, p := range server {
+		if !p.Time.Before(lo) && p.Time.Before(hi) {
+			return true
+		}
+	}
+	return false
 }

@@ -64,6 +64,31 @@ func TestDiagnoseNoQueue(t *testing.T) {
 	}
 }
 
+func TestDiagnoseQueueThatComesAndGoes(t *testing.T) {
+	// KV pressure: preemptions fill and empty the queue; the last scrape may show none.
+	// The line says the recent average, never "0 waiting".
+	in := DiagInput{
+		TTFT:   []float64{0.05, 0.05, 2, 2.5, 3, 3, 3, 3, 3, 3},
+		Server: scriptServer([]float64{0, 0, 9, 12, 10, 12, 0, 6, 0, 8}, repeat(0.97, 10), nil, allSigs),
+	}
+	// recent 5: 12, 0, 6, 0, 8 -> 5.2
+	if f, ok := DiagnoseTTFT(in); !ok || f.Text != "TTFT rises because requests queue on the server (5 waiting, KV 97%)" {
+		t.Errorf("got %q %v", f.Text, ok)
+	}
+}
+
+func TestDiagnoseNoQueueWaitsForTheTTFTWindow(t *testing.T) {
+	// The queue drained 6 s ago; the live TTFT (a 10 s trailing window) still shows it.
+	// That is not "no queue": no line until 10 scrapes without a waiting request.
+	in := DiagInput{
+		TTFT:   []float64{0.05, 0.05, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3},
+		Server: scriptServer([]float64{0, 0, 20, 20, 20, 20, 0, 0, 0, 0, 0, 0}, nil, nil, SigWaiting),
+	}
+	if f, ok := DiagnoseTTFT(in); ok {
+		t.Errorf("a queue 6 s ago: got %q", f.Text)
+	}
+}
+
 func TestDiagnoseTTFTQuiet(t *testing.T) {
 	cases := map[string]DiagInput{
 		// Flat TTFT: nothing to explain, even with a queue.
@@ -126,6 +151,17 @@ func TestDiagnoseCPU(t *testing.T) {
 	}
 }
 
+func TestDiagnoseCPUSchedulingDelay(t *testing.T) {
+	in := DiagInput{CPU: 0.2, Cores: 8, Sched: 25 * time.Millisecond}
+	if f, ok := DiagnoseCPU(in); !ok || f.Text != "tpsmon may be the limit: its readers wait 25 ms to run" {
+		t.Errorf("readers 25 ms late: %+v %v", f, ok)
+	}
+	in.Sched = 5 * time.Millisecond
+	if f, ok := DiagnoseCPU(in); ok {
+		t.Errorf("readers 5 ms late: got %q, want no line", f.Text)
+	}
+}
+
 func TestDiagnoseOrder(t *testing.T) {
 	in := DiagInput{
 		TTFT: []float64{0.04, 0.05, 0.9, 1.6, 2.2, 2.5, 2.6}, BaseTTFT: 0.04,
@@ -166,5 +202,31 @@ func TestDiagWindow(t *testing.T) {
 	}
 	if got := DiagWindow(nil, server, time.Minute, 0, 0, 0); got.Server != nil {
 		t.Error("no buckets: server points taken without a client window")
+	}
+}
+
+func TestDiagWindowLeavesOutSecondsWithoutScrapes(t *testing.T) {
+	// 20 s at 500 tok/s on both sides, but the server was down for seconds 5 to 14:
+	// tpsmon received nothing then, and no scrape answered. The cross-check must
+	// compare the seconds both sides saw, not call the gap other traffic.
+	var buckets []Bucket
+	var server []ServerPoint
+	for i := range 20 {
+		start := srvT0.Add(time.Duration(i) * time.Second)
+		down := i >= 5 && i < 15
+		b := Bucket{Start: start, Width: time.Second, AggregateTPS: 500}
+		if down {
+			b.AggregateTPS = 0
+		} else {
+			server = append(server, ServerPoint{Time: start.Add(time.Second), GenTPS: 500, Rate: i != 15, Has: SigGenerated})
+		}
+		buckets = append(buckets, b)
+	}
+	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
+	if len(in.Received) != 10 {
+		t.Fatalf("received %v: want the 10 seconds a scrape covers", in.Received)
+	}
+	if f, ok := DiagnoseCrossCheck(in); ok {
+		t.Errorf("an outage read as %q", f.Text)
 	}
 }

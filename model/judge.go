@@ -39,6 +39,9 @@ func (s SLO) Validate() error {
 	if math.IsNaN(e) || e < 0 || e > 1 {
 		return &SLOError{Term: "error_rate", Value: fmtFloat(e), Why: "the error-rate limit must be a fraction from 0 to 1 (0% to 100%)"}
 	}
+	if g := s.GoodputMin; math.IsNaN(g) || g < 0 || g > 1 {
+		return &SLOError{Term: "goodput", Value: fmtFloat(g), Why: "the goodput minimum must be a fraction from 0 to 1 (0% to 100%)"}
+	}
 	return nil
 }
 
@@ -53,22 +56,27 @@ type judged struct {
 	userP50      float64 // tok/s
 	ttftP95      float64 // ms
 	errorRate    float64
+	judgedGood   int     // requests judged for goodput
+	goodput      float64 // share of them that met the per-request SLO
 }
 
 func judgeStats(l *LevelStats) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFT.Count > 0, userMeasured: l.UserTPS.Count > 0,
-		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate}
+		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate,
+		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share}
 }
 
 func judgeReport(l *ReportLevel) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFTMs != (LatencyJSON{}), userMeasured: l.UserTPS != (RateJSON{}),
-		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate}
+		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate,
+		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share}
 }
 
 // meets is SLO.Meets on what a level shows.
 func (s SLO) meets(j judged) bool {
 	return j.requests > 0 && j.ttftMeasured && j.userP50 >= s.UserTPSMin &&
-		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax
+		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax &&
+		(s.GoodputMin <= 0 || (j.judgedGood > 0 && j.goodput >= s.GoodputMin))
 }
 
 // Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
@@ -99,6 +107,15 @@ func (s SLO) failures(j judged) []string {
 	if j.errorRate > s.ErrorRateMax {
 		a, b := apart(j.errorRate*100, s.ErrorRateMax*100, 2, func(v float64, d int) string { return fmtNum(v, d) + "%" })
 		out = append(out, "errors "+a+" > "+b)
+	}
+	if s.GoodputMin > 0 {
+		switch {
+		case j.judgedGood == 0:
+			out = append(out, "goodput not measured (no steady request judged)")
+		case j.goodput < s.GoodputMin:
+			a, b := apart(j.goodput*100, s.GoodputMin*100, 1, func(v float64, d int) string { return fmtNum(v, d) + "%" })
+			out = append(out, "goodput "+a+" < "+b)
+		}
 	}
 	return out
 }

@@ -91,3 +91,16 @@ type TrafficStats struct {
 func (t *Traffic) Stats(window time.Duration) TrafficStats {
 	return TrafficStats{Goodput: t.Goodput.Stats(window), Lengths: t.Lengths.Stats(), ChunkGaps: t.Gaps.Stats()}
 }
+
+// rounded is t as the report writes it: shares to 4 decimals, rates and milliseconds
+// to 0.001, mean lengths to 0.1 token.
+func (t TrafficStats) rounded() TrafficStats {
+	g := &t.Goodput
+	g.Share, g.Rate = round(g.Share, 4), round(g.Rate, 3)
+	for _, l := range []*LengthSummary{&t.Lengths.Input, &t.Lengths.Output} {
+		l.Mean = round(l.Mean, 1)
+	}
+	c := &t.ChunkGaps
+	c.P50, c.P90, c.P99 = round(c.P50, 3), round(c.P90, 3), round(c.P99, 3)
+	return t
+}

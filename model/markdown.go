@@ -54,6 +54,9 @@ func writeSettings(b *strings.Builder, r *Report) {
 		work = append(work, "prompt "+strconv.Itoa(s.PromptTokens)+" tokens")
 	}
 	work = append(work, "ignore_eos "+map[bool]string{true: "on", false: "off"}[s.IgnoreEOS])
+	if s.Workload != "" {
+		work = append(work, s.Workload)
+	}
 	if len(s.ExtraBodyKeys) > 0 {
 		work = append(work, "extra_body keys "+strings.Join(s.ExtraBodyKeys, ", "))
 	}
@@ -115,7 +118,15 @@ func rampWords(s *ReportSettings) []string {
 		for i, c := range s.Ramp {
 			n[i] = strconv.Itoa(c)
 		}
-		out = append(out, strings.Join(n, ", ")+" users")
+		if s.Mode == "rate" {
+			r := strings.Join(n, ", ") + " requests/s (" + s.Arrival + " arrivals"
+			if s.MaxConcurrency > 0 {
+				r += ", at most " + strconv.Itoa(s.MaxConcurrency) + " in flight"
+			}
+			out = append(out, r+")")
+		} else {
+			out = append(out, strings.Join(n, ", ")+" users")
+		}
 	}
 	switch {
 	case s.StartAt != "" && s.HoldS > 0:
@@ -167,16 +178,22 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	}
 	head = append(head, tokenSourceWords(e.TokenSource))
 	fmt.Fprintf(b, "### %s\n\n", strings.Join(head, " · "))
-	b.WriteString(mdHeader)
+	hdr := mdHeader
+	if e.rateMode() {
+		hdr = strings.Replace(hdr, "| users |", "| rate req/s |", 1)
+	}
+	b.WriteString(hdr)
 	short := false
 	for i := range e.Levels {
 		b.WriteString(levelRow(&e.Levels[i]))
 		short = short || e.Levels[i].Short
 	}
 	b.WriteString("\n")
+	writeTraffic(b, e)
 	if short {
 		b.WriteString("short: the level reached its maximum hold before it had max(20, 2 x users) steady requests; its figures rest on fewer requests.\n")
 	}
+	writeServer(b, e)
 	writeCapacity(b, e, slo, interrupted)
 	writeSaturation(b, e)
 	writeRampEnd(b, e)
@@ -231,14 +248,15 @@ func errorsCell(l *ReportLevel) string {
 // writeCapacity writes the capacity line; when no level meets the criteria, one line
 // per level naming the criteria it failed.
 func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted bool) {
+	name := levelName(e)
 	c := e.Capacity
 	switch {
 	case c.Users > 0 && c.AtLeast && interrupted:
-		fmt.Fprintf(b, "Capacity: at least %s (limit not reached: the run was interrupted) for %s\n", users(c.Users), slo)
+		fmt.Fprintf(b, "Capacity: at least %s (limit not reached: the run was interrupted) for %s\n", name(c.Users), slo)
 	case c.Users > 0 && c.AtLeast:
-		fmt.Fprintf(b, "Capacity: at least %s (limit not reached: the highest level measured meets %s)\n", users(c.Users), slo)
+		fmt.Fprintf(b, "Capacity: at least %s (limit not reached: the highest level measured meets %s)\n", name(c.Users), slo)
 	case c.Users > 0:
-		fmt.Fprintf(b, "Capacity: %s (%s)\n", users(c.Users), slo)
+		fmt.Fprintf(b, "Capacity: %s (%s)\n", name(c.Users), slo)
 	default:
 		fmt.Fprintf(b, "Capacity: no level meets %s\n", slo)
 		for i := range e.Levels {
@@ -247,16 +265,17 @@ func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 			if len(why) == 0 {
 				why = []string{"meets them once its figures are rounded (the unrounded figures do not)"}
 			}
-			fmt.Fprintf(b, "- %s: %s\n", users(l.Concurrency), strings.Join(why, "; "))
+			fmt.Fprintf(b, "- %s: %s\n", name(l.Concurrency), strings.Join(why, "; "))
 		}
 	}
 }
 
 // writeSaturation writes the saturation line.
 func writeSaturation(b *strings.Builder, e *ReportEndpoint) {
+	name := levelName(e)
 	switch {
 	case e.SaturationUsers != nil:
-		fmt.Fprintf(b, "Saturation: %s (doubling users from there raises aggregate tok/s by less than 10%%)\n", users(*e.SaturationUsers))
+		fmt.Fprintf(b, "Saturation: %s (doubling users from there raises aggregate tok/s by less than 10%%)\n", name(*e.SaturationUsers))
 	case doubled(e.Levels):
 		b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
 	default:

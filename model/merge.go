@@ -180,6 +180,11 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 		l.errors[ErrorKind(k)] += n
 	}
 	l.outputTokens += rl.OutputTokens
+	// Goodput counts add up; the time in flight is the shard's mean times its window.
+	// Lengths and chunk gaps carry no histogram in the JSON: they are not merged.
+	l.traffic.Goodput.judged += rl.Goodput.Judged
+	l.traffic.Goodput.met += rl.Goodput.Met
+	l.busy += time.Duration(rl.InFlightMean * rl.DurationS * float64(time.Second))
 	m.tokens += rl.SteadyTokens
 	m.spans = append(m.spans, spans...)
 	if _, d := union(spans); d > 0 {

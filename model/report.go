@@ -43,6 +43,14 @@ type ReportSettings struct {
 	// prompts (absent when the prompt was given and sent as is).
 	Seed uint64    `json:"seed,omitempty"`
 	SLO  ReportSLO `json:"slo"`
+	// Rate mode: Mode is "rate" (absent in users mode: Ramp holds users), Ramp holds
+	// arrival rates in requests/s, Arrival is "poisson" or "constant", MaxConcurrency
+	// the cap on requests in flight (0: none).
+	Mode           string `json:"mode,omitempty"`
+	Arrival        string `json:"arrival,omitempty"`
+	MaxConcurrency int    `json:"max_concurrency,omitempty"`
+	// Workload describes a dataset or length distributions ("" for the default prompt).
+	Workload string `json:"workload,omitempty"`
 	// Shard is the share of the load this run sent (absent when it sent the whole load).
 	// Levels are keyed by the whole level's users, not the shard's share.
 	Shard *ReportShard `json:"shard,omitempty"`
@@ -58,13 +66,14 @@ type ReportSLO struct {
 	UserTPSMin   float64 `json:"user_tps_min"`
 	TTFTP95MaxMs float64 `json:"ttft_p95_max_ms"`
 	ErrorRateMax float64 `json:"error_rate_max"`
+	GoodputMin   float64 `json:"goodput_min,omitempty"` // least share of requests meeting the per-request SLO (0: no goodput criterion)
 }
 
 // MarshalJSON writes the criteria with NaN as 0 and an infinity as the largest float
 // of its sign, so that a report with any SLO can be saved.
 func (r ReportSLO) MarshalJSON() ([]byte, error) {
 	type plain ReportSLO
-	return json.Marshal(plain{UserTPSMin: finite(r.UserTPSMin), TTFTP95MaxMs: finite(r.TTFTP95MaxMs), ErrorRateMax: finite(r.ErrorRateMax)})
+	return json.Marshal(plain{UserTPSMin: finite(r.UserTPSMin), TTFTP95MaxMs: finite(r.TTFTP95MaxMs), ErrorRateMax: finite(r.ErrorRateMax), GoodputMin: finite(r.GoodputMin)})
 }
 
 // ReportEndpoint is one endpoint's curve.
@@ -94,23 +103,30 @@ type ReportCap struct {
 
 // ReportLevel is one level (one concurrency) of the curve.
 type ReportLevel struct {
-	Concurrency  int            `json:"concurrency"`
-	DurationS    float64        `json:"duration_s"`
-	Requests     int            `json:"requests"`        // every ended request, warm-up included
-	Steady       int            `json:"steady_requests"` // of those, the ones not in warm-up (the distributions' population)
-	Short        bool           `json:"short"`           // the level hit its maximum hold before it had enough steady requests
-	Succeeded    int            `json:"succeeded"`
-	Errors       map[string]int `json:"errors"`
-	ErrorRate    float64        `json:"error_rate"` // charged failures / (requests - client failures)
-	TTFTMs       LatencyJSON    `json:"ttft_ms"`
-	TTFOMs       LatencyJSON    `json:"ttfo_ms"`
-	TPOTMs       LatencyJSON    `json:"tpot_ms"`
-	E2EMs        LatencyJSON    `json:"e2e_ms"`
-	StallMs      LatencyJSON    `json:"stall_ms"` // each request's largest gap between two chunks
-	UserTPS      RateJSON       `json:"user_tps"`
-	AggregateTPS float64        `json:"aggregate_tps"`
-	RequestRate  float64        `json:"request_rate"`
-	OutputTokens int64          `json:"output_tokens"`
+	Concurrency int            `json:"concurrency"`
+	DurationS   float64        `json:"duration_s"`
+	Requests    int            `json:"requests"`        // every ended request, warm-up included
+	Steady      int            `json:"steady_requests"` // of those, the ones not in warm-up (the distributions' population)
+	Short       bool           `json:"short"`           // the level hit its maximum hold before it had enough steady requests
+	Succeeded   int            `json:"succeeded"`
+	Errors      map[string]int `json:"errors"`
+	ErrorRate   float64        `json:"error_rate"` // charged failures / (requests - client failures)
+	TTFTMs      LatencyJSON    `json:"ttft_ms"`
+	TTFOMs      LatencyJSON    `json:"ttfo_ms"`
+	TPOTMs      LatencyJSON    `json:"tpot_ms"`
+	E2EMs       LatencyJSON    `json:"e2e_ms"`
+	StallMs     LatencyJSON    `json:"stall_ms"` // each request's largest gap between two chunks
+	// Rate mode: Rate is the arrival rate the level held (requests/s; absent in users
+	// mode, where Concurrency is the users); InFlightMean the mean requests in flight;
+	// ClientWaitMs the arrivals' wait for a place under the concurrency cap.
+	Rate         *int       `json:"rate,omitempty"`
+	InFlightMean float64    `json:"in_flight_mean"`
+	ClientWaitMs *WaitStats `json:"client_wait_ms,omitempty"`
+	TrafficStats            // goodput, lengths (input/output tokens), chunk_gap_ms
+	UserTPS      RateJSON   `json:"user_tps"`
+	AggregateTPS float64    `json:"aggregate_tps"`
+	RequestRate  float64    `json:"request_rate"`
+	OutputTokens int64      `json:"output_tokens"`
 	// What Merge needs to combine runs (absent from reports written before it): the
 	// tokens delivered in the steady windows (aggregate_tps = steady_tokens / duration_s,
 	// before rounding), the steady windows in wall-clock time, and the histograms behind
@@ -118,6 +134,9 @@ type ReportLevel struct {
 	SteadyTokens float64        `json:"steady_tokens"`
 	Windows      []ReportWindow `json:"windows"`
 	Hist         *ReportHists   `json:"hist,omitempty"`
+	// Server is the server's own view over the level's scrapes of its /metrics (absent
+	// when it publishes none, or when server metrics are off).
+	Server *ServerLevel `json:"server,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -215,7 +234,7 @@ func (l *LevelStats) Report() ReportLevel {
 	for k, n := range l.Errors {
 		errs[string(k)] = n
 	}
-	return ReportLevel{
+	rl := ReportLevel{
 		Concurrency:  l.Concurrency,
 		DurationS:    round(l.Duration.Seconds(), 2),
 		Requests:     l.Requests,
@@ -235,7 +254,15 @@ func (l *LevelStats) Report() ReportLevel {
 		OutputTokens: l.OutputTokens,
 		SteadyTokens: round(l.SteadyTokens, 3),
 		Windows:      []ReportWindow{},
+		InFlightMean: round(l.InFlight, 2),
+		TrafficStats: l.Traffic.rounded(),
 	}
+	if l.OpenLoop {
+		rate, w := l.Concurrency, l.Wait
+		w.CappedShare, w.P50, w.P95, w.Max = round(w.CappedShare, 4), round(w.P50, 2), round(w.P95, 2), round(w.Max, 2)
+		rl.Rate, rl.ClientWaitMs = &rate, &w
+	}
+	return rl
 }
 
 // Latency converts a latency Dist (ms) to its report form, rounded to 0.01 ms.
@@ -270,7 +297,7 @@ var csvHeader = []string{
 func CSV(r *Report) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
-	_ = w.Write(csvHeader) // a strings.Builder does not fail
+	_ = w.Write(append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)) // a strings.Builder does not fail
 	f := func(ok bool, v float64) string {
 		if !ok {
 			return ""
@@ -279,9 +306,10 @@ func CSV(r *Report) string {
 	}
 	for _, e := range r.Endpoints {
 		for _, l := range e.Levels {
+			traffic := trafficCells(&l, f)
 			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
 			steady := l.DurationS > 0
-			_ = w.Write([]string{
+			_ = w.Write(append([]string{
 				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
 				f(true, l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.Requests > 0, l.ErrorRate),
 				f(ttft, l.TTFTMs.P50), f(ttft, l.TTFTMs.P95), f(ttft, l.TTFTMs.P99),
@@ -290,7 +318,7 @@ func CSV(r *Report) string {
 				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
 				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95), f(l.StallMs != (LatencyJSON{}), l.StallMs.Max),
 				strconv.Itoa(l.Steady), strconv.FormatBool(l.Short),
-			})
+			}, traffic...))
 		}
 	}
 	w.Flush()

@@ -59,7 +59,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	lv := m["levels"].([]any)[0]
 	if got, want := keys(t, lv), sorted("concurrency", "duration_s", "requests", "steady_requests", "short", "succeeded", "errors", "error_rate",
 		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens",
-		"steady_tokens", "windows", "hist"); !slices.Equal(got, want) {
+		"steady_tokens", "windows", "hist", "in_flight_mean", "goodput", "lengths", "chunk_gap_ms"); !slices.Equal(got, want) {
 		t.Errorf("level keys %v, want %v", got, want)
 	}
 	lm := lv.(map[string]any)
@@ -113,6 +113,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 
 // sampleReport is a small hand-made report with two endpoints.
 func sampleReport() *Report {
+	rate4 := 4
 	sat := 8
 	return &Report{
 		Schema: Schema, ToolVersion: "v1.2.3", StartedAt: "2026-11-23T14:00:00Z", FinishedAt: "2026-11-23T14:02:10Z",
@@ -129,7 +130,10 @@ func sampleReport() *Report {
 					{Concurrency: 8, DurationS: 14.5, Requests: 90, Steady: 80, Succeeded: 87, Errors: map[string]int{"http_500": 1, "truncated": 0, "client": 2}, ErrorRate: 0.0114,
 						TTFTMs: LatencyJSON{P50: 160, P95: 410.25, P99: 500}, TPOTMs: LatencyJSON{P50: 22.2}, E2EMs: LatencyJSON{P50: 5800},
 						StallMs: LatencyJSON{P95: 80, Max: 2100.25},
-						UserTPS: RateJSON{P10: 40, P50: 45.04, P90: 47}, AggregateTPS: 355.55, RequestRate: 5.517, OutputTokens: 20224},
+						UserTPS: RateJSON{P10: 40, P50: 45.04, P90: 47}, AggregateTPS: 355.55, RequestRate: 5.517, OutputTokens: 20224,
+						InFlightMean: 7.9, TrafficStats: TrafficStats{Goodput: GoodputStats{Judged: 80, Met: 76, Share: 0.95, Rate: 5.241},
+							Lengths:   LengthStats{Input: LengthSummary{Count: 78, Mean: 130.5, P50: 131, P90: 140}, Output: LengthSummary{Count: 78, Mean: 250, P50: 256, P90: 256}},
+							ChunkGaps: GapStats{Count: 19000, P50: 21.5, P90: 30.25, P99: 80.5}}},
 					{Concurrency: 16, DurationS: 0, Requests: 0, Succeeded: 0, Errors: map[string]int{}},
 				},
 				Capacity: ReportCap{Users: 1}, SaturationUsers: &sat,
@@ -138,7 +142,8 @@ func sampleReport() *Report {
 				Name: "prod, eu", URL: "https://llm.example/v1", Model: "big", API: "completions", TokenSource: SourceChunks,
 				Levels: []ReportLevel{
 					{Concurrency: 4, DurationS: 15, Requests: 12, Steady: 10, Short: true, Succeeded: 12, Errors: map[string]int{},
-						TTFTMs: LatencyJSON{P50: 2500, P95: 3100}, UserTPS: RateJSON{P50: 20}, AggregateTPS: 80, RequestRate: 0.667, OutputTokens: 2560},
+						TTFTMs: LatencyJSON{P50: 2500, P95: 3100}, UserTPS: RateJSON{P50: 20}, AggregateTPS: 80, RequestRate: 0.667, OutputTokens: 2560,
+						Rate: &rate4, InFlightMean: 3.5, ClientWaitMs: &WaitStats{Arrivals: 12, Capped: 3, CappedShare: 0.25, P50: 0.5, P95: 120, Max: 300}},
 				},
 			},
 		},

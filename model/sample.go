@@ -63,6 +63,13 @@ type Sample struct {
 	Finish       string        // finish_reason of the last choice, when one arrived
 	Status       int           // HTTP status, 0 when no response arrived
 
+	// Rate mode (open loop) only: OpenLoop says the request was an arrival of a paced
+	// schedule; ClientWait is the time it waited on tpsmon's side for a place under the
+	// concurrency cap before t_send (never part of TTFT); Capped says the cap was full.
+	OpenLoop   bool
+	ClientWait time.Duration
+	Capped     bool
+
 	Err    ErrorKind // ErrNone on success
 	ErrMsg string    // plain words for a person; never contains a key or header value
 }

@@ -137,3 +137,11 @@ func fptr(p *float64) any {
 	}
 	return *p
 }
+
+func TestServerLevelReportRounds(t *testing.T) {
+	v := 41.31195068359375
+	got := ServerLevel{Scrapes: 3, KVMeanPct: &v}.Report()
+	if got.Scrapes != 3 || *got.KVMeanPct != 41.31 || got.WaitingMean != nil {
+		t.Errorf("rounded %+v (KV %v), want 41.31 and absent signals left out", got, *got.KVMeanPct)
+	}
+}

@@ -68,8 +68,17 @@ func ParseSLOFrom(base SLO, s string) (SLO, error) {
 				return SLO{}, sloErr(term, fmt.Sprintf("%q is not an error rate: use error_rate<=1%% or error_rate<=0.01", val))
 			}
 			slo.ErrorRateMax = r
+		case "goodput":
+			if op != ">=" {
+				return SLO{}, sloErr(term, "goodput is a minimum: use goodput>=95%")
+			}
+			r, err := ParseRate(val)
+			if err != nil {
+				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a share of requests: use goodput>=95%% or goodput>=0.95", val))
+			}
+			slo.GoodputMin = r
 		default:
-			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95 and error_rate", name))
+			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95, error_rate and goodput", name))
 		}
 	}
 	return slo, nil
@@ -159,15 +168,19 @@ func (s SLO) orDefault() SLO {
 // String describes the criteria, e.g.
 // "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%".
 func (s SLO) String() string {
-	return fmt.Sprintf("per-user p50 >= %s tok/s, TTFT p95 <= %s ms, errors <= %s",
+	out := fmt.Sprintf("per-user p50 >= %s tok/s, TTFT p95 <= %s ms, errors <= %s",
 		fmtNum(s.UserTPSMin, 2), fmtNum(ms(s.TTFTP95Max), 1), FormatPercent(s.ErrorRateMax))
+	if s.GoodputMin > 0 {
+		out += ", goodput >= " + FormatPercent(s.GoodputMin)
+	}
+	return out
 }
 
 // Report returns the criteria in the report's units. Values that JSON cannot carry
 // (criteria set without ParseSLO, e.g. .nan or .inf in a config file) become finite:
 // NaN is 0, an infinity the largest float of its sign.
 func (s SLO) Report() ReportSLO {
-	return ReportSLO{UserTPSMin: finite(s.UserTPSMin), TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: finite(s.ErrorRateMax)}
+	return ReportSLO{UserTPSMin: finite(s.UserTPSMin), TTFTP95MaxMs: ms(s.TTFTP95Max), ErrorRateMax: finite(s.ErrorRateMax), GoodputMin: finite(s.GoodputMin)}
 }
 
 // finite is v, with NaN as 0 and an infinity as the largest float of its sign.
@@ -189,6 +202,7 @@ func (r ReportSLO) SLO() SLO {
 		UserTPSMin:   r.UserTPSMin,
 		TTFTP95Max:   time.Duration(r.TTFTP95MaxMs * float64(time.Millisecond)),
 		ErrorRateMax: r.ErrorRateMax,
+		GoodputMin:   r.GoodputMin,
 	}.orDefault()
 }
 

@@ -48,6 +48,11 @@ type LevelStats struct {
 	TokenSource  string  // SourceUsage, SourceChunks or SourceMixed ("" when no steady success)
 	Open         bool    // a segment at this concurrency is being measured now
 	Short        bool    // held to the maximum hold before it had MinSteady steady requests (Tracker.MarkShort)
+
+	Traffic  TrafficStats // goodput, input/output lengths and chunk gaps of the steady requests
+	OpenLoop bool         // rate mode: Concurrency is the arrival rate asked for (requests/s)
+	Wait     WaitStats    // rate mode: the arrivals' client-side wait for the concurrency cap
+	InFlight float64      // mean requests in flight over the steady window (Little's law: sum of E2E / window)
 }
 
 // MinSteady is how many steady requests a level of the given users must have before it
@@ -60,6 +65,9 @@ type SLO struct {
 	UserTPSMin   float64
 	TTFTP95Max   time.Duration
 	ErrorRateMax float64
+	// GoodputMin, when above 0, is the least share of a level's requests that must meet
+	// the per-request SLO (goodput: TTFT and the request's own tok/s, see SLO.Goodput).
+	GoodputMin float64
 }
 
 // DefaultSLO is 30 tok/s per user, TTFT p95 2 s, 1% errors.

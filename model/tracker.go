@@ -47,12 +47,14 @@ func NewTracker(opt TrackerOptions) *Tracker {
 	if opt.History <= 0 {
 		opt.History = DefaultHistory
 	}
-	return &Tracker{
+	t := &Tracker{
 		slo:    opt.SLO.orDefault(),
 		live:   newSeries(opt.History, opt.TTFTWindow),
 		book:   newBook(),
 		totals: newTotals(),
 	}
+	t.book.target = t.slo.Goodput()
+	return t
 }
 
 // SLO returns the capacity criteria in use.

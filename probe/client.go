@@ -123,6 +123,12 @@ func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	bs := newBodySource(body, ep.PromptSeed, promptWordCount(ep.PromptTokens))
+	if ep.Workload != nil {
+		if bs.work, err = newWorkBody(body, ep.Workload, ep.API != "completions"); err != nil {
+			return nil, err
+		}
+	}
 	fresh := hc
 	if tr, ok := hc.Transport.(*http.Transport); ok {
 		t := tr.Clone()
@@ -140,7 +146,7 @@ func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 		fresh:       fresh,
 		url:         strings.TrimRight(ep.BaseURL, "/") + suffix,
 		header:      requestHeader(ep),
-		body:        newBodySource(body, ep.PromptSeed, promptWordCount(ep.PromptTokens)),
+		body:        bs,
 		timeout:     ep.Timeout,
 		hostPort:    hostPort(u),
 		redact:      newRedactor(ep),
@@ -274,7 +280,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 	}()
 	rctx = httptrace.WithClientTrace(rctx, rs.trace())
 
-	var r result
+	r := result{gaps: new(model.GapSketch)}
 	resp, err := c.send(rctx, ctx, rs)
 	if err != nil {
 		r.end = Mono()
@@ -310,6 +316,7 @@ func (c *Client) sample(rs *reqState, r *result) model.Sample {
 		Usage:        r.usage,
 		PromptTokens: r.promptTokens,
 		MaxGap:       time.Duration(r.maxGap),
+		Gaps:         r.gaps,
 		Finish:       r.finish,
 		Status:       rs.status,
 		Err:          r.kind,

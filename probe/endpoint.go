@@ -7,6 +7,8 @@ package probe
 import (
 	"net/http"
 	"time"
+
+	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
 // Endpoint is one OpenAI-compatible server under test and the workload sent to it.
@@ -33,4 +35,7 @@ type Endpoint struct {
 	// the next prompt of the seed's sequence. 0 means a random seed, drawn by NewClient
 	// (Client.Endpoint tells which).
 	PromptSeed uint64
+	// Workload, when set, gives every request's prompt (or messages) and max_tokens in
+	// place of Prompt, PromptTokens and MaxTokens: a dataset or length distributions.
+	Workload workload.Source
 }

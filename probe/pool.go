@@ -24,32 +24,6 @@ type Event struct {
 // DefaultBuffer is the capacity of the event channel a pool makes for itself.
 const DefaultBuffer = 4096
 
-// Option configures a Pool.
-type Option func(*Pool)
-
-// WithTickEvery sets the live bucket width (default 1 s). Non-positive values are ignored.
-func WithTickEvery(d time.Duration) Option {
-	return func(p *Pool) {
-		if d > 0 {
-			p.tickEvery = d
-		}
-	}
-}
-
-// WithOutput makes the pool send its events on ch (shared by several pools) instead of
-// a channel of its own; the pool never closes a channel it did not make. Use Done to
-// learn when such a pool has finished. A nil ch is ignored.
-func WithOutput(ch chan Event) Option {
-	return func(p *Pool) {
-		if ch != nil {
-			p.out, p.ownOut = ch, false
-		}
-	}
-}
-
-// withTicks replaces the collector's ticker by c (tests drive ticks by hand).
-func withTicks(c <-chan time.Time) Option { return func(p *Pool) { p.ticks = c } }
-
 // flight is one request in flight: its live Progress, the pool's bookkeeping, and
 // finally its Sample (one allocation per request for all of it).
 type flight struct {
@@ -120,6 +94,13 @@ type Pool struct {
 	lastDelivered  int64 // delivered total at the previous tick
 	started, ended int   // requests sent and ended since the previous tick
 	ttfts          []time.Duration
+
+	open     *openLoop // rate mode (openpool.go); nil in the closed loop
+	arrivals openLoop  // how rate mode paces arrivals when SetOpenLoop turns it on
+	// openRunning counts rate mode's goroutines (its dispatcher and its requests),
+	// apart from the closed loop's workers.
+	openRunning int
+	openGen     uint64 // counts rate mode's dispatchers: arrivals of an ended one are dropped
 }
 
 // NewPool returns a stopped pool of concurrency 0 for the endpoint with index endpoint.
@@ -134,6 +115,7 @@ func NewPool(endpoint int, s Streamer, opts ...Option) *Pool {
 		allDone:   make(chan struct{}),
 		done:      make(chan struct{}),
 		rule:      model.NewLevelRule(endpoint),
+		arrivals:  openLoop{seed: 1},
 	}
 	for _, o := range opts {
 		o(p)
@@ -200,6 +182,9 @@ func (p *Pool) beginLocked(open bool, now int64) {
 		p.segs = append(p.segs, opened)
 	}
 	p.wakeCollector()
+	if p.open != nil {
+		p.steerLocked()
+	}
 }
 
 func (p *Pool) wakeCollector() {
@@ -212,6 +197,9 @@ func (p *Pool) wakeCollector() {
 // spawnLocked starts workers up to the target. Surplus workers (after a shrink) are
 // counted in p.workers until they exit, so they are reused rather than doubled.
 func (p *Pool) spawnLocked() {
+	if p.open != nil {
+		return // the dispatcher starts the requests (steerLocked)
+	}
 	for p.workers < p.target {
 		p.workers++
 		p.wg.Add(1)
@@ -221,7 +209,7 @@ func (p *Pool) spawnLocked() {
 
 // checkDoneLocked closes allDone once the pool is stopped and no worker is left.
 func (p *Pool) checkDoneLocked() {
-	if p.stopped && p.workers == 0 && !p.finished {
+	if p.stopped && p.workers == 0 && p.openRunning == 0 && !p.finished {
 		p.finished = true
 		close(p.allDone)
 	}

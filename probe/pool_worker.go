@@ -17,7 +17,7 @@ func (p *Pool) worker(ctx context.Context) {
 			backoff = 0 // woken by Stop or ctx: the check below ends the worker
 		}
 		p.mu.Lock()
-		if p.stopped || p.paused || p.workers > p.target || ctx.Err() != nil {
+		if p.stopped || p.paused || p.workers > p.target || p.open != nil || ctx.Err() != nil {
 			p.workers--
 			p.checkDoneLocked()
 			p.mu.Unlock()

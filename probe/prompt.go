@@ -100,6 +100,7 @@ type bodySource struct {
 	seed      uint64
 	words     int
 	count     atomic.Uint64 // number of the next prompt
+	work      *workBody     // the run's workload, when it has one: it writes every body
 }
 
 // newBodySource splits body (marshalled with promptMark as the prompt) around the mark.
@@ -113,6 +114,9 @@ func newBodySource(body []byte, seed uint64, words int) *bodySource {
 
 // next returns the body of the next request.
 func (s *bodySource) next() []byte {
+	if s.work != nil {
+		return s.work.body(s.count.Add(1) - 1)
+	}
 	if s.static != nil {
 		return s.static
 	}

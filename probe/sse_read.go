@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -15,6 +16,7 @@ type result struct {
 	chunks, tokens, promptTokens  int
 	usage                         bool
 	maxGap                        int64
+	gaps                          *model.GapSketch // every chunk gap: one allocation per request
 	finish                        string
 	status                        int
 	kind                          model.ErrorKind
@@ -82,8 +84,9 @@ func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *resul
 			if r.first == 0 {
 				r.first = now
 				p.First.Store(now)
-			} else if gap := now - r.last; gap > r.maxGap {
-				r.maxGap = gap
+			} else {
+				r.maxGap = max(r.maxGap, now-r.last)
+				r.gaps.Add(time.Duration(now - r.last))
 			}
 			r.last = now
 			if info.answer && r.firstAnswer == 0 {

@@ -40,10 +40,12 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setLoad("[", func(n int) int { return max(n/2, min(n, 1)) })
 	case key.Matches(msg, k.Ramp):
 		if m.eng.StopRamp() {
-			m.say(false, "auto-ramp stopped (r): holding %s", users(m.eng.Control(m.focus).Concurrency()))
+			m.say(false, "auto-ramp stopped (r): holding %s", m.level(m.eng.Control(m.focus).Concurrency()))
 		} else {
 			m.startRamp()
 		}
+	case key.Matches(msg, k.Mode):
+		m.toggleRate()
 	case key.Matches(msg, k.Pause), key.Matches(msg, k.Resume):
 		m.togglePause()
 	case key.Matches(msg, k.Next):

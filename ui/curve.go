@@ -57,7 +57,13 @@ func curveArrangement(w, h int) (split bool, cw, ch int) {
 
 func (p *curvePanel) render() string {
 	st := p.st
-	title := st.Title.Render("degradation curve") + st.Faint.Render(" (x = users)")
+	x := " (x = users)"
+	for _, s := range p.series {
+		if openLoop(s.Levels) {
+			x = " (x = requests/s)"
+		}
+	}
+	title := st.Title.Render("degradation curve") + st.Faint.Render(x)
 	legend := p.legend()
 	head := joinSpread(title, legend, p.w)
 

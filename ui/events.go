@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/run"
 )
 
 // tickMsg is the render tick.
@@ -58,4 +59,40 @@ func waitEvents(ctx context.Context, ch <-chan probe.Event) tea.Cmd {
 		}
 		return eventsMsg{events: evs}
 	}
+}
+
+// serverMsg carries one report of the engine's server metrics scrapers.
+type serverMsg struct {
+	update run.ServerUpdate
+	ch     <-chan run.ServerUpdate
+	closed bool
+}
+
+// waitServer waits (in its own goroutine) for the next scraper report; it is re-armed
+// after each.
+func waitServer(ctx context.Context, ch <-chan run.ServerUpdate) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		select {
+		case <-ctx.Done():
+			return nil
+		case u, ok := <-ch:
+			return serverMsg{update: u, ch: ch, closed: !ok}
+		}
+	}
+}
+
+// onServer hands a scraper report to the engine (the same goroutine as every other
+// event) and says its notice once.
+func (m *root) onServer(msg serverMsg) tea.Cmd {
+	if msg.closed {
+		return nil
+	}
+	if n, ok := m.eng.HandleServer(msg.update); ok {
+		m.say(n.Bad(), "%s", n)
+	}
+	m.refresh(false)
+	return waitServer(m.ctx, msg.ch)
 }

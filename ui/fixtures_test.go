@@ -124,6 +124,7 @@ type fakeCtl struct {
 	paused       bool
 	stopped      bool
 	sets         []int
+	open         bool // rate mode (SetOpenLoop)
 }
 
 func (f *fakeCtl) SetConcurrency(n int) {
@@ -254,4 +255,10 @@ func newTestRootOver(t testing.TB, books []run.Book) (*root, []*fakeCtl) {
 		t.Fatal(err)
 	}
 	return m, ctls
+}
+
+// SetOpenLoop makes fakeCtl switch like a pool: the mode, then the number.
+func (f *fakeCtl) SetOpenLoop(on bool, n int) {
+	f.open = on
+	f.SetConcurrency(n)
 }

@@ -15,6 +15,7 @@ type headerData struct {
 	Index, Count      int    // focused endpoint (0-based) of Count
 	TokenSource       string // model.SourceUsage/Chunks/Mixed, "" before the first request
 	Target, Active    int
+	Rate              bool // rate mode: Target is an arrival rate (requests/s)
 	Paused            bool
 	AllEndpoints      bool   // load keys act on every endpoint
 	Ramp              string // ramp state in words, "" when off
@@ -64,6 +65,9 @@ func (p *headerPanel) render() string {
 
 	// Line 2: the load.
 	users := st.Faint.Render("users ") + st.Value.Render(fmt.Sprint(d.Target))
+	if d.Rate {
+		users = st.Faint.Render("rate ") + st.Value.Render(fmt.Sprint(d.Target)) + st.Faint.Render(" req/s")
+	}
 	if d.Active != d.Target {
 		users += st.Faint.Render(fmt.Sprintf(" (%d active)", d.Active))
 	}

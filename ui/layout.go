@@ -5,6 +5,7 @@ type layout struct {
 	Width, Height int
 	Header        int
 	Series        int
+	Server        int // the server's view, tpsmon's own load and the diagnosis (withServer)
 	Curve, CurveW int
 	Table, TableW int
 	Beside        bool // the table sits right of the curve

@@ -46,6 +46,7 @@ type root struct {
 
 	header headerPanel
 	series seriesPanel
+	server serverPanel
 	curve  curvePanel
 	table  tablePanel
 	status statusPanel
@@ -102,7 +103,7 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eng *run.Engine, cf
 
 // Init starts the render tick, the event reader, and asks for the background colour.
 func (m *root) Init() tea.Cmd {
-	return tea.Batch(tickCmd(), waitEvents(m.ctx, m.events), tea.RequestBackgroundColor)
+	return tea.Batch(tickCmd(), waitEvents(m.ctx, m.events), waitServer(m.ctx, m.eng.ServerUpdates()), tea.RequestBackgroundColor)
 }
 
 // Update handles one message. It never blocks and does no I/O (snapshots are written by a Cmd).
@@ -120,10 +121,12 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, waitEvents(m.ctx, m.events)
+	case serverMsg:
+		return m, m.onServer(msg)
 	case tickMsg:
 		m.now = time.Time(msg)
 		for _, n := range m.eng.Step(m.now) {
-			if n.Kind != run.LevelStarted {
+			if n.Kind != run.LevelStarted && n.Kind != run.Diagnosed {
 				m.say(n.Bad(), "%s", n)
 			}
 		}
@@ -141,9 +144,7 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.say(true, "snapshot failed: %v", msg.err)
 		} else {
-			// on a narrow screen keep the file name and cut leading directories
-			room := m.lay.Width - len("snapshot saved:  (+ .md)")
-			m.say(false, "snapshot saved: %s (+ .md)", shortenPath(msg.path, room))
+			m.saySnapshot(msg)
 		}
 		m.refresh(false)
 		return m, nil
@@ -184,6 +185,7 @@ func (m *root) applyTheme() {
 	m.help.Styles = m.st.Help
 	m.header.SetStyles(m.st)
 	m.series.SetStyles(m.st)
+	m.server.SetStyles(m.st)
 	m.curve.SetStyles(m.st)
 	m.table.SetStyles(m.st)
 	m.status.SetStyles(m.st)
@@ -195,10 +197,11 @@ func (m *root) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = computeLayout(m.w, m.h, helpH)
+	m.lay = withServer(computeLayout(m.w, m.h, helpH), m.serverOn())
 	l := m.lay
 	m.header.SetSize(l.Width, l.Header)
 	m.series.SetSize(l.Width, l.Series)
+	m.server.SetSize(l.Width, l.Server)
 	m.curve.SetSize(l.CurveW, l.Curve)
 	m.table.SetSize(l.TableW, l.Table)
 	m.status.SetSize(l.Width, l.Status)
@@ -208,7 +211,7 @@ func (m *root) relayout() {
 }
 
 // fullHelpHeight is the number of lines of the longest FullHelp column.
-func fullHelpHeight(k KeyMap) int {
+func fullHelpHeight(k help.KeyMap) int {
 	h := 1
 	for _, col := range k.FullHelp() {
 		n := 0
@@ -238,7 +241,7 @@ func (m *root) refresh(force bool) {
 	m.header.SetData(headerData{
 		Name: info.Name, Model: info.Model, Host: m.hosts[i], Simulated: info.Simulated,
 		Index: i, Count: m.eng.Len(), TokenSource: book.TokenSource(),
-		Target: ctl.Concurrency(), Active: ctl.Active(), Paused: ctl.Paused(),
+		Target: ctl.Concurrency(), Active: ctl.Active(), Paused: ctl.Paused(), Rate: m.eng.RateMode(),
 		AllEndpoints: m.all, Ramp: m.rampText(),
 		Elapsed: m.now.Sub(m.started).Truncate(time.Second),
 	})
@@ -252,11 +255,13 @@ func (m *root) refresh(force bool) {
 		}
 		m.curve.SetData(curves, userMin)
 		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
+		m.table.SetServer(serverLevels(m.eng, i, curves[i].Levels))
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, book.Levels(), book.Capacity(), userMin)
 	}
+	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i)})
 	m.table.SetProgress(m.levelProgress())
 	msg := m.msg
 	if m.lay.Status < 3 && m.now.Sub(m.msgAt) > messageTTL {
@@ -272,7 +277,7 @@ func (m *root) refresh(force bool) {
 		})
 		m.dataDirty = false
 	}
-	if m.header.dirty || m.series.dirty || m.curve.dirty || m.table.dirty || m.status.dirty {
+	if m.header.dirty || m.series.dirty || m.server.dirty || m.curve.dirty || m.table.dirty || m.status.dirty {
 		m.frameDirty = true
 	}
 }
@@ -291,10 +296,20 @@ func (m *root) View() tea.View {
 
 // compose stacks the panels according to the layout.
 func (m *root) compose() string {
-	l := m.lay
 	if m.quitting {
 		return ""
 	}
+	l, series := m.lay, m.series.View()
+	if l.Server > 0 { // the server panel sits right under the series
+		series = padLines(series, l.Series) + "\n" + padLines(m.server.View(), l.Server)
+		l.Series += l.Server
+	}
+	return stack(l, m.header.View(), series, m.curve.View(), m.table.View(), m.status.View(),
+		m.help.View(m.keys))
+}
+
+// stack stacks the panels' views according to the layout (the live screen and replay).
+func stack(l layout, header, series, curve, table, status, help string) string {
 	if l.Width == 0 || l.Height == 0 {
 		return "tpsmon: starting…"
 	}
@@ -309,20 +324,20 @@ func (m *root) compose() string {
 			parts = append(parts, "")
 		}
 	}
-	add(m.header.View(), l.Header)
+	add(header, l.Header)
 	gap()
-	add(m.series.View(), l.Series)
+	add(series, l.Series)
 	gap()
 	switch {
 	case l.Beside && (l.Curve > 0 || l.Table > 0):
-		add(sideBySide(2, []int{l.CurveW, l.TableW}, padLines(m.curve.View(), l.Curve), m.table.View()), max(l.Curve, l.Table))
+		add(sideBySide(2, []int{l.CurveW, l.TableW}, padLines(curve, l.Curve), table), max(l.Curve, l.Table))
 	default:
-		add(m.curve.View(), l.Curve)
-		add(m.table.View(), l.Table)
+		add(curve, l.Curve)
+		add(table, l.Table)
 	}
 	gap()
-	add(m.status.View(), l.Status)
-	add(fitBlock(m.help.View(m.keys), l.Width, l.Help), l.Help)
+	add(status, l.Status)
+	add(fitBlock(help, l.Width, l.Help), l.Help)
 	return fitBlock(strings.Join(parts, "\n"), l.Width, l.Height)
 }
 

@@ -222,6 +222,12 @@ func TestSnapshot(t *testing.T) {
 	if _, err := os.Stat(strings.TrimSuffix(snap.path, ".json") + ".md"); err != nil {
 		t.Error(err)
 	}
+	if svg, err := os.ReadFile(strings.TrimSuffix(snap.path, ".json") + ".svg"); err != nil || !strings.Contains(string(svg), "<svg") {
+		t.Errorf("snapshot SVG: %v (%d bytes)", err, len(svg))
+	}
+	if !strings.Contains(ansi.Strip(m.View().Content), "(+ .md, .svg)") {
+		t.Errorf("the status line does not say the SVG was written:\n%s", ansi.Strip(m.View().Content))
+	}
 	if filepath.Base(snap.path) != "tpsmon-20261122-120000.json" {
 		t.Errorf("snapshot name %s", filepath.Base(snap.path))
 	}
@@ -277,7 +283,7 @@ func TestSnapshotPathNarrow(t *testing.T) {
 	path := "/home/someone/projects/load-tests/2026/november/tpsmon-20261122-120000.json"
 	m.Update(snapshotMsg{path: path})
 	out := ansi.Strip(m.View().Content)
-	if !strings.Contains(out, "snapshot saved: …/") || !strings.Contains(out, "/november/tpsmon-20261122-120000.json (+ .md)") {
+	if !strings.Contains(out, "snapshot saved: …/") || !strings.Contains(out, "/november/tpsmon-20261122-120000.json (+ .md, .svg)") {
 		t.Errorf("status does not keep the file name:\n%s", out)
 	}
 	for _, c := range []struct {

@@ -14,8 +14,12 @@ func (m *root) startRamp() {
 	for i, l := range r.Levels {
 		levels[i] = fmt.Sprint(l)
 	}
-	m.say(false, "auto-ramp started: %s users, each held %s and max(20, 2 x users) requests once steady (at most %s)",
-		strings.Join(levels, ","), r.Hold, r.MaxHoldOr())
+	unit := "users"
+	if m.eng.RateMode() {
+		unit = "requests/s"
+	}
+	m.say(false, "auto-ramp started: %s %s, each held %s and max(20, 2 x level) requests once steady (at most %s)",
+		strings.Join(levels, ","), unit, r.Hold, r.MaxHoldOr())
 }
 
 // rampText is the ramp state of the focused endpoint for the header: its level and
@@ -30,7 +34,7 @@ func (m *root) rampText() string {
 		}
 		return ""
 	}
-	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Index+1, p.Levels, users(p.Users), p.Steady, p.Need)
+	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Index+1, p.Levels, m.level(p.Users), p.Steady, p.Need)
 	switch {
 	case p.Warming:
 		return s + ", warming up"

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,21 +16,40 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
+	"github.com/tpsmon/tpsmon/ui/report"
 )
 
 // snapshotMsg reports where a snapshot was written, or why it was not.
 type snapshotMsg struct {
-	path string
-	err  error
+	path   string
+	err    error
+	svgErr error // the JSON and Markdown were written, the SVG picture was not
 }
 
-// snapshotCmd writes the report as JSON and its Markdown summary to timestamped files in
-// dir (off the Update goroutine: the report is a copy that nothing else touches).
+// snapshotCmd writes the report as JSON, its Markdown summary and an SVG picture of the
+// degradation curve (ui/report) to timestamped files in dir (off the Update goroutine:
+// the report is a copy that nothing else touches).
 func snapshotCmd(dir string, r *model.Report, now time.Time) tea.Cmd {
 	return func() tea.Msg {
 		path, err := writeSnapshot(dir, r, now)
-		return snapshotMsg{path: path, err: err}
+		if err != nil {
+			return snapshotMsg{err: err}
+		}
+		return snapshotMsg{path: path, svgErr: writeSnapshotSVG(strings.TrimSuffix(path, ".json")+".svg", r)}
 	}
+}
+
+// writeSnapshotSVG writes the report's picture (verdict, curve, levels) as SVG, atomically.
+func writeSnapshotSVG(path string, r *model.Report) error {
+	run, err := report.NewRun(filepath.Base(strings.TrimSuffix(path, ".svg")+".json"), r)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := report.Write(&buf, "svg", []*report.Run{run}); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }
 
 // writeSnapshot writes tpsmon-YYYYMMDD-HHMMSS.json and .md into dir and returns the
@@ -89,4 +109,16 @@ func shortenPath(path string, w int) string {
 		out = next
 	}
 	return "…" + sep + out
+}
+
+// saySnapshot says where a snapshot was written; on a narrow screen it keeps the file
+// name and cuts leading directories.
+func (m *root) saySnapshot(msg snapshotMsg) {
+	if msg.svgErr != nil {
+		room := m.lay.Width - len("snapshot saved:  (+ .md; no SVG: )") - len(msg.svgErr.Error())
+		m.say(true, "snapshot saved: %s (+ .md; no SVG: %v)", shortenPath(msg.path, room), msg.svgErr)
+		return
+	}
+	room := m.lay.Width - len("snapshot saved:  (+ .md, .svg)")
+	m.say(false, "snapshot saved: %s (+ .md, .svg)", shortenPath(msg.path, room))
 }

@@ -49,6 +49,7 @@ type tablePanel struct {
 	capacity int
 	target   float64
 	progress levelProgress
+	server   map[int]model.ServerLevel // the server's view per level (SetServer)
 }
 
 // SetData replaces the rows.
@@ -101,9 +102,14 @@ func (p *tablePanel) render() string {
 	}
 	var hb strings.Builder
 	hb.WriteString("  ")
-	for _, c := range tableCols {
-		hb.WriteString(fmt.Sprintf("%*s ", c.w, c.name))
+	for i, c := range tableCols {
+		name := c.name
+		if i == 0 && openLoop(p.levels) {
+			name = "rate/s" // rate mode: the levels are arrival rates
+		}
+		hb.WriteString(fmt.Sprintf("%*s ", c.w, name))
 	}
+	hb.WriteString(p.serverHead())
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
 
 	open := -1
@@ -204,5 +210,6 @@ func (p *tablePanel) row(l model.LevelStats) string {
 		st.Text.Render(cell(3, agg)) + " " +
 		st.Text.Render(cell(4, t50)) + " " +
 		st.Text.Render(cell(5, t95)) + " " +
-		errStyle.Render(cell(6, errs))
+		errStyle.Render(cell(6, errs)) +
+		p.serverCells(l.Concurrency)
 }

@@ -76,6 +76,7 @@ func newScreen(ctx context.Context, opt Options, noColor bool) (*root, error) {
 			opt.Engine.SetUsers(i, opt.Start)
 		}
 	}
+	m.keys.setRate(opt.Engine.RateMode())
 	return m, nil
 }
 

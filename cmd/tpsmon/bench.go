@@ -41,6 +41,8 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 		Example: `  tpsmon bench                                   # the built-in simulator
   tpsmon bench --url http://127.0.0.1:8000/v1 --ramp 1,4,16,64 --hold 30s --out results.json
   tpsmon bench --config endpoints.yaml --slo "user_tps_p50>=20,ttft_p95<=1s" --min-capacity 16
+  tpsmon bench --rate 2,4,8,16 --max-concurrency 64 --slo "goodput>=95%"   # arrival rates (open loop)
+  tpsmon bench --dataset prompts.jsonl --max-tokens uniform:50:150
   tpsmon bench --url http://10.0.0.5:8000/v1 --shard 1/4 --start-at 2026-11-23T16:00:00Z --out shard-1.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,6 +55,8 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per endpoint and level to this file")
 	fs.IntVar(&f.minCapacity, "min-capacity", 0, "exit 1 when an endpoint's capacity (users meeting --slo) is below this")
 	fs.BoolVar(&f.fullRamp, "full-ramp", false, "walk every level of the ramp, also past a level with more than 5% errors or a TTFT p95 over twice the --slo target")
+	fs.StringVar(&f.report, "report", "", "write a report at the end (verdict, degradation curve, levels); the format comes from the extension: .html, .svg, .png or .md")
+	f.registerLive(c)
 	f.shard.register(c)
 	return c
 }
@@ -74,6 +78,12 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if sameFile(f.out, f.csv) {
 		return usageErrorf("--out %s and --csv %s are the same file; give each its own name", f.out, f.csv)
 	}
+	if err := checkReport(f.report, f.out, f.csv); err != nil {
+		return err
+	}
+	if err := checkLive(&f.liveFlags, f.out, f.csv, f.report); err != nil {
+		return err
+	}
 	sp, notes, err := resolveShard(&f.shard, p.shard, p.ramp, cmd.Flags().Changed, time.Now())
 	if err != nil {
 		return err
@@ -93,7 +103,13 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
+	live, err := a.openLive(&f.liveFlags)
+	if err != nil {
+		return err
+	}
+	defer live.close(a)
 	cfg := a.runConfig(p, f)
+	cfg.Observers = live.observers
 	sp.apply(&cfg)
 	eng, err := engine.Start(ctx, cfg)
 	if err != nil {
@@ -107,6 +123,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
+	liveErr := live.close(a)
 
 	if s != nil {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
@@ -116,6 +133,14 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 
 	if err := a.writeOutputs(f, rep); err != nil {
 		return err
+	}
+	if f.report != "" {
+		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
+			return err
+		}
+	}
+	if liveErr != nil {
+		return liveErr
 	}
 	return benchExit(res, p, f)
 }
@@ -210,6 +235,10 @@ func newProgressPrinter(w io.Writer, endpoints int) *progressPrinter {
 }
 
 func (pr *progressPrinter) update(p engine.Progress) {
+	if p.Note != "" {
+		pr.note(p.Note)
+		return
+	}
 	line := p.String()
 	if !pr.tty {
 		if p.LevelChange {
@@ -245,13 +274,18 @@ func fileDescriptor(v any) (uintptr, bool) {
 // runConfig is the engine's configuration of plan p with the run flags of f.
 func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 	return engine.Config{
-		Endpoints:   p.endpoints,
-		Ramp:        p.ramp,
-		SLO:         p.slo,
-		FullRamp:    p.bounds.fullRamp,
-		MaxDuration: p.bounds.maxDuration,
-		MaxStreams:  p.streams,
-		Version:     toolVersion(),
+		Endpoints:     p.endpoints,
+		Ramp:          p.ramp,
+		SLO:           p.slo,
+		ServerMetrics: p.serverMetrics,
+		FullRamp:      p.bounds.fullRamp,
+		MaxDuration:   p.bounds.maxDuration,
+		MaxStreams:    p.streams,
+		Version:       toolVersion(),
+		Conns:         p.conns(),
+		PoolOptions:   p.poolOptions(),
+		OpenLoop:      p.openLoop(),
+		Workload:      p.workload,
 	}
 }
 
@@ -259,7 +293,7 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 var engineFlags = map[string]string{
 	engine.FieldRamp: "--ramp", engine.FieldHold: "--hold", engine.FieldMaxHold: "--max-hold",
 	engine.FieldSettle: "--settle", engine.FieldMaxDuration: "--max-duration",
-	engine.FieldShard: "--shard", engine.FieldStartAt: "--start-at",
+	engine.FieldServerMetrics: "--server-metrics", engine.FieldShard: "--shard", engine.FieldStartAt: "--start-at",
 }
 
 // engineError maps the engine's typed errors (*probe.FieldError, for a run setting or
@@ -286,19 +320,19 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 				continue
 			}
 			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
-				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+				n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 		case engine.RampWarned:
 			why := "--full-ramp"
 			if res.Report.Settings.StartAt != "" {
 				why = "a fixed schedule (--start-at) cannot stop early"
 			}
-			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (%s)\n", n.Name, users(n.Users), n.Stop, why)
+			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (%s)\n", n.Name, engine.LevelWord(n.Rate, n.Users), n.Stop, why)
 		}
 	}
 	for i, end := range res.Ramps {
 		if end.Kind == engine.EndStopped {
 			name := res.Report.Endpoints[i].Name
-			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, users(end.Users), end.Stop)
+			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, engine.LevelWord(res.Report.Settings.Mode == "rate", end.Users), end.Stop)
 		}
 	}
 	if res.Late > 0 {

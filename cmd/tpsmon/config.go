@@ -27,6 +27,7 @@ import (
 //	    headers: {X-Team: perf}
 //	    extra_body: {temperature: 0}
 //	    insecure: false
+//	    server_metrics: off       # or its URL; default: the url's origin + /metrics
 //	workload: {max_tokens: 256, prompt_tokens: 128, ignore_eos: true, timeout: 60s, seed: 42}
 //	ramp: {levels: [1, 2, 4, 8, 16, 32], hold: 15s, max_hold: 2m, settle: capacity, max_duration: 30m, full_ramp: false}
 //	slo: {user_tps_p50_min: 30, ttft_p95_max: 2s, error_rate_max: 0.01}
@@ -49,15 +50,20 @@ type endpointConfig struct {
 	Headers   map[string]string `yaml:"headers"`
 	ExtraBody map[string]any    `yaml:"extra_body"`
 	Insecure  bool              `yaml:"insecure"`
+	// ServerMetrics is the server's Prometheus metrics URL, or off (default: the URL's
+	// origin + /metrics).
+	ServerMetrics string `yaml:"server_metrics"`
 }
 
 type workloadConfig struct {
-	MaxTokens    *posInt `yaml:"max_tokens"`
-	Prompt       *string `yaml:"prompt"`
-	PromptTokens *posInt `yaml:"prompt_tokens"`
-	IgnoreEOS    *bool   `yaml:"ignore_eos"`
-	Timeout      *posDur `yaml:"timeout"`
-	Seed         *seed   `yaml:"seed"`
+	MaxTokens    *lengthSpec `yaml:"max_tokens"`
+	Prompt       *string     `yaml:"prompt"`
+	PromptTokens *lengthSpec `yaml:"prompt_tokens"`
+	IgnoreEOS    *bool       `yaml:"ignore_eos"`
+	Timeout      *posDur     `yaml:"timeout"`
+	Dataset      *string     `yaml:"dataset"`
+	PrefixTokens *int        `yaml:"prefix_tokens"`
+	Seed         *seed       `yaml:"seed"`
 }
 
 type rampConfig struct {

@@ -28,10 +28,15 @@ type runFlags struct {
 	hold                       time.Duration
 	slo                        string
 	maxHold, maxDuration       time.Duration
+	serverMetrics              string
 	seed                       uint64
+	liveFlags                  // --timeseries, --metrics-addr (outputs.go)
+
+	traffic trafficFlags // rate mode and workloads (traffic.go)
 
 	// bench only
 	out, csv    string
+	report      string
 	minCapacity int
 	fullRamp    bool
 	shard       shardFlags
@@ -50,10 +55,10 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.StringVar(&f.api, "api", "chat", "API to call: chat (/chat/completions) or completions (/completions)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", defaultKeyEnv, "name of the environment variable that holds the API key (the key is never printed)")
 	fs.StringArrayVar(&f.headers, "header", nil, `extra request header "Name: value" (repeatable; values are never printed)`)
-	fs.IntVar(&f.maxTokens, "max-tokens", 256, "max_tokens of every request")
+	fs.StringVar(&f.traffic.maxTokens, "max-tokens", "256", "max_tokens of every request: N, or drawn per request from uniform:LO:HI or normal:MEAN:STDEV")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: a synthetic prompt of --prompt-tokens tokens)")
-	fs.IntVar(&f.promptTokens, "prompt-tokens", 128, "size of the synthetic prompt, in tokens (about)")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the synthetic prompts: the same seed sends the same prompts again (default: a new random seed each run, written in the results' settings)")
+	fs.StringVar(&f.traffic.promptTokens, "prompt-tokens", "128", "size of the synthetic prompt, in tokens (about): N, or drawn per request from uniform:LO:HI or normal:MEAN:STDEV")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the synthetic prompts, rate mode's arrivals, length draws and the dataset's order: the same seed sends the same requests again (default: a new random seed each run, written in the results' settings)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `ask the server to always generate max_tokens (extra body {"ignore_eos": true}, vLLM and SGLang)`)
 	fs.StringVar(&f.extraBody, "extra-body", "", `JSON object merged into every request body, e.g. '{"temperature":0,"min_tokens":200}'`)
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "longest wait for response headers and for each next event of a stream")
@@ -65,7 +70,9 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.DurationVar(&f.hold, "hold", d, "the least steady time each ramp level is held (counted once its warm-up is over), with at least max(20, 2 x users) steady requests")
 	fs.DurationVar(&f.maxHold, "max-hold", 0, "the longest a ramp level is held while it lacks max(20, 2 x users) steady requests; it is then marked short (default 2m or 4 x --hold, whichever is larger)")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop the whole run after this long, e.g. 30m (default: no limit)")
-	fs.StringVar(&f.slo, "slo", "", `capacity criteria, e.g. "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%" (the default)`)
+	registerServerMetrics(fs, &f.serverMetrics)
+	fs.StringVar(&f.slo, "slo", "", `capacity criteria, e.g. "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%" (the default); add goodput>=95% to ask that share of requests to meet ttft and tok/s each`)
+	f.traffic.register(c)
 }
 
 // parseRamp parses "1,2,4,8".

@@ -90,7 +90,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad hold", nil, []string{"bench", "--hold", "0s"}, []string{"--hold", "positive"}},
 		{"bad api", nil, []string{"bench", "--api", "responses"}, []string{"--api", "chat or completions"}},
 		{"bad theme", nil, []string{"--theme", "neon"}, []string{"--theme", `unknown theme "neon"`, "colorblind"}},
-		{"bad max tokens", nil, []string{"bench", "--max-tokens", "0"}, []string{"--max-tokens", "at least 1"}},
+		{"bad max tokens", nil, []string{"bench", "--max-tokens", "0"}, []string{"--max-tokens", "tokens from 1"}},
 		{"bad slo key", nil, []string{"bench", "--slo", "tps>=3"}, []string{"--slo", `unknown term "tps"`}},
 		{"bad slo number", nil, []string{"bench", "--slo", "user_tps_p50>=fast"}, []string{"--slo", `"fast"`}},
 		{"bad slo unit", nil, []string{"bench", "--slo", "ttft_p95<=2"}, []string{"--slo", "unit"}},

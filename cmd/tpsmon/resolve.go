@@ -21,11 +21,16 @@ type plan struct {
 	simulate  bool             // no endpoint configured: measure the built-in simulator
 	template  probe.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
+	rate      rateMode // rate mode (traffic.go): the ramp's levels are arrival rates
+	workload  string   // the workload in words, for the report ("" for the default)
 	ramp      engine.Ramp
 	bounds    runBounds
 	slo       model.SLO
-	streams   int                // the most streams of all endpoints together (probe.MaxStreams)
-	shard     *model.ReportShard // bench --shard: this process sends its share of each level
+	streams   int // the most streams of all endpoints together (probe.MaxStreams)
+	// serverMetrics is each endpoint's metrics source for the engine ("" the default,
+	// engine.ServerMetricsOff, or a URL); one entry for the simulator.
+	serverMetrics []string
+	shard         *model.ReportShard // bench --shard: this process sends its share of each level
 }
 
 // resolve validates every flag and the config file and builds the plan. Every error is
@@ -37,8 +42,25 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := workloadFromConfig(f, cfg, changed); err != nil {
+		return nil, err
+	}
+	maxTok, promptTok, dist, err := resolveLengths(f)
+	if err != nil {
+		return nil, err
+	}
+	f.maxTokens, f.promptTokens = int(maxTok.Mean()), int(promptTok.Mean())
 	w, err := resolveWorkload(f, cfg.Workload, changed)
 	if err != nil {
+		return nil, err
+	}
+	shard, err := parseShardFlags(&f.shard, changed, a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	w.PromptSeed = shardSeed(w.PromptSeed, shard)
+	f.traffic.seed = w.PromptSeed // --seed (or the config's, or a random one): arrivals and draws too
+	if w.Workload, err = workloadSource(f, w, maxTok, promptTok, dist); err != nil {
 		return nil, err
 	}
 	shared, err := resolveShared(f)
@@ -57,8 +79,8 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo}
-	if p.shard, err = parseShardFlags(&f.shard, changed, a.getenv); err != nil {
+	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo, workload: workloadWords(f, dist), shard: shard}
+	if err := p.resolveRate(f, changed); err != nil {
 		return nil, err
 	}
 	specs, err := endpointSpecs(f, cfg, shared, changed, a.getenv)
@@ -72,6 +94,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		notes, err = p.real(f, w, specs, changed, a.getenv)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if p.serverMetrics, err = resolveServerMetrics(f.serverMetrics, cfg, len(specs), changed); err != nil {
 		return nil, err
 	}
 	if err := a.checkStreams(p, f.users, rampFrom(cfg, changed)); err != nil {
@@ -108,13 +133,13 @@ func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) 
 		Insecure:     f.insecure,
 	}
 	if wc.MaxTokens != nil && !changed("max-tokens") {
-		w.MaxTokens = int(*wc.MaxTokens)
+		w.MaxTokens = wc.MaxTokens.mean()
 	}
 	if wc.Prompt != nil && !changed("prompt") {
 		w.Prompt = *wc.Prompt
 	}
 	if wc.PromptTokens != nil && !changed("prompt-tokens") {
-		w.PromptTokens = int(*wc.PromptTokens)
+		w.PromptTokens = wc.PromptTokens.mean()
 	}
 	if wc.IgnoreEOS != nil && !changed("ignore-eos") {
 		w.IgnoreEOS = *wc.IgnoreEOS

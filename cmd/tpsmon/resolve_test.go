@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
 // given is a Changed func for the flags named.
@@ -64,12 +65,12 @@ func TestResolveWorkload(t *testing.T) {
 		{name: "defaults", check: func(w probe.Endpoint) bool {
 			return w.API == "chat" && w.MaxTokens == 256 && w.PromptTokens == 128 && w.Timeout == time.Minute
 		}},
-		{name: "config over defaults", wc: workloadConfig{MaxTokens: ptr(posInt(9)), Timeout: ptr(posDur(time.Second)), IgnoreEOS: ptr(true), Prompt: ptr("hi")},
+		{name: "config over defaults", wc: workloadConfig{MaxTokens: &lengthSpec{text: "9", l: workload.Fix(9)}, Timeout: ptr(posDur(time.Second)), IgnoreEOS: ptr(true), Prompt: ptr("hi")},
 			check: func(w probe.Endpoint) bool {
 				return w.MaxTokens == 9 && w.Timeout == time.Second && w.IgnoreEOS && w.Prompt == "hi"
 			}},
 		{name: "flag over config", flags: func(f *runFlags) { f.maxTokens = 7 }, changed: []string{"max-tokens"},
-			wc: workloadConfig{MaxTokens: ptr(posInt(9))}, check: func(w probe.Endpoint) bool { return w.MaxTokens == 7 }},
+			wc: workloadConfig{MaxTokens: &lengthSpec{text: "9", l: workload.Fix(9)}}, check: func(w probe.Endpoint) bool { return w.MaxTokens == 7 }},
 		{name: "api given", flags: func(f *runFlags) { f.api = "completions" }, changed: []string{"api"},
 			check: func(w probe.Endpoint) bool { return w.API == "completions" }},
 		{name: "bad max tokens", flags: func(f *runFlags) { f.maxTokens = 0 }, err: []string{"--max-tokens 0", "at least 1"}},

@@ -111,6 +111,7 @@ Plain tpsmon opens the live screen. With no endpoint configured (no --url,
 no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 		Example: `  tpsmon                                        # live screen on the built-in simulator
   tpsmon --url http://127.0.0.1:8000/v1 --model my-model
+  tpsmon --rate 5                               # rate mode: 5 requests/s arrive (m switches to users)
   tpsmon bench --ramp 1,2,4,8 --hold 15s --out results.json
   tpsmon sim --profile ` + "<name>",
 		Args:          cobra.NoArgs,
@@ -127,8 +128,9 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	root.Flags().StringVar(&f.theme, "theme", "", "colour theme of the live screen (default adapts to the terminal; NO_COLOR gives mono)")
 	root.Flags().IntVar(&f.users, "users", 1, "concurrency to start the live screen at")
 	f.registerSettle(root)
+	f.registerLive(root)
 
-	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newVersionCmd())
+	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newReplayCmd(), a.newVersionCmd())
 	setFlagErrors(root)
 	return root
 }

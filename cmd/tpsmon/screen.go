@@ -28,6 +28,9 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 			return usageErrorf("--theme: %v", err)
 		}
 	}
+	if err := checkLive(&f.liveFlags); err != nil {
+		return err
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -43,8 +46,21 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer s.Close()
 
+	live, err := a.openLive(&f.liveFlags)
+	if err != nil {
+		return err
+	}
+	defer live.close(a)
 	cfg := a.runConfig(p, f)
 	cfg.Settle = p.bounds.settle
+	start := f.users
+	if p.rate.on { // --rate R starts at R requests/s; a single rate leaves the ramp (r) its default rates
+		start = p.ramp.Levels[0]
+		if len(p.ramp.Levels) == 1 {
+			cfg.Ramp.Levels = engine.DefaultRamp.Levels
+		}
+	}
+	cfg.Observers = live.observers
 	cfg.Conns = max(64, f.users)
 	for _, l := range p.ramp.Levels {
 		cfg.Conns = max(cfg.Conns, l)
@@ -57,7 +73,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	summary, err := ui.Run(ctx, ui.Options{
 		Engine: eng,
 		Theme:  f.theme,
-		Start:  f.users,
+		Start:  start,
 		// tpsmon handles SIGINT and SIGTERM itself (ctx), and ui.Run quits on ctx.
 		// Bubble Tea's own handler would race it: its QuitMsg, sent after the event
 		// loop has ended, blocks the program's shutdown forever.
@@ -66,6 +82,9 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	eng.Close()
 	if summary != "" {
 		fmt.Fprint(a.stdout, summary)
+	}
+	if lerr := live.close(a); lerr != nil && err == nil {
+		return lerr
 	}
 	if err != nil {
 		return &exitError{code: exitCapacity, msg: fmt.Sprintf("the live screen failed: %v", err)}

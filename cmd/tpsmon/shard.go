@@ -97,6 +97,17 @@ func parseShardFlags(s *shardFlags, changed func(string) bool, getenv func(strin
 	return &model.ReportShard{Index: i, Count: s.shards}, nil
 }
 
+// shardSeed is shard's own seed of a run's seed (0, no seed, stays 0): shards given one
+// seed (a shared config) would otherwise send the same prompts at the same moments (a
+// server's prefix cache would serve them) and, in rate mode, arrive in step instead of
+// as independent Poisson streams. Shard 0 keeps the seed; each is below maxExactSeed.
+func shardSeed(seed uint64, shard *model.ReportShard) uint64 {
+	if seed == 0 || shard == nil || shard.Index == 0 {
+		return seed
+	}
+	return 1 + (seed-1+uint64(shard.Index)*0x9E3779B97F4A7C15%(maxExactSeed-1))%(maxExactSeed-1)
+}
+
 // parseShard parses "INDEX/COUNT".
 func parseShard(v string) (*model.ReportShard, error) {
 	a, b, ok := strings.Cut(strings.TrimSpace(v), "/")

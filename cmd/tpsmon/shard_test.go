@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,5 +159,30 @@ func TestShardStreamLimit(t *testing.T) {
 	r := limitedCLI(t, lim, "bench", "--ramp", "1,1900", "--shard", "0/4", "--start-at", future)
 	if want := "--ramp (shard 0/4's share): level 475: this process can hold at most 462"; r.code != exitUsage || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+}
+
+// TestShardSeed: shards given one seed (a shared config) each draw their own prompts and
+// arrivals, reproducibly; shard 0 keeps the seed, and no seed stays none.
+func TestShardSeed(t *testing.T) {
+	seen := map[uint64]bool{}
+	for i := range 8 {
+		s := shardSeed(42, &model.ReportShard{Index: i, Count: 8})
+		if s == 0 || s >= maxExactSeed || seen[s] || s != shardSeed(42, &model.ReportShard{Index: i, Count: 8}) {
+			t.Errorf("shard %d: seed %d", i, s)
+		}
+		seen[s] = true
+	}
+	if shardSeed(42, &model.ReportShard{Index: 0, Count: 2}) != 42 || shardSeed(42, nil) != 42 || shardSeed(0, &model.ReportShard{Index: 1, Count: 2}) != 0 {
+		t.Error("shard 0, a whole run and a prompt without seed keep their seed")
+	}
+	if s := shardSeed(maxExactSeed-1, &model.ReportShard{Index: 3, Count: 4}); s == 0 || s >= maxExactSeed {
+		t.Errorf("the largest seed, shard 3: %d", s)
+	}
+	var got *plan
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	cli(t, nil, nil, func(p *plan) error { got = p; return errors.New("planned") }, "bench", "--seed", "42", "--shard", "1/2", "--start-at", future)
+	if got == nil || got.template.PromptSeed != shardSeed(42, &model.ReportShard{Index: 1, Count: 2}) {
+		t.Errorf("plan %+v: shard 1/2 with --seed 42 does not use its own seed", got)
 	}
 }

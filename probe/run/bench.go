@@ -43,7 +43,7 @@ func (e *Engine) Run(ctx context.Context, progress func(Progress)) (*Result, err
 		return nil, ErrNoFleet
 	}
 	e.cfg.Settle = 0
-	b := &bench{e: e, events: e.fleet.Events(), progress: progress}
+	b := &bench{e: e, events: e.fleet.Events(), server: e.ServerUpdates(), progress: progress}
 	start, late, ok, err := e.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -78,6 +78,7 @@ func (e *Engine) Run(ctx context.Context, progress func(Progress)) (*Result, err
 type bench struct {
 	e        *Engine
 	events   <-chan probe.Event
+	server   <-chan ServerUpdate // the scrapers' reports (nil: none)
 	progress func(Progress)
 	notices  []Notice
 	draining bool
@@ -104,6 +105,8 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 				return false
 			}
 			b.handle(ev)
+		case u, ok := <-b.server:
+			b.handleServer(u, ok)
 		case now := <-step.C:
 			b.step(now)
 		case now := <-b.edge():
@@ -122,6 +125,9 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 // step moves the ramp on at now and reports what it did.
 func (b *bench) step(now time.Time) {
 	for _, n := range b.e.Step(now) {
+		if b.note(n) {
+			continue
+		}
 		if n.Kind == LevelStarted {
 			b.report(n.Endpoint, true, now)
 			continue
@@ -187,6 +193,8 @@ func (b *bench) drain(ctx context.Context, interrupted bool) bool {
 			if ev.Tick != nil && ev.Tick.Chunks > 0 && !cut {
 				bound.Reset(drain) // tokens still flow: the drain is not quiet
 			}
+		case u, ok := <-b.server:
+			b.handleServer(u, ok)
 		case <-bound.C:
 			cut = true
 			fleet.Cut() // in-flight requests past the bound end as canceled

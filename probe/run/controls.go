@@ -101,6 +101,7 @@ func (e *Engine) Resume(i int) { e.eps[i].ctl.Resume() }
 func (e *Engine) Reset(now time.Time) {
 	for _, ep := range e.eps {
 		ep.book.Reset(now)
+		ep.server.reset()
 		clear(ep.short)
 		if ep.walk != nil {
 			ep.walk.Rebase(0)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/selfwatch"
 )
 
 // Control is the load control of one endpoint. *probe.Pool satisfies it.
@@ -80,6 +81,14 @@ type Config struct {
 	// StartAt, when set, is the wall-clock moment Run starts the ramp, which then walks
 	// a fixed schedule (Ramp.Fixed): the stop rules only warn.
 	StartAt time.Time
+	// OpenLoop, when set, says the pools run in rate mode (probe.WithOpenLoop in
+	// PoolOptions): the ramp's levels are arrival rates. The engine reports it.
+	OpenLoop *OpenLoop
+	// RateLevels are the rates the ramp walks after the screen switches a users-mode
+	// run to rate mode (SetRateMode); empty means DefaultRamp's levels.
+	RateLevels []int
+	// Workload describes the requests' workload for the report ("" for the default).
+	Workload string
 
 	Version string           // the report's tool_version
 	Now     func() time.Time // wall clock for the report's timestamps; nil means time.Now
@@ -88,6 +97,20 @@ type Config struct {
 	Conns       int             // connections per endpoint; 0 means the largest ramp level (at least 64)
 	NewStreamer NewStreamerFunc // nil means DefaultNewStreamer
 	PoolOptions []probe.Option  // e.g. probe.WithTickEvery
+	// ServerMetrics is each endpoint's metrics source, by position: "" (or no entry) the
+	// base URL's origin + /metrics, ServerMetricsOff none, else the metrics URL.
+	ServerMetrics []string
+	ServerEvery   time.Duration // how often to scrape; 0 means servermetrics.DefaultEvery
+
+	// Observers see every event once Handle applied it (the time series, the metrics
+	// exporter): see Observer.
+	Observers []Observer
+}
+
+// OpenLoop is rate mode's settings, as reported.
+type OpenLoop struct {
+	Arrival        string // "poisson" or "constant"
+	MaxConcurrency int    // 0: no cap
 }
 
 // Part is one endpoint as New takes it: its settings, load control and level book.
@@ -109,6 +132,13 @@ type Engine struct {
 	over    bool                                              // MaxDuration ended the run
 	wall    model.WallClock                                   // the report's wall clock (Run sets it at the ramp's start)
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
+
+	scrape                 *scrapers          // the server metrics scrapers Start built (nil: none)
+	watch                  *selfwatch.Watcher // tpsmon's own load, read once a second by Step
+	self                   SelfUse
+	diagAt                 time.Time // the latest diagnosis
+	rate                   bool      // rate mode: levels are arrival rates (ratemode.go)
+	userLevels, rateLevels []int     // the ramp's levels of the mode not in use
 }
 
 // endpoint is one endpoint's state in the engine.
@@ -121,6 +151,7 @@ type endpoint struct {
 	end    RampEnd      // how its latest ramp ended
 	short  map[int]bool // levels that reached the maximum hold first
 	warned map[int]bool // levels a stop rule tripped at under FullRamp
+	server *serverView  // the server's own view (its /metrics) and the diagnosis
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp
@@ -148,17 +179,19 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		cfg.Ramp.Fixed = true
 	}
 	e := &Engine{cfg: cfg, started: cfg.Now()}
+	e.initRate()
 	for i, p := range parts {
 		book := p.Book
 		if book == nil {
 			book = model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: cfg.SLO})
 		}
 		e.eps = append(e.eps, &endpoint{
-			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{},
+			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{}, server: newServerView(),
 			// The URL goes into reports and snapshots: never with its user:password part.
 			info: model.EndpointInfo{Name: probe.EndpointLabel(p.Endpoint), URL: probe.RedactedURL(p.Endpoint.BaseURL),
 				Model: p.Endpoint.Model, API: apiOf(p.Endpoint), Simulated: p.Endpoint.Simulated},
 		})
+		e.self.WithSim = e.self.WithSim || p.Endpoint.Simulated
 	}
 	return e, nil
 }
@@ -206,6 +239,10 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.fleet = fleet
+	if err := e.startScrapers(ctx); err != nil {
+		fleet.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -230,6 +267,7 @@ func (e *Engine) Close() {
 	if e.fleet != nil {
 		e.fleet.Close()
 	}
+	e.scrape.stop()
 }
 
 // Handle hands one pool event to its endpoint's level book and ramp walk.
@@ -248,9 +286,13 @@ func (e *Engine) Handle(ev probe.Event) {
 		ep.book.AddTick(ev.Tick)
 	case ev.Segment != nil:
 		ep.book.UpdateSegment(*ev.Segment)
+		ep.server.onSegment(*ev.Segment)
 		if ep.walk != nil {
 			ep.walk.Observe(ev.Segment)
 		}
+	}
+	for _, o := range e.cfg.Observers {
+		o.Observe(e, &ev)
 	}
 }
 

@@ -17,6 +17,13 @@ func (e *Engine) Settings() model.ReportSettings {
 		HoldS:    r.Hold.Seconds(),
 		MaxHoldS: r.MaxHoldOr().Seconds(),
 		SLO:      e.cfg.SLO.Report(),
+		Workload: e.cfg.Workload,
+	}
+	if e.rate {
+		s.Mode, s.Arrival = "rate", "poisson"
+		if o := e.cfg.OpenLoop; o != nil {
+			s.Arrival, s.MaxConcurrency = o.Arrival, o.MaxConcurrency
+		}
 	}
 	if sh := e.cfg.Shard; sh != nil {
 		s.Shard = &model.ReportShard{Index: sh.Index, Count: sh.Count}
@@ -63,6 +70,11 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		info.Interrupted = r.Interrupted
 		info.Clock = e.wall
 		re := ep.book.ReportEndpoint(info)
+		for j := range re.Levels {
+			if sv, ok := ep.server.series.Level(re.Levels[j].Concurrency); ok {
+				re.Levels[j].Server = sv.Report()
+			}
+		}
 		re.RampEnd = ep.rampEnd(r.Interrupted)
 		r.Endpoints = append(r.Endpoints, re)
 	}

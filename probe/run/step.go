@@ -10,12 +10,15 @@ type NoticeKind int
 
 // What Step announces.
 const (
-	LevelStarted NoticeKind = iota // the ramp moved an endpoint to its next level
-	LevelShort                     // a level reached the maximum hold before the level rule was met
-	RampFinished                   // every level held; the endpoint settled
-	RampStopped                    // a stop rule ended the ramp; the endpoint settled
-	RampWarned                     // a stop rule tripped under FullRamp: the ramp goes on
-	MaxDuration                    // the run's maximum duration is over: the ramp ended, the load stopped
+	LevelStarted  NoticeKind = iota // the ramp moved an endpoint to its next level
+	LevelShort                      // a level reached the maximum hold before the level rule was met
+	RampFinished                    // every level held; the endpoint settled
+	RampStopped                     // a stop rule ended the ramp; the endpoint settled
+	RampWarned                      // a stop rule tripped under FullRamp: the ramp goes on
+	MaxDuration                     // the run's maximum duration is over: the ramp ended, the load stopped
+	ServerNote                      // the server's metrics were found, or answer again (Text)
+	ServerTrouble                   // the server's metrics are not available, or the server is down (Text)
+	Diagnosed                       // a diagnosis line holds, said at most once a minute per rule (Text)
 )
 
 // Notice is something Step did, for the screen's status line and bench's progress.
@@ -30,33 +33,38 @@ type Notice struct {
 	Capacity bool // Settled is the endpoint's capacity
 	Levels   int  // RampFinished: levels held
 	After    time.Duration
+	Text     string // ServerNote, ServerTrouble, Diagnosed: the line to say
+	Rate     bool   // rate mode: Users, Settled and the levels are arrival rates (requests/s)
 }
 
 // Bad reports whether the notice is a warning.
 func (n Notice) Bad() bool {
-	return n.Kind == LevelShort || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration
+	return n.Kind == LevelShort || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration ||
+		n.Kind == ServerTrouble
 }
 
 // String says what happened, in words for a person.
 func (n Notice) String() string {
 	switch n.Kind {
 	case LevelStarted:
-		return fmt.Sprintf("%s: level %d/%d, %s", n.Name, n.Level.Index+1, n.Level.Levels, users(n.Users))
+		return fmt.Sprintf("%s: level %d/%d, %s", n.Name, n.Level.Index+1, n.Level.Levels, n.word(n.Users))
 	case LevelShort:
 		if n.Level.Fixed {
 			return fmt.Sprintf("%s: %s ended on the fixed schedule with %d/%d steady requests: marked short",
 				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
 		}
 		return fmt.Sprintf("%s: %s reached the maximum hold with %d/%d steady requests: marked short",
-			n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+			n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 	case RampFinished:
 		return fmt.Sprintf("auto-ramp finished on %s: all %d levels held; %s", n.Name, n.Levels, n.settled())
 	case RampStopped:
-		return fmt.Sprintf("auto-ramp stopped at %s on %s: %s; %s", users(n.Users), n.Name, n.Stop, n.settled())
+		return fmt.Sprintf("auto-ramp stopped at %s on %s: %s; %s", n.word(n.Users), n.Name, n.Stop, n.settled())
 	case RampWarned:
-		return fmt.Sprintf("%s: at %s %s (the ramp goes on: full ramp)", n.Name, users(n.Users), n.Stop)
+		return fmt.Sprintf("%s: at %s %s (the ramp goes on: full ramp)", n.Name, n.word(n.Users), n.Stop)
 	case MaxDuration:
 		return fmt.Sprintf("the run's maximum duration (%s) is over: ramp ended, load stopped", n.After)
+	case ServerNote, ServerTrouble, Diagnosed:
+		return n.Name + ": " + n.Text
 	}
 	return ""
 }
@@ -66,11 +74,22 @@ func (n Notice) settled() string {
 	case n.Capacity && n.Settled == 0:
 		return "no level meets the criteria: load stopped"
 	case n.Capacity:
-		return fmt.Sprintf("back to capacity, %s", users(n.Settled))
+		return fmt.Sprintf("back to capacity, %s", n.word(n.Settled))
 	case n.Settled == 0:
 		return "load stopped"
 	}
-	return fmt.Sprintf("back to %s", users(n.Settled))
+	return fmt.Sprintf("back to %s", n.word(n.Settled))
+}
+
+// word names a level of the notice: users, or requests/s in rate mode.
+func (n Notice) word(v int) string { return LevelWord(n.Rate, v) }
+
+// LevelWord names a level: "1 user", "n users", or in rate mode "n requests/s".
+func LevelWord(rate bool, n int) string {
+	if rate {
+		return fmt.Sprintf("%d requests/s", n)
+	}
+	return users(n)
 }
 
 // users is "1 user" or "n users".
@@ -112,11 +131,14 @@ func (e *Engine) Step(now time.Time) []Notice {
 	if e.cfg.MaxDuration > 0 && !e.over && now.Sub(e.t0) >= e.cfg.MaxDuration {
 		return e.endByDuration()
 	}
-	var out []Notice
+	out := e.stepServer(now)
 	for i, ep := range e.eps {
 		if ep.walk != nil {
 			out = e.stepWalk(i, now, out)
 		}
+	}
+	for k := range out {
+		out[k].Rate = e.rate
 	}
 	return out
 }

@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/run/timeseries"
+)
+
+// replayHistory bounds the buckets replay keeps per endpoint (the live screen's too).
+const replayHistory = model.DefaultHistory
+
+// replayEndpoint is one endpoint as the recorded lines so far show it: what the live
+// screen reads from the run engine, rebuilt from the time series.
+type replayEndpoint struct {
+	name, model   string
+	simulated     bool
+	buckets       []model.Bucket // oldest first
+	levels        map[int]model.LevelStats
+	capacity      int
+	target        int
+	active        int
+	paused        bool
+	requests, ok  int
+	errors        map[model.ErrorKind]int
+	lastErr       string
+	tokenSource   string
+	ramp          *timeseries.Ramp
+	targetUserTPS float64
+	elapsed       time.Duration
+}
+
+func newReplayEndpoint() *replayEndpoint {
+	return &replayEndpoint{levels: map[int]model.LevelStats{}}
+}
+
+// apply takes one recorded line of this endpoint.
+func (r *replayEndpoint) apply(l *timeseries.Line) {
+	r.name, r.model, r.simulated = l.Endpoint, l.Model, l.Simulated
+	if l.Cleared {
+		clear(r.levels)
+	}
+	r.buckets = append(r.buckets, bucketOf(l))
+	if n := len(r.buckets); n > replayHistory {
+		r.buckets = slices.Delete(r.buckets, 0, n-replayHistory)
+	}
+	for i := range l.Levels {
+		r.levels[l.Levels[i].Users] = levelStatsOf(&l.Levels[i])
+	}
+	r.capacity, r.target, r.active, r.paused = l.Capacity, l.TargetUsers, l.Active, l.Paused
+	r.requests, r.ok, r.errors = l.Requests, l.Succeeded, maps.Clone(l.ErrorsTotal)
+	r.lastErr = l.LastError
+	r.tokenSource, r.ramp, r.targetUserTPS = l.TokenSource, l.Ramp, l.TargetUserTPS
+	r.elapsed = time.Duration(l.ElapsedS * float64(time.Second))
+}
+
+// bucketOf is a line's live bucket.
+func bucketOf(l *timeseries.Line) model.Bucket {
+	width := time.Duration(l.WidthS * float64(time.Second))
+	b := model.Bucket{
+		Start: l.At().Add(-width), Width: width, AggregateTPS: l.AggregateTPS,
+		Active: l.Active, Target: l.TargetUsers, Started: l.Started, Finished: l.Finished,
+	}
+	if l.UserTPS != nil {
+		b.UserTPS, b.HasUser, b.UserCarried = *l.UserTPS, true, l.UserCarried
+	}
+	if l.TTFTP50 != nil && l.TTFTP95 != nil {
+		b.TTFTP50, b.TTFTP95, b.HasTTFT = msDur(*l.TTFTP50), msDur(*l.TTFTP95), true
+	}
+	for _, n := range l.Errors {
+		b.Errors += n
+	}
+	return b
+}
+
+// levelStatsOf is a recorded level as the table and the curve read it (the recorded
+// quantiles only: the distributions' other fields are zero).
+func levelStatsOf(lv *timeseries.Level) model.LevelStats {
+	ls := model.LevelStats{
+		Concurrency: lv.Users, Requests: lv.Requests, Succeeded: lv.Succeeded, Steady: lv.SteadyRequests,
+		ErrorRate: lv.ErrorRate, Duration: time.Duration(lv.SteadyS * float64(time.Second)),
+		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short,
+	}
+	n := max(lv.SteadyRequests, 1)
+	if lv.UserTPSP50 != nil {
+		ls.UserTPS = model.Dist{Count: n, P50: *lv.UserTPSP50}
+		if lv.UserTPSP10 != nil {
+			ls.UserTPS.P10 = *lv.UserTPSP10
+		}
+	}
+	if lv.TTFTP50 != nil && lv.TTFTP95 != nil {
+		ls.TTFT = model.Dist{Count: n, P50: *lv.TTFTP50, P95: *lv.TTFTP95}
+	}
+	return ls
+}
+
+// levelList is the levels in increasing users.
+func (r *replayEndpoint) levelList() []model.LevelStats {
+	out := make([]model.LevelStats, 0, len(r.levels))
+	for _, c := range slices.Sorted(maps.Keys(r.levels)) {
+		out = append(out, r.levels[c])
+	}
+	return out
+}
+
+// live is the newest bucket's values.
+func (r *replayEndpoint) live() model.Live {
+	if len(r.buckets) == 0 {
+		return model.Live{}
+	}
+	b := r.buckets[len(r.buckets)-1]
+	return model.Live{At: b.Start.Add(b.Width), AggregateTPS: b.AggregateTPS, UserTPS: b.UserTPS, HasUser: b.HasUser,
+		TTFTP50: b.TTFTP50, TTFTP95: b.TTFTP95, HasTTFT: b.HasTTFT, Active: b.Active, Target: b.Target}
+}
+
+// newest is up to n newest buckets, oldest first.
+func (r *replayEndpoint) newest(n int) []model.Bucket {
+	return r.buckets[max(len(r.buckets)-n, 0):]
+}
+
+// rampText is the recorded ramp state as the live screen's header words it.
+func (r *replayEndpoint) rampText() string {
+	p := r.ramp
+	if p == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, users(p.Users), p.Steady, p.Need)
+	switch {
+	case p.Warming:
+		return s + ", warming up"
+	case p.LeftS > 0:
+		return s + fmt.Sprintf(", %ds left", int(p.LeftS+0.999))
+	}
+	return s + ", up to " + (time.Duration(p.MaxLeftS) * time.Second).String()
+}
+
+// progress is the recorded ramp level as the table shows it (zero without a ramp).
+func (r *replayEndpoint) progress() levelProgress {
+	p := r.ramp
+	if p == nil {
+		return levelProgress{}
+	}
+	return levelProgress{Users: p.Users, Steady: p.Steady, Need: p.Need, Warming: p.Warming,
+		Left: time.Duration(p.LeftS * float64(time.Second)), MaxLeft: time.Duration(p.MaxLeftS * float64(time.Second))}
+}
+
+func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
