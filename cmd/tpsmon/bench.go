@@ -116,7 +116,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	defer eng.Close()
-	sp.sayPlan(a.stderr, p.ramp.Levels, time.Now())
+	sp.sayPlan(a.stderr, p.ramp.Levels, p.rate.on, time.Now())
 	pr := newProgressPrinter(a.stderr, len(p.endpoints))
 	res, err := eng.Run(ctx, pr.update)
 	if err != nil {
@@ -316,7 +316,7 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 		case engine.LevelShort:
 			if n.Level.Fixed {
 				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended on the fixed schedule (--start-at) with %d/%d steady requests: marked short; hold longer (--hold) or ask for fewer tokens\n",
-					n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+					n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 				continue
 			}
 			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",

@@ -138,7 +138,11 @@ func (sp shardPlan) apply(cfg *engine.Config) {
 }
 
 // sayPlan tells, before the wait, what this process will send and when it starts.
-func (sp shardPlan) sayPlan(w io.Writer, levels []int, now time.Time) {
+func (sp shardPlan) sayPlan(w io.Writer, levels []int, rate bool, now time.Time) {
+	unit := "users"
+	if rate {
+		unit = "requests/s"
+	}
 	if sp.shard != nil {
 		shares := make([]string, len(levels))
 		var none []string
@@ -149,10 +153,10 @@ func (sp shardPlan) sayPlan(w io.Writer, levels []int, now time.Time) {
 				none = append(none, strconv.Itoa(l))
 			}
 		}
-		fmt.Fprintf(w, "tpsmon: shard %s: this process sends %s of the levels' %s users (levels are recorded under the whole level's users: merge the shards' results with tpsmon merge)\n",
-			shardWords(sp.shard), strings.Join(shares, ", "), joinInts(levels))
+		fmt.Fprintf(w, "tpsmon: shard %s: this process sends %s of the levels' %s %s (levels are recorded under the whole level's: merge the shards' results with tpsmon merge)\n",
+			shardWords(sp.shard), strings.Join(shares, ", "), joinInts(levels), unit)
 		if len(none) > 0 {
-			fmt.Fprintf(w, "tpsmon: shard %s holds no user at the levels of %s users (their users go to the lower shards)\n", shardWords(sp.shard), strings.Join(none, ", "))
+			fmt.Fprintf(w, "tpsmon: shard %s sends nothing at the levels of %s %s (their load goes to the lower shards)\n", shardWords(sp.shard), strings.Join(none, ", "), unit)
 		}
 	}
 	if sp.startAt.IsZero() {

@@ -102,7 +102,7 @@ func TestBenchShardsMerge(t *testing.T) {
 		}
 	}
 	if want := "shard 1/2: this process sends 0, 1 of the levels' 1, 3 users"; !strings.Contains(res[1].stderr, want) ||
-		!strings.Contains(res[1].stderr, "shard 1/2 holds no user at the levels of 1 users") || !strings.Contains(res[1].stderr, "waiting") {
+		!strings.Contains(res[1].stderr, "shard 1/2 sends nothing at the levels of 1 users") || !strings.Contains(res[1].stderr, "waiting") {
 		t.Errorf("shard 1 does not say its share:\n%s", res[1].stderr)
 	}
 	if !strings.Contains(res[0].stdout, "- shard: 0/2") || !strings.Contains(res[0].stdout, "fixed schedule from ") {

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -74,6 +75,15 @@ func (e *Engine) hold(ep *endpoint, users int) {
 		return
 	}
 	ep.ctl.SetConcurrency(share)
+}
+
+// shardFindings leaves out, on a shard, the diagnosis that the server serves more than
+// this process receives: the other shards' load is that other traffic.
+func (e *Engine) shardFindings(fs []model.Finding) []model.Finding {
+	if e.cfg.Shard == nil || e.cfg.Shard.Count < 2 {
+		return fs
+	}
+	return slices.DeleteFunc(fs, func(f model.Finding) bool { return f.Rule == model.DiagOtherTraffic })
 }
 
 // nextChange is the earliest moment a walk on a fixed schedule changes level.

@@ -184,3 +184,18 @@ func TestRunInterruptedWhileWaiting(t *testing.T) {
 		t.Errorf("after %v: interrupted %v, levels %v, ramp %+v", time.Since(began), res.Report.Interrupted, res.Report.Endpoints[0].Levels, res.Ramps[0])
 	}
 }
+
+// TestShardFindings: on a shard, the other shards' load is no "other traffic".
+func TestShardFindings(t *testing.T) {
+	fs := func() []model.Finding {
+		return []model.Finding{{Rule: model.DiagOtherTraffic, Text: "other"}, {Rule: "queue", Text: "queue"}}
+	}
+	shard := newRig(t, Config{Ramp: Ramp{Levels: []int{4}, Hold: time.Second}, StartAt: t0, Shard: &model.ReportShard{Index: 1, Count: 2}}, 1).e
+	if got := shard.shardFindings(fs()); len(got) != 1 || got[0].Rule != "queue" {
+		t.Errorf("shard: %+v", got)
+	}
+	whole := newRig(t, Config{Ramp: Ramp{Levels: []int{4}, Hold: time.Second}}, 1).e
+	if got := whole.shardFindings(fs()); len(got) != 2 {
+		t.Errorf("whole run: %+v", got)
+	}
+}

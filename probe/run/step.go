@@ -51,7 +51,7 @@ func (n Notice) String() string {
 	case LevelShort:
 		if n.Level.Fixed {
 			return fmt.Sprintf("%s: %s ended on the fixed schedule with %d/%d steady requests: marked short",
-				n.Name, users(n.Users), n.Level.Steady, n.Level.Need)
+				n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 		}
 		return fmt.Sprintf("%s: %s reached the maximum hold with %d/%d steady requests: marked short",
 			n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
