@@ -84,12 +84,9 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if err := checkLive(&f.liveFlags, f.out, f.csv, f.report); err != nil {
 		return err
 	}
-	sp, notes, err := resolveShard(&f.shard, p.shard, p.ramp, cmd.Flags().Changed, time.Now())
+	sp, err := a.resolveShard(cmd, f, p)
 	if err != nil {
 		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintf(a.stderr, "tpsmon: note: %s\n", n)
 	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {

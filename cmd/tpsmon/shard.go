@@ -67,6 +67,15 @@ func resolveShard(s *shardFlags, shard *model.ReportShard, ramp engine.Ramp, cha
 	return sp, notes, nil
 }
 
+// resolveShard is bench's shard plan (see resolveShard); it prints the notes.
+func (a *app) resolveShard(cmd *cobra.Command, f *runFlags, p *plan) (shardPlan, error) {
+	sp, notes, err := resolveShard(&f.shard, p.shard, p.ramp, cmd.Flags().Changed, time.Now())
+	for _, n := range notes {
+		fmt.Fprintf(a.stderr, "tpsmon: note: %s\n", n)
+	}
+	return sp, err
+}
+
 // parseShardFlags is the shard of --shard, or of --shards and $JOB_COMPLETION_INDEX.
 func parseShardFlags(s *shardFlags, changed func(string) bool, getenv func(string) string) (*model.ReportShard, error) {
 	if changed("shards") && s.shards < 1 {
