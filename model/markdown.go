@@ -129,6 +129,8 @@ func rampWords(s *ReportSettings) []string {
 		}
 	}
 	switch {
+	case s.StartAt != "" && s.HoldS > 0:
+		out = append(out, "fixed schedule from "+s.StartAt+": each level held exactly "+seconds(s.HoldS)+", no early stop")
 	case s.HoldS > 0 && s.MaxHoldS > 0:
 		out = append(out, "hold "+seconds(s.HoldS)+" and until max(20, 2 x users) steady requests, up to "+seconds(s.MaxHoldS))
 	case s.HoldS > 0:

@@ -54,6 +54,10 @@ type ReportSettings struct {
 	// Shard is the share of the load this run sent (absent when it sent the whole load).
 	// Levels are keyed by the whole level's users, not the shard's share.
 	Shard *ReportShard `json:"shard,omitempty"`
+	// StartAt is the wall-clock moment the run's fixed schedule began (RFC 3339, see
+	// WindowLayout; absent when the levels were held by the level rule): level i ran
+	// from StartAt + i x hold for exactly hold, with no early stop.
+	StartAt string `json:"start_at,omitempty"`
 }
 
 // ReportSLO is SLO in the report's units. It always marshals: a value JSON cannot carry

@@ -60,6 +60,7 @@ func (p *Pool) SetOpenLoop(on bool, n int) {
 		p.open = &o
 	}
 	p.target = max(n, 0)
+	p.label = p.target
 	if p.running && !p.stopped && !p.paused {
 		p.beginLocked(p.target > 0, Mono())
 		p.spawnLocked()

@@ -81,6 +81,7 @@ type Pool struct {
 	cancel   context.CancelFunc
 	rule     *model.LevelRule
 	target   int
+	label    int // the users the open segment is recorded under (SetLevel); the target unless set
 	workers  int
 	running  bool
 	paused   bool
@@ -154,74 +155,6 @@ func (p *Pool) Run(ctx context.Context) <-chan Event {
 // Done is closed after the pool sent its last event (useful with WithOutput).
 func (p *Pool) Done() <-chan struct{} { return p.done }
 
-// SetConcurrency sets the target number of concurrent streams. Growing starts workers at
-// once; shrinking lets surplus workers finish their current request (never cancels it).
-// A change opens a new segment (level); 0 closes the segment and opens none. While
-// paused it only sets the target that Resume will use. Negative n means 0.
-func (p *Pool) SetConcurrency(n int) {
-	if n < 0 {
-		n = 0
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n == p.target {
-		return
-	}
-	p.target = n
-	if p.running && !p.stopped && !p.paused {
-		p.beginLocked(n > 0, Mono())
-		p.spawnLocked()
-	}
-}
-
-// Concurrency is the target concurrency.
-func (p *Pool) Concurrency() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.target
-}
-
-// Active is the number of requests in flight.
-func (p *Pool) Active() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.active)
-}
-
-// Pause stops sending new requests (in-flight ones finish) and closes the segment.
-func (p *Pool) Pause() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.paused {
-		return
-	}
-	p.paused = true
-	if p.running && !p.stopped {
-		p.beginLocked(false, Mono())
-	}
-}
-
-// Resume sends again at the target concurrency, in a new segment.
-func (p *Pool) Resume() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.paused {
-		return
-	}
-	p.paused = false
-	if p.running && !p.stopped && p.target > 0 {
-		p.beginLocked(true, Mono())
-		p.spawnLocked()
-	}
-}
-
-// Paused reports whether the pool is paused.
-func (p *Pool) Paused() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.paused
-}
-
 // Stop ends the run: no new requests; in-flight requests finish (cancel ctx to cut them).
 // The open segment closes now. It is idempotent and does not block; the event channel
 // closes when all is over.
@@ -239,10 +172,10 @@ func (p *Pool) Stop() {
 	}
 }
 
-// beginLocked closes the open segment and opens one at the target when open is true,
-// queueing the segment states for the collector.
+// beginLocked closes the open segment and opens one at the target (recorded under the
+// label) when open is true, queueing the segment states for the collector.
 func (p *Pool) beginLocked(open bool, now int64) {
-	closed, had, opened := p.rule.Begin(p.target, open, p.deliveredLocked(), MonoTime(now))
+	closed, had, opened := p.rule.Begin(p.label, open, p.deliveredLocked(), MonoTime(now))
 	if had {
 		p.segs = append(p.segs, closed)
 	}

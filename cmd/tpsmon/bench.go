@@ -30,13 +30,20 @@ A level is held until it has max(20, 2 x users) steady completed requests and at
 endpoint stops early when its level has more than 5% errors or a TTFT p95 over twice the
 --slo target (--full-ramp walks every level anyway); --max-duration bounds the run.
 
+A load too large for one machine is split over several bench processes: each runs
+--shard INDEX/COUNT (or --shards COUNT with $JOB_COMPLETION_INDEX) with the same
+--start-at; they start at that moment and change level on a fixed schedule, each level
+lasting exactly --hold (the adaptive hold and the early stop are off). Merge their
+--out files with tpsmon merge. Their clocks must agree (NTP).
+
 Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 3 endpoint unusable (unreachable, or every request failed); 130 interrupted.`,
 		Example: `  tpsmon bench                                   # the built-in simulator
   tpsmon bench --url http://127.0.0.1:8000/v1 --ramp 1,4,16,64 --hold 30s --out results.json
   tpsmon bench --config endpoints.yaml --slo "user_tps_p50>=20,ttft_p95<=1s" --min-capacity 16
   tpsmon bench --rate 2,4,8,16 --max-concurrency 64 --slo "goodput>=95%"   # arrival rates (open loop)
-  tpsmon bench --dataset prompts.jsonl --max-tokens uniform:50:150`,
+  tpsmon bench --dataset prompts.jsonl --max-tokens uniform:50:150
+  tpsmon bench --url http://10.0.0.5:8000/v1 --shard 1/4 --start-at 2026-11-23T16:00:00Z --out shard-1.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runBench(cmd, f)
@@ -50,6 +57,7 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 	fs.BoolVar(&f.fullRamp, "full-ramp", false, "walk every level of the ramp, also past a level with more than 5% errors or a TTFT p95 over twice the --slo target")
 	fs.StringVar(&f.report, "report", "", "write a report at the end (verdict, degradation curve, levels); the format comes from the extension: .html, .svg, .png or .md")
 	f.registerLive(c)
+	f.shard.register(c)
 	return c
 }
 
@@ -76,6 +84,10 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if err := checkLive(&f.liveFlags, f.out, f.csv, f.report); err != nil {
 		return err
 	}
+	sp, err := a.resolveShard(cmd, f, p)
+	if err != nil {
+		return err
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -95,11 +107,13 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	defer live.close(a)
 	cfg := a.runConfig(p, f)
 	cfg.Observers = live.observers
+	sp.apply(&cfg)
 	eng, err := engine.Start(ctx, cfg)
 	if err != nil {
 		return engineError(err)
 	}
 	defer eng.Close()
+	sp.sayPlan(a.stderr, p.ramp.Levels, p.rate.on, time.Now())
 	pr := newProgressPrinter(a.stderr, len(p.endpoints))
 	res, err := eng.Run(ctx, pr.update)
 	if err != nil {
@@ -276,7 +290,7 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 var engineFlags = map[string]string{
 	engine.FieldRamp: "--ramp", engine.FieldHold: "--hold", engine.FieldMaxHold: "--max-hold",
 	engine.FieldSettle: "--settle", engine.FieldMaxDuration: "--max-duration",
-	engine.FieldServerMetrics: "--server-metrics",
+	engine.FieldServerMetrics: "--server-metrics", engine.FieldShard: "--shard", engine.FieldStartAt: "--start-at",
 }
 
 // engineError maps the engine's typed errors (*probe.FieldError, for a run setting or
@@ -297,10 +311,19 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	for _, n := range res.Notices {
 		switch n.Kind {
 		case engine.LevelShort:
+			if n.Level.Fixed {
+				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended on the fixed schedule (--start-at) with %d/%d steady requests: marked short; hold longer (--hold) or ask for fewer tokens\n",
+					n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
+				continue
+			}
 			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
 				n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 		case engine.RampWarned:
-			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (--full-ramp)\n", n.Name, engine.LevelWord(n.Rate, n.Users), n.Stop)
+			why := "--full-ramp"
+			if res.Report.Settings.StartAt != "" {
+				why = "a fixed schedule (--start-at) cannot stop early"
+			}
+			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (%s)\n", n.Name, engine.LevelWord(n.Rate, n.Users), n.Stop, why)
 		}
 	}
 	for i, end := range res.Ramps {
@@ -308,6 +331,10 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 			name := res.Report.Endpoints[i].Name
 			fmt.Fprintf(a.stdout, "\n> %s: the ramp stopped at %s: %s when it stopped (--full-ramp walks every level).\n", name, engine.LevelWord(res.Report.Settings.Mode == "rate", end.Users), end.Stop)
 		}
+	}
+	if res.Late > 0 {
+		fmt.Fprintf(a.stdout, "\n> This run started %s after --start-at %s: its first level was that much shorter than the other shards'. Start the shards earlier, and check their clocks (NTP).\n",
+			res.Late.Round(time.Millisecond), res.Report.Settings.StartAt)
 	}
 	if res.Over {
 		fmt.Fprintf(a.stdout, "\n> The run reached its maximum duration (%s): the ramp was cut; the report covers what was measured until then.\n", maxDuration)

@@ -39,6 +39,7 @@ type runFlags struct {
 	report      string
 	minCapacity int
 	fullRamp    bool
+	shard       shardFlags
 
 	// live screen only
 	theme  string

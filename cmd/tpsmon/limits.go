@@ -31,7 +31,15 @@ func (a *app) checkStreams(p *plan, users int, rampFrom string) error {
 	lim := a.openFiles()
 	p.streams = lim.max
 	endpoints := max(len(p.endpoints), 1) // the simulator is one
-	if err := checkConcurrency(p.ramp.Levels, rampFrom, users, endpoints, lim); err != nil {
+	levels := p.ramp.Levels
+	if p.shard != nil { // a shard holds its share of each level
+		levels = make([]int, len(p.ramp.Levels))
+		for i, l := range p.ramp.Levels {
+			levels[i] = p.shard.Users(l)
+		}
+		rampFrom += " (shard " + shardWords(p.shard) + "'s share)"
+	}
+	if err := checkConcurrency(levels, rampFrom, users, endpoints, lim); err != nil {
 		return err
 	}
 	if s := p.bounds.settle; s*endpoints > lim.max {

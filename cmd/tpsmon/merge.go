@@ -25,8 +25,9 @@ func (a *app) newMergeCmd() *cobra.Command {
 		Long: `merge combines results.json files written by tpsmon bench: the shards of one run
 (every one of them, each once) or whole runs of the same workload. Histograms are merged
 and counters summed, so the merged percentiles are those of one process that saw every
-request; aggregate tok/s is the shards' tokens over the union of their steady windows.
-Capacity and saturation are recomputed. Files whose settings differ, or that carry no
+request. The aggregate tok/s of shards (which send at the same time) is the sum of the
+shards' own rates, each over its steady windows; that of whole runs is their tokens over
+the union of their windows. Shards must share their --start-at. Capacity and saturation are recomputed. Files whose settings differ, or that carry no
 histograms, are refused (exit 2). The merged report is printed as Markdown.`,
 		Example: `  tpsmon merge shard-0.json shard-1.json shard-2.json shard-3.json -o merged.json`,
 		Args:    cobra.ArbitraryArgs,

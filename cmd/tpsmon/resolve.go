@@ -30,6 +30,7 @@ type plan struct {
 	// serverMetrics is each endpoint's metrics source for the engine ("" the default,
 	// engine.ServerMetricsOff, or a URL); one entry for the simulator.
 	serverMetrics []string
+	shard         *model.ReportShard // bench --shard: this process sends its share of each level
 }
 
 // resolve validates every flag and the config file and builds the plan. Every error is
@@ -53,6 +54,11 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	shard, err := parseShardFlags(&f.shard, changed, a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	w.PromptSeed = shardSeed(w.PromptSeed, shard)
 	f.traffic.seed = w.PromptSeed // --seed (or the config's, or a random one): arrivals and draws too
 	if w.Workload, err = workloadSource(f, w, maxTok, promptTok, dist); err != nil {
 		return nil, err
@@ -73,7 +79,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo, workload: workloadWords(f, dist)}
+	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo, workload: workloadWords(f, dist), shard: shard}
 	if err := p.resolveRate(f, changed); err != nil {
 		return nil, err
 	}

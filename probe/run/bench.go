@@ -23,6 +23,9 @@ type Result struct {
 	Ramps    []RampEnd // how each endpoint's ramp ended
 	Notices  []Notice  // what Step announced, in order (level changes left out)
 	Over     bool      // the run's maximum duration ended it
+	// Late is how long after Config.StartAt this run started (0: on time, or no StartAt):
+	// its first level was that much shorter than the other shards'.
+	Late time.Duration
 }
 
 // ErrNoFleet is Run on an engine that New built: Run needs the pools Start builds.
@@ -41,18 +44,25 @@ func (e *Engine) Run(ctx context.Context, progress func(Progress)) (*Result, err
 	}
 	e.cfg.Settle = 0
 	b := &bench{e: e, events: e.fleet.Events(), server: e.ServerUpdates(), progress: progress}
-	now := time.Now()
+	start, late, ok, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
 	all := make([]int, len(e.eps))
 	for i := range all {
 		all[i] = i
 	}
-	e.StartRamp(all, now)
-	for i := range e.eps {
-		b.report(i, true, now)
+	interrupted := !ok // Ctrl-C while waiting for the start time: nothing measured
+	if ok {
+		e.StartRamp(all, start)
+		b.late = late
+		for i := range e.eps {
+			b.report(i, true, time.Now())
+		}
+		interrupted = b.walk(ctx)
 	}
-	interrupted := b.walk(ctx)
 	interrupted = b.drain(ctx, interrupted) || interrupted
-	res := &Result{Report: e.Report(interrupted), Notices: b.notices, Over: e.over}
+	res := &Result{Report: e.Report(interrupted), Notices: b.notices, Over: e.over, Late: late}
 	for i, ep := range e.eps {
 		end := ep.end
 		if interrupted && end.Kind == NotEnded {
@@ -72,13 +82,21 @@ type bench struct {
 	progress func(Progress)
 	notices  []Notice
 	draining bool
-	since    time.Time // when the drain began
+	since    time.Time     // when the drain began
+	late     time.Duration // how late the ramp started (the first level change says so)
+	edgeT    *time.Timer   // fires when a fixed schedule changes level
+	edgeAt   time.Time
 }
 
 // walk runs the ramp until every endpoint's ramp ended; true when ctx ended it.
 func (b *bench) walk(ctx context.Context) (interrupted bool) {
 	step := time.NewTicker(rampStep)
 	defer step.Stop()
+	defer func() {
+		if b.edgeT != nil {
+			b.edgeT.Stop()
+		}
+	}()
 	for b.e.Ramping() {
 		select {
 		case ev, ok := <-b.events:
@@ -90,19 +108,9 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 		case u, ok := <-b.server:
 			b.handleServer(u, ok)
 		case now := <-step.C:
-			for _, n := range b.e.Step(now) {
-				if b.note(n) {
-					continue
-				}
-				if n.Kind == LevelStarted {
-					b.report(n.Endpoint, true, now)
-					continue
-				}
-				if n.Kind == RampStopped && b.e.Ramping() {
-					b.report(n.Endpoint, true, now) // the others go on: say why this one ended
-				}
-				b.notices = append(b.notices, n)
-			}
+			b.step(now)
+		case now := <-b.edge():
+			b.step(now)
 		case <-ctx.Done():
 			b.e.Interrupt()
 			for _, ep := range b.e.eps {
@@ -112,6 +120,39 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 		}
 	}
 	return false
+}
+
+// step moves the ramp on at now and reports what it did.
+func (b *bench) step(now time.Time) {
+	for _, n := range b.e.Step(now) {
+		if b.note(n) {
+			continue
+		}
+		if n.Kind == LevelStarted {
+			b.report(n.Endpoint, true, now)
+			continue
+		}
+		if n.Kind == RampStopped && b.e.Ramping() {
+			b.report(n.Endpoint, true, now) // the others go on: say why this one ended
+		}
+		b.notices = append(b.notices, n)
+	}
+}
+
+// edge is a channel that fires when a fixed schedule changes level (nil when none
+// does), so that shards change level at the same moment, not at their next step.
+func (b *bench) edge() <-chan time.Time {
+	at, ok := b.e.nextChange()
+	switch {
+	case !ok:
+		return nil
+	case b.edgeT == nil:
+		b.edgeT = time.NewTimer(time.Until(at))
+	case !at.Equal(b.edgeAt):
+		b.edgeT.Reset(time.Until(at))
+	}
+	b.edgeAt = at
+	return b.edgeT.C
 }
 
 func (b *bench) handle(ev probe.Event) {

@@ -16,11 +16,12 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 	for _, i := range targets {
 		ep := e.eps[i]
 		w := e.cfg.Ramp.Walk(now)
+		w.need = e.need
 		if ep.ctl.Paused() {
 			ep.ctl.Resume()
 		}
 		_, c := w.Level()
-		ep.ctl.SetConcurrency(c)
+		e.hold(ep, c)
 		w.Rebase(steadyOf(ep.book, c))
 		ep.walk, ep.end = w, RampEnd{}
 		clear(ep.warned)

@@ -74,6 +74,13 @@ type Config struct {
 	// longest endpoint Timeout (default 60 s) plus 5 s.
 	Drain time.Duration
 
+	// Shard, when set, makes this run one shard of a load split over several processes
+	// (see shard.go): it holds its share of each level's users, recorded under the whole
+	// level's. It needs StartAt.
+	Shard *model.ReportShard
+	// StartAt, when set, is the wall-clock moment Run starts the ramp, which then walks
+	// a fixed schedule (Ramp.Fixed): the stop rules only warn.
+	StartAt time.Time
 	// OpenLoop, when set, says the pools run in rate mode (probe.WithOpenLoop in
 	// PoolOptions): the ramp's levels are arrival rates. The engine reports it.
 	OpenLoop *OpenLoop
@@ -123,6 +130,7 @@ type Engine struct {
 	started time.Time                                         // wall clock, for the report
 	t0      time.Time                                         // first StartRamp or Step: MaxDuration counts from it
 	over    bool                                              // MaxDuration ended the run
+	wall    model.WallClock                                   // the report's wall clock (Run sets it at the ramp's start)
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
 
 	scrape                 *scrapers          // the server metrics scrapers Start built (nil: none)
@@ -167,6 +175,9 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if !cfg.StartAt.IsZero() {
+		cfg.Ramp.Fixed = true
+	}
 	e := &Engine{cfg: cfg, started: cfg.Now()}
 	e.initRate()
 	for i, p := range parts {
@@ -195,7 +206,7 @@ func (c *Config) validate() error {
 	if c.MaxDuration < 0 {
 		return fieldErr(FieldMaxDuration, c.MaxDuration.String(), "want a positive duration, or 0 for none")
 	}
-	return nil
+	return c.validateShard()
 }
 
 // Start builds a Fleet over cfg.Endpoints (pools running at 0 users) and an engine over
@@ -204,14 +215,14 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 	if len(cfg.Endpoints) == 0 {
 		return nil, fieldErr(FieldEndpoints, "", "no endpoint to measure")
 	}
-	if err := (&Config{Ramp: cfg.Ramp, Settle: cfg.Settle, MaxDuration: cfg.MaxDuration}).validateOrDefault(); err != nil {
+	if err := (&Config{Ramp: cfg.Ramp, Settle: cfg.Settle, MaxDuration: cfg.MaxDuration, Shard: cfg.Shard, StartAt: cfg.StartAt}).validateOrDefault(); err != nil {
 		return nil, err
 	}
 	conns := cfg.Conns
 	if conns <= 0 {
 		conns = 64
 		for _, l := range cfg.Ramp.Levels {
-			conns = max(conns, l)
+			conns = max(conns, cfg.share(l))
 		}
 	}
 	fleet, err := NewFleet(ctx, cfg.Endpoints, FleetOptions{Conns: conns, NewStreamer: cfg.NewStreamer, PoolOptions: cfg.PoolOptions})

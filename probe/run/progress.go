@@ -27,6 +27,12 @@ type Progress struct {
 	LevelChange bool    // this call announces a new level (or the drain)
 	Draining    bool    // the ramp is over; waiting for in-flight requests
 	Ended       RampEnd // set (Kind not NotEnded) when this endpoint's ramp ended before the others'
+	Sharded     bool    // this run is one shard of the load (Config.Shard)
+	Share       int     // Sharded: this shard's users at the level (Concurrency is the whole level's)
+	Fixed       bool    // levels change on a fixed schedule (Config.StartAt): Left counts from the level's start
+	// Late is set on the first level change of a run that started that long after
+	// Config.StartAt (see Result.Late).
+	Late time.Duration
 	// Note, when set, is a line to say once (the server's metrics found, not available,
 	// down or back; a diagnosis): the other fields are then unset but Endpoint and Name.
 	Note    string
@@ -50,16 +56,23 @@ func (p Progress) String() string {
 		fmt.Fprintf(&b, "; waiting for the other endpoints, %d in flight", p.Active)
 	case p.Draining:
 		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
+	case p.LevelChange && p.Fixed:
+		fmt.Fprintf(&b, "level %d/%d: %s%s, held exactly %s (fixed schedule), %d %s so far",
+			p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), roundDur(p.Hold), p.Errors, plural(p.Errors, "error"))
+		if p.Late > 0 {
+			fmt.Fprintf(&b, "; started %s after the start time: this level is that much shorter", roundLatency(p.Late))
+		}
+		return b.String()
 	case p.LevelChange:
-		fmt.Fprintf(&b, "level %d/%d: %s, held %s", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), roundDur(p.Hold))
+		fmt.Fprintf(&b, "level %d/%d: %s%s, held %s", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), roundDur(p.Hold))
 		if p.Need > 0 {
 			fmt.Fprintf(&b, " and %d %s", p.Need, plural(p.Need, "request"))
 		}
 		fmt.Fprintf(&b, " once warm-up is over, %d %s so far", p.Errors, plural(p.Errors, "error"))
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "level %d/%d, %s, %d/%d requests, ", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.Steady, p.Need)
-		if p.Warming {
+		fmt.Fprintf(&b, "level %d/%d, %s%s, %d/%d requests, ", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), p.Steady, p.Need)
+		if p.Warming && !p.Fixed {
 			b.WriteString("warming up")
 		} else {
 			fmt.Fprintf(&b, "%s left", roundDur(p.Left))
@@ -78,6 +91,14 @@ func (p Progress) String() string {
 	}
 	fmt.Fprintf(&b, ", %d %s", p.Errors, plural(p.Errors, "error"))
 	return b.String()
+}
+
+// shareWords is " (this shard: 3)" for a shard, "" otherwise.
+func (p Progress) shareWords() string {
+	if !p.Sharded {
+		return ""
+	}
+	return fmt.Sprintf(" (this shard: %d)", p.Share)
 }
 
 func plural(n int, word string) string {
@@ -106,12 +127,15 @@ func (b *bench) report(i int, change bool, now time.Time) {
 	p := Progress{
 		Endpoint: i, Name: ep.info.Name, Levels: len(e.cfg.Ramp.Levels), Hold: e.cfg.Ramp.Hold,
 		Live: ep.book.Live(), Active: ep.ctl.Active(), Errors: countErrors(errs),
-		LevelChange: change, Draining: b.draining, Rate: e.rate,
+		LevelChange: change, Draining: b.draining, Rate: e.rate, Sharded: e.cfg.Shard != nil, Fixed: e.cfg.Ramp.Fixed,
+	}
+	if change && b.late > 0 {
+		p.Late, b.late = b.late, 0 // said once, with the first level
 	}
 	if b.draining {
 		p.Elapsed = now.Sub(b.since)
 	} else if st, ok := e.Status(i, now); ok {
-		p.Level, p.Concurrency = st.Index+1, st.Users
+		p.Level, p.Concurrency, p.Share = st.Index+1, st.Users, e.cfg.share(st.Users)
 		p.Warming, p.Left, p.Steady, p.Need = st.Warming, st.Left, st.Steady, st.Need
 	} else {
 		p.Ended = ep.end // its ramp ended before the others'

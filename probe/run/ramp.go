@@ -18,6 +18,11 @@ type Ramp struct {
 	Levels  []int
 	Hold    time.Duration // steady time a level needs at least
 	MaxHold time.Duration // the longest a level is held, from its start; 0 means DefaultMaxHold(Hold)
+	// Fixed puts the walk on a fixed schedule: level i lasts exactly Hold, from the walk's
+	// start + i x Hold, whatever its requests (shards on several machines cannot agree
+	// on the level rule). MaxHold does not apply; a level that ends with fewer steady
+	// requests than the rule's minimum is short.
+	Fixed bool
 }
 
 // DefaultRamp is 1,2,4,8,16,32,64 held 10 s each (the live screen's default).
@@ -85,7 +90,8 @@ type Walk struct {
 	steady  time.Time // when it became steady; zero while warming up
 	base    int       // steady requests its row already had when it began (a level held twice)
 	done    bool
-	lastEnd LevelEnd // how the previous level ended
+	lastEnd LevelEnd            // how the previous level ended
+	need    func(users int) int // the steady requests a level needs; nil means MinSteady
 }
 
 // LevelEnd is how a level of a walk ended.
@@ -140,18 +146,22 @@ type LevelProgress struct {
 	Index, Levels, Users int
 	Warming              bool          // not steady yet: its hold has not started
 	Steady, Need         int           // steady completed requests so far, and the rule's minimum
-	Left                 time.Duration // steady time still to hold (0 once held)
+	Left                 time.Duration // steady time still to hold (0 once held); Fixed: time left
 	MaxLeft              time.Duration // time left before the maximum hold ends the level
+	Fixed                bool          // the level ends on a fixed schedule (Ramp.Fixed)
 }
 
 // Progress says how the current level stands at now, given the steady completed requests
 // its row counts now.
 func (w *Walk) Progress(now time.Time, steady int) LevelProgress {
 	idx, c := w.Level()
-	p := LevelProgress{Index: idx, Levels: len(w.ramp.Levels), Users: c, Need: MinSteady(c),
+	p := LevelProgress{Index: idx, Levels: len(w.ramp.Levels), Users: c, Need: w.needOf(c),
 		Steady: max(steady-w.base, 0), Warming: w.steady.IsZero(), Left: w.ramp.Hold,
-		MaxLeft: max(w.ramp.MaxHoldOr()-now.Sub(w.began), 0)}
-	if !p.Warming {
+		MaxLeft: max(w.ramp.MaxHoldOr()-now.Sub(w.began), 0), Fixed: w.ramp.Fixed}
+	if p.Fixed {
+		p.Left = max(w.ramp.Hold-now.Sub(w.began), 0)
+		p.MaxLeft = p.Left
+	} else if !p.Warming {
 		p.Left = max(w.ramp.Hold-now.Sub(w.steady), 0)
 	}
 	return p
@@ -168,7 +178,14 @@ func (w *Walk) Next(now time.Time, steady int) (users int, changed, done bool) {
 	}
 	p := w.Progress(now, steady)
 	held := !p.Warming && p.Left == 0 && p.Steady >= p.Need
-	if !held && p.MaxLeft > 0 {
+	next := now
+	if w.ramp.Fixed {
+		end, _ := w.Ends()
+		if now.Before(end) {
+			return c, false, false
+		}
+		held, next = p.Steady >= p.Need, end // the next level begins on the schedule, not late
+	} else if !held && p.MaxLeft > 0 {
 		return c, false, false
 	}
 	w.lastEnd = LevelEnd{Users: c, Short: !held}
@@ -177,9 +194,26 @@ func (w *Walk) Next(now time.Time, steady int) (users int, changed, done bool) {
 		return c, false, true
 	}
 	w.index++
-	w.began, w.steady, w.base = now, time.Time{}, 0
+	w.began, w.steady, w.base = next, time.Time{}, 0
 	return w.ramp.Levels[w.index], true, false
 }
 
 // LastEnd is how the latest level that ended ended (zero before any did).
 func (w *Walk) LastEnd() LevelEnd { return w.lastEnd }
+
+// Ends is when the current level ends on a fixed schedule; ok is false when the walk
+// is not on one (Ramp.Fixed) or is done.
+func (w *Walk) Ends() (at time.Time, ok bool) {
+	if !w.ramp.Fixed || w.done {
+		return time.Time{}, false
+	}
+	return w.began.Add(w.ramp.Hold), true
+}
+
+// needOf is the steady requests a level of users needs.
+func (w *Walk) needOf(users int) int {
+	if w.need != nil {
+		return w.need(users)
+	}
+	return MinSteady(users)
+}

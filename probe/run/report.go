@@ -8,8 +8,8 @@ import (
 	"github.com/tpsmon/tpsmon/probe"
 )
 
-// Settings is the report's settings of the run: the ramp, the criteria, and the workload
-// of the first endpoint.
+// Settings is the report's settings of the run: the ramp, the criteria, the workload
+// of the first endpoint, and the shard and start time when set.
 func (e *Engine) Settings() model.ReportSettings {
 	r := e.cfg.Ramp
 	s := model.ReportSettings{
@@ -24,6 +24,15 @@ func (e *Engine) Settings() model.ReportSettings {
 		if o := e.cfg.OpenLoop; o != nil {
 			s.Arrival, s.MaxConcurrency = o.Arrival, o.MaxConcurrency
 		}
+	}
+	if sh := e.cfg.Shard; sh != nil {
+		s.Shard = &model.ReportShard{Index: sh.Index, Count: sh.Count}
+	}
+	if r.Fixed {
+		s.MaxHoldS = s.HoldS // every level lasts exactly the hold
+	}
+	if !e.cfg.StartAt.IsZero() {
+		s.StartAt = e.cfg.StartAt.UTC().Format(model.WindowLayout)
 	}
 	if len(e.eps) > 0 {
 		ep := e.eps[0].ep
@@ -59,6 +68,7 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 	for _, ep := range e.eps {
 		info := ep.info
 		info.Interrupted = r.Interrupted
+		info.Clock = e.wall
 		re := ep.book.ReportEndpoint(info)
 		for j := range re.Levels {
 			if sv, ok := ep.server.series.Level(re.Levels[j].Concurrency); ok {

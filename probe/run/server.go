@@ -193,7 +193,7 @@ func (e *Engine) stepServer(now time.Time) []Notice {
 		if e.self.Known {
 			in.Sched = e.self.Sched
 		}
-		v.findings = model.Diagnose(in)
+		v.findings = e.shardFindings(model.Diagnose(in))
 		for _, f := range v.findings {
 			if at, ok := v.said[f.Rule]; ok && now.Sub(at) < diagRepeat {
 				continue

@@ -49,6 +49,10 @@ func (n Notice) String() string {
 	case LevelStarted:
 		return fmt.Sprintf("%s: level %d/%d, %s", n.Name, n.Level.Index+1, n.Level.Levels, n.word(n.Users))
 	case LevelShort:
+		if n.Level.Fixed {
+			return fmt.Sprintf("%s: %s ended on the fixed schedule with %d/%d steady requests: marked short",
+				n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
+		}
 		return fmt.Sprintf("%s: %s reached the maximum hold with %d/%d steady requests: marked short",
 			n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 	case RampFinished:
@@ -150,7 +154,7 @@ func (e *Engine) stepWalk(i int, now time.Time, out []Notice) []Notice {
 		steady = steadyCount(l)
 	}
 	if st, hit := checkStop(l, c, e.cfg.SLO); hit {
-		if !e.cfg.FullRamp {
+		if !e.cfg.FullRamp && !e.cfg.Ramp.Fixed { // a fixed schedule cannot stop early: other shards go on
 			return append(out, e.endWalk(i, RampEnd{Kind: EndStopped, Users: c, Stop: st}))
 		}
 		if !ep.warned[c] {
@@ -169,7 +173,7 @@ func (e *Engine) stepWalk(i int, now time.Time, out []Notice) []Notice {
 	case done:
 		out = append(out, e.endWalk(i, RampEnd{Kind: EndFinished, Users: c}))
 	case changed:
-		ep.ctl.SetConcurrency(next)
+		e.hold(ep, next)
 		w.Rebase(steadyOf(ep.book, next))
 		out = append(out, Notice{Kind: LevelStarted, Endpoint: i, Name: ep.info.Name, Users: next, Level: w.Progress(now, 0)})
 	}
@@ -186,7 +190,7 @@ func (e *Engine) endWalk(i int, end RampEnd) Notice {
 	if n.Capacity {
 		n.Settled = ep.book.Capacity()
 	}
-	ep.ctl.SetConcurrency(n.Settled)
+	e.hold(ep, n.Settled)
 	n.Kind = RampFinished
 	if end.Kind == EndStopped {
 		n.Kind = RampStopped
