@@ -147,6 +147,9 @@ func (e *Engine) ServerLevel(i, users int) (model.ServerLevel, bool) {
 	return e.eps[i].server.series.Level(users)
 }
 
+// ServerLast is endpoint i's newest server scrape (ok false before the first).
+func (e *Engine) ServerLast(i int) (model.ServerPoint, bool) { return e.eps[i].server.series.Last() }
+
 // ServerPoints is endpoint i's server series, oldest first (at most ten minutes).
 func (e *Engine) ServerPoints(i int) []model.ServerPoint { return e.eps[i].server.series.Points() }
 

@@ -112,10 +112,8 @@ func (w *Writer) line(e *run.Engine, i int, tk *model.Tick) *Line {
 		l.Ramp = &Ramp{Level: p.Index + 1, Levels: p.Levels, Users: p.Users, Steady: p.Steady, Need: p.Need,
 			Warming: p.Warming, LeftS: round(p.Left.Seconds(), 1), MaxLeftS: round(p.MaxLeft.Seconds(), 1)}
 	}
-	if w.server != nil {
-		if p, ok := w.server(i); ok {
-			l.Server = ServerOf(p)
-		}
+	if p, ok := w.serverPoint(e, i); ok && end.Sub(p.Time) <= serverFresh {
+		l.Server = ServerOf(p)
 	}
 	w.totals(l, book, st)
 	w.levels(l, book.Levels(), st)
@@ -183,3 +181,16 @@ func LevelOf(ls *model.LevelStats) Level {
 
 // ms is d in milliseconds, to the microsecond.
 func ms(d time.Duration) *float64 { return ptr(round(float64(d)/float64(time.Millisecond), 3)) }
+
+// serverFresh is how old the server's newest scrape may be to go into a line: a server
+// that stopped answering has no server object rather than its last figures.
+const serverFresh = 3 * time.Second
+
+// serverPoint is endpoint i's newest server scrape: from SetServer's function when one was
+// given, else from the engine's own scrapes.
+func (w *Writer) serverPoint(e *run.Engine, i int) (model.ServerPoint, bool) {
+	if w.server != nil {
+		return w.server(i)
+	}
+	return e.ServerLast(i)
+}
