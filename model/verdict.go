@@ -60,7 +60,10 @@ func Verdict(levels []LevelStats, slo SLO, running, short bool) string {
 	if measured[0].OpenLoop {
 		name = func(n int) string { return strconv.Itoa(n) + " requests/s" }
 	}
-	c := capacityOf(measured, slo, running)
+	// While the ramp goes on, the open level is left out: a completed level above the
+	// capacity that failed makes it exact; only a capacity at the top completed level is
+	// a lower bound ("the ramp goes on").
+	c := capacityOf(measured, slo, false)
 	crit := &slo
 	if short {
 		crit = nil

@@ -31,6 +31,8 @@ func TestVerdict(t *testing.T) {
 		{"none", ramp[2:], false, "capacity no level meets per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1% - 32 users: per-user p50 23 tok/s < 30 tok/s - saturates at 32 users (740 tok/s)"},
 		{"empty level skipped", append([]LevelStats{{Concurrency: 1}}, ramp[:1]...), false, "capacity at least 8 users"},
 		{"nothing yet", []LevelStats{{Concurrency: 1}}, false, ""},
+		{"a completed level above failed while the ramp goes on", ramp[:3], true,
+			"capacity 16 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%)"},
 		{"open level waits while running", append(append([]LevelStats{}, ramp[:2]...), func() LevelStats { l := ramp[2]; l.Open = true; return l }()), true,
 			"capacity at least 16 users (limit not reached: the ramp goes on)"},
 	} {
