@@ -33,17 +33,7 @@ func Replay(ctx context.Context, opt ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	p := tea.NewProgram(m, opt.ProgramOptions...)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			p.Quit()
-		case <-done:
-		}
-	}()
-	_, err = p.Run()
-	close(done)
+	err = runUntil(ctx, tea.NewProgram(m, opt.ProgramOptions...))
 	if err != nil && !errors.Is(err, tea.ErrInterrupted) {
 		return fmt.Errorf("replay: %w", err)
 	}

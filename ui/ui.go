@@ -39,17 +39,7 @@ func Run(ctx context.Context, opt Options) (summary string, err error) {
 	if err != nil {
 		return "", err
 	}
-	p := tea.NewProgram(m, opt.ProgramOptions...)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			p.Quit()
-		case <-done:
-		}
-	}()
-	_, runErr := p.Run()
-	close(done)
+	runErr := runUntil(ctx, tea.NewProgram(m, opt.ProgramOptions...))
 	stop()
 	summary = m.finish()
 	if runErr != nil && !errors.Is(runErr, tea.ErrInterrupted) {
@@ -91,4 +81,20 @@ func (m *root) finish() string {
 		md += fmt.Sprintf("\n> The run reached its maximum duration (%s): the ramp was cut and the load stopped.\n", m.eng.MaxDuration())
 	}
 	return md
+}
+
+// runUntil runs p until it ends, quitting it early when ctx ends (SIGINT/SIGTERM, which
+// tpsmon handles itself).
+func runUntil(ctx context.Context, p *tea.Program) error {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Quit()
+		case <-done:
+		}
+	}()
+	_, err := p.Run()
+	return err
 }
