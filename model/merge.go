@@ -313,7 +313,7 @@ func checkShards(files []MergeFile) error {
 			return fmt.Errorf("%s: shard %s does not exist (the index runs from 0 to %d)", f.Name, shardWords(s), s.Count-1)
 		}
 		if st := f.Report.Settings.StartAt; st != sharded.Report.Settings.StartAt {
-			return fmt.Errorf("settings.start_at differs: %s started at %s, %s at %s; the shards of one run share one start time (--start-at)",
+			return fmt.Errorf("settings.start_at differs: %s started at %s, %s at %s; the shards of one run share one start time",
 				f.Name, quote(st), sharded.Name, quote(sharded.Report.Settings.StartAt))
 		}
 		if other, dup := seen[s.Index]; dup {

@@ -162,7 +162,7 @@ func Read(r io.Reader) (*Series, error) {
 					return s, nil
 				}
 				if jerr == nil {
-					return s, fmt.Errorf("line %d: schema %q, want %q (a file written by --timeseries)", n, l.Schema, Schema)
+					return s, fmt.Errorf("line %d: schema %q, want %q (a tpsmon time series)", n, l.Schema, Schema)
 				}
 				return s, fmt.Errorf("line %d: not a time series line: %v", n, jerr)
 			}

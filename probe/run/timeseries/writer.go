@@ -94,7 +94,7 @@ func (w *Writer) line(e *run.Engine, i int, tk *model.Tick) *Line {
 	}
 	l := &Line{
 		Schema: Schema, Time: end.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
-		ElapsedS: round(end.Sub(w.t0).Seconds(), 3), WidthS: round(end.Sub(tk.Start).Seconds(), 3),
+		ElapsedS: round(end.Sub(w.t0).Seconds(), 3), WidthS: round(end.Sub(tk.Start).Seconds(), 6),
 		Endpoint: info.Name, Index: i, Model: info.Model, Simulated: info.Simulated,
 		TargetUsers: tk.Target, Active: tk.Active, Paused: tk.Paused,
 		AggregateTPS: round(live.AggregateTPS, 2), Started: tk.Started, Finished: tk.Finished,

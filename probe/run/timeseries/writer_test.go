@@ -212,7 +212,7 @@ func TestReadKeepsWholeLinesOfACutFile(t *testing.T) {
 	if _, err := Read(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("bad line: %v", err)
 	}
-	if _, err := Read(strings.NewReader(`{"schema":"tpsmon.bench/v1"}` + "\n")); err == nil || !strings.Contains(err.Error(), "--timeseries") {
+	if _, err := Read(strings.NewReader(`{"schema":"tpsmon.bench/v1"}` + "\n")); err == nil || !strings.Contains(err.Error(), "a tpsmon time series") {
 		t.Errorf("foreign file: %v", err)
 	}
 }
