@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,9 @@ func Merge(files []MergeFile) (*Report, error) {
 		return nil, errors.New("nothing to merge")
 	}
 	if err := checkMergeable(files); err != nil {
+		return nil, err
+	}
+	if err := checkDistinct(files); err != nil {
 		return nil, err
 	}
 	first := files[0].Report
@@ -342,4 +346,21 @@ func quote(s string) string {
 		return "nothing"
 	}
 	return strconv.Quote(s)
+}
+
+// checkDistinct refuses the same run given twice (the same file, or a copy of it): its
+// counts would be doubled. Two different runs never hold equal reports: their
+// histograms and steady windows differ.
+func checkDistinct(files []MergeFile) error {
+	for i := range files {
+		for j := i + 1; j < len(files); j++ {
+			if files[i].Report.Settings.Shard != nil {
+				continue // checkMergeable names a shard given twice
+			}
+			if reflect.DeepEqual(files[i].Report, files[j].Report) {
+				return fmt.Errorf("%s and %s hold the same run: give each run (or shard) once", files[i].Name, files[j].Name)
+			}
+		}
+	}
+	return nil
 }

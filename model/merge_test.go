@@ -322,3 +322,17 @@ func TestMergeSimulatorURL(t *testing.T) {
 		t.Errorf("simulated endpoints: %v, url %q", err, got.Endpoints[0].URL)
 	}
 }
+
+// TestMergeRefusesTheSameRunTwice: a file given twice (or a copy of it) would double
+// every count; merge says so instead.
+func TestMergeRefusesTheSameRunTwice(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 4, 0, sec, 11*sec, 1000, false))
+	tr.AddSample(ok(4, 2*sec, 100*msec, sec, 41))
+	r := shardReport(t, tr, nil)
+	copyOf := *r
+	_, err := Merge([]MergeFile{{"r.json", r}, {"copy.json", &copyOf}})
+	if err == nil || !strings.Contains(err.Error(), "r.json and copy.json hold the same run") {
+		t.Fatalf("err %v", err)
+	}
+}
