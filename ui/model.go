@@ -203,7 +203,7 @@ func (m *root) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = withServer(computeLayout(m.w, m.h, helpH, m.eng.Len()), m.serverOn())
+	m.lay = withGoodput(withServer(computeLayout(m.w, m.h, helpH, m.eng.Len()), m.serverOn()))
 	l := m.lay
 	m.header.SetSize(l.Width, l.Header)
 	m.series.SetSize(l.Width, l.Series)

@@ -130,6 +130,7 @@ func (p *tablePanel) render() string {
 		hb.WriteString(fmt.Sprintf("%*s ", c.w, name))
 	}
 	hb.WriteString(p.serverHead())
+	hb.WriteString(p.goodHead())
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
 
 	open := -1
@@ -143,8 +144,8 @@ func (p *tablePanel) render() string {
 		foot = foot[:len(foot)-1] // the rows first: at least two of them
 	}
 	from, to := visibleRows(len(p.levels), p.h-2-len(foot), open)
-	for _, l := range p.levels[from:to] {
-		lines = append(lines, p.row(l))
+	for i := from; i < to; i++ {
+		lines = append(lines, p.row(p.levels[i])+p.goodCell(i))
 	}
 	lines = append(lines, foot...)
 	return fitBlock(strings.Join(lines, "\n"), p.w, p.h)
