@@ -270,7 +270,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rs := &reqState{p: p, timeout: c.timeout, cancel: cancel}
+	rs := &reqState{p: p, timeout: c.timeout, grain: aliveGrain(c.timeout), cancel: cancel}
 	rs.alive.Store(Mono())
 	rs.timer = time.AfterFunc(time.Hour, rs.watch)
 	rs.timer.Reset(c.timeout)
@@ -294,7 +294,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 		}
 		return c.sample(rs, &r)
 	}
-	sr := newSSEReader(resp.Body, &rs.alive)
+	sr := newSSEReader(resp.Body, &rs.alive, rs.grain)
 	c.read(ctx, sr, rs, &r)
 	if r.kind == model.ErrNone {
 		// Read the end of the body (after [DONE]) so the connection can be reused; a

@@ -22,6 +22,7 @@ type reqState struct {
 	reused  atomic.Bool  // the request went out on a connection that served an earlier one
 
 	timeout  time.Duration
+	grain    int64 // aliveGrain(timeout): how stale the reader may leave alive
 	timer    *time.Timer
 	cancel   context.CancelCauseFunc
 	stopped  atomic.Bool
@@ -35,13 +36,24 @@ func (rs *reqState) watch() {
 	if rs.stopped.Load() {
 		return
 	}
+	limit := rs.timeout + time.Duration(rs.grain)
 	idle := time.Duration(Mono() - rs.alive.Load())
-	if idle >= rs.timeout {
+	if idle >= limit {
 		rs.timedOut.Store(true)
 		rs.cancel(errIdle)
 		return
 	}
-	rs.timer.Reset(rs.timeout - idle)
+	rs.timer.Reset(limit - idle)
+}
+
+// aliveGrain is how stale the stream reader may leave reqState.alive: it stores the time
+// of a read only when the time it stored last is at least this old, so that the per-read
+// path seldom writes the word the watchdog reads (an atomic store costs more than the
+// rest of the read of an event). The watchdog waits for timeout + grain of apparent
+// quiet, so a request is never canceled before it was quiet for the whole timeout, and
+// at most grain after: at most 1/64 of the timeout and 250 ms.
+func aliveGrain(timeout time.Duration) int64 {
+	return int64(min(timeout/64, 250*time.Millisecond))
 }
 
 // trace returns the httptrace hooks that stamp t_headers and note a reused connection.

@@ -109,18 +109,28 @@ func (s *scanner) next() (end, ok bool) {
 	return false, false
 }
 
-// key reads `"name":` and returns name, which has no escape and no non-ASCII byte.
+// key reads `"name":` and returns name, which has no escape and no non-ASCII byte (one
+// pass over the name).
 func (s *scanner) key() ([]byte, bool) {
-	k, ok := s.str()
-	if !ok || k == nil || !s.open(':') {
+	b := s.b
+	p := skipSpace(b, s.p)
+	if p >= len(b) || b[p] != '"' {
 		return nil, false
 	}
-	for _, c := range k {
-		if c == '\\' || c >= 0x80 {
+	start := p + 1
+	for i := start; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			s.p = i + 1
+			if !s.open(':') {
+				return nil, false
+			}
+			return b[start:i:i], true
+		case c == '\\' || c >= 0x80:
 			return nil, false
 		}
 	}
-	return k, true
+	return nil, false
 }
 
 // str reads a string or null and returns its raw bytes (nil for null, non-nil for "").
@@ -163,7 +173,7 @@ func (s *scanner) scalar() bool {
 		return false
 	}
 	start := s.p
-	for s.p < len(s.b) && !isSpace(s.b[s.p]) && s.b[s.p] != ',' && s.b[s.p] != '}' && s.b[s.p] != ']' {
+	for s.p < len(s.b) && !scalarEnds[s.b[s.p]] {
 		s.p++
 	}
 	return s.p > start
@@ -269,8 +279,16 @@ func (s *scanner) delta(c *choiceInfo) bool {
 }
 
 // foldsTo reports whether k matches one of names when case is ignored (encoding/json
-// matches keys so); exact matches were handled by the caller.
+// matches keys so); exact matches were handled by the caller. The names are lower case
+// ASCII and k is ASCII (key), so a k without an upper-case letter matches none of them.
 func foldsTo(k []byte, names []string) bool {
+	upper := false
+	for _, c := range k {
+		upper = upper || c-'A' < 26
+	}
+	if !upper {
+		return false
+	}
 	for _, n := range names {
 		if len(k) == len(n) && k[0]|0x20 == n[0] && bytes.EqualFold(k, []byte(n)) {
 			return true
@@ -280,25 +298,36 @@ func foldsTo(k []byte, names []string) bool {
 }
 
 // stringEnd returns the index of the quote that closes the JSON string whose first
-// content byte is at v, or -1. A byte loop: the strings of an event are short, and a
-// call to bytes.IndexByte per string costs more than it saves.
+// content byte is at v, or -1: the first quote not escaped by an odd run of backslashes
+// before it (the opening quote ends any such run).
 func stringEnd(b []byte, v int) int {
-	for i := v; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			return i
-		case '\\':
-			i++ // the escaped byte
+	for v <= len(b) {
+		q := bytes.IndexByte(b[v:], '"')
+		if q < 0 {
+			return -1
 		}
+		e := v + q
+		n := 0
+		for j := e - 1; j >= 0 && b[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return e
+		}
+		v = e + 1
 	}
 	return -1
 }
 
+// skipSpace returns the index of the first byte at or after i that is not JSON space.
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
+	for i < len(b) && b[i] <= ' ' && isSpace(b[i]) {
 		i++
 	}
 	return i
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// scalarEnds marks the bytes that end a number or literal: JSON space, ',', '}', ']'.
+var scalarEnds = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, ',': true, '}': true, ']': true}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -21,11 +22,14 @@ var errLineTooLong = errors.New("an event line is longer than 4 MiB")
 // sseReader splits an event stream (a response body) into lines, from a buffer it owns:
 // no allocation per line. It reads the clock once per read of the body, not once per
 // line: every line that arrived in one read arrived at that moment (now), and the
-// watchdog's alive time is stored at the same moment. It also keeps the first bytes of
-// the body, to show them when the body is not an event stream. One goroutine uses it.
+// watchdog's alive time is stored from it, at most once per grain (aliveGrain). It also
+// keeps the first bytes of the body, to show them when the body is not an event stream.
+// One goroutine uses it.
 type sseReader struct {
-	body  io.Reader
-	alive *atomic.Int64 // set to now at every read that returned bytes
+	body   io.Reader
+	alive  *atomic.Int64 // set to now at a read that returned bytes, once stored is grain old
+	grain  int64
+	stored int64 // the last time stored in alive
 
 	buf   []byte
 	r, w  int   // the unread bytes are buf[r:w]
@@ -41,9 +45,10 @@ type sseReader struct {
 var readerPool = sync.Pool{New: func() any { return &sseReader{buf: make([]byte, sseBufSize)} }}
 
 // newSSEReader returns a reader of body from the pool; give it back with free.
-func newSSEReader(body io.Reader, alive *atomic.Int64) *sseReader {
+func newSSEReader(body io.Reader, alive *atomic.Int64, grain int64) *sseReader {
 	s := readerPool.Get().(*sseReader)
-	s.body, s.alive = body, alive
+	s.body, s.alive, s.grain = body, alive, grain
+	s.stored = math.MinInt64 / 2 // the first read stores
 	return s
 }
 
@@ -103,7 +108,10 @@ func (s *sseReader) fill() {
 	n, err := s.body.Read(s.buf[s.w:])
 	if n > 0 {
 		s.now = Mono()
-		s.alive.Store(s.now)
+		if s.now-s.stored >= s.grain {
+			s.alive.Store(s.now)
+			s.stored = s.now
+		}
 		if s.nhead < len(s.head) {
 			s.nhead += copy(s.head[s.nhead:], s.buf[s.w:s.w+n])
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 func TestDecodeEvents(t *testing.T) {
@@ -133,7 +134,7 @@ func TestSSEReader(t *testing.T) {
 				r = iotest.OneByteReader(r)
 			}
 			var rs reqState
-			s := newSSEReader(r, &rs.alive)
+			s := newSSEReader(r, &rs.alive, 0)
 			var got []string
 			for {
 				line, ok := s.line()
@@ -156,7 +157,7 @@ func TestSSEReader(t *testing.T) {
 // TestSSEReaderLineTooLong: a body that never ends its line stops at maxSSELine.
 func TestSSEReaderLineTooLong(t *testing.T) {
 	var rs reqState
-	s := newSSEReader(io.MultiReader(strings.NewReader("data: "), neverEnding('x')), &rs.alive)
+	s := newSSEReader(io.MultiReader(strings.NewReader("data: "), neverEnding('x')), &rs.alive, 0)
 	defer s.free()
 	if _, ok := s.line(); ok || s.err != errLineTooLong || len(s.buf) > 2*maxSSELine {
 		t.Fatalf("ok %v err %v buffer %d", ok, s.err, len(s.buf))
@@ -182,6 +183,50 @@ func TestSSEField(t *testing.T) {
 		f, v := sseField([]byte(tt.line))
 		if string(f) != tt.field || string(v) != tt.value {
 			t.Errorf("sseField(%q) = %q, %q; want %q, %q", tt.line, f, v, tt.field, tt.value)
+		}
+	}
+}
+
+// TestSSEReaderAliveGrain: the reader stores the watchdog's alive time at its first read
+// and then only once the stored time is grain old, so that most reads write nothing
+// shared; with grain 0 it stores at every read.
+func TestSSEReaderAliveGrain(t *testing.T) {
+	body := "data: a\n\ndata: b\n\ndata: [DONE]\n\n"
+	for _, tt := range []struct {
+		grain    int64
+		wantLast bool // alive holds the time of the last read
+	}{{0, true}, {int64(time.Hour), false}} {
+		var rs reqState
+		s := newSSEReader(iotest.OneByteReader(strings.NewReader(body)), &rs.alive, tt.grain)
+		first := int64(0)
+		for {
+			if _, ok := s.line(); !ok {
+				break
+			}
+			if first == 0 {
+				first = rs.alive.Load()
+			}
+		}
+		last := s.now
+		s.free()
+		if got := rs.alive.Load(); first == 0 || (tt.wantLast && got != last) || (!tt.wantLast && got != first) {
+			t.Errorf("grain %v: alive %d, first read %d, last read %d", time.Duration(tt.grain), got, first, last)
+		}
+	}
+}
+
+// TestStringEnd: the closing quote is the first one not escaped by an odd run of
+// backslashes.
+func TestStringEnd(t *testing.T) {
+	for _, tt := range []struct {
+		s    string // the bytes after the opening quote
+		want int
+	}{
+		{`abc"`, 3}, {`"`, 0}, {`a\"b"`, 4}, {`a\\"b"`, 3}, {`a\\\"b"`, 6}, {`\\\\"`, 4},
+		{`abc`, -1}, {`a\"`, -1}, {``, -1},
+	} {
+		if got := stringEnd([]byte(tt.s), 0); got != tt.want {
+			t.Errorf("stringEnd(%q) = %d, want %d", tt.s, got, tt.want)
 		}
 	}
 }
