@@ -96,13 +96,8 @@ func (s SLO) failures(j judged) []string {
 		return []string{"no request ended"}
 	}
 	var out []string
-	limit := ms(s.TTFTP95Max)
-	switch {
-	case !j.ttftMeasured:
-		out = append(out, "no TTFT measured (no steady request delivered a token)")
-	case j.ttftP95 > limit:
-		a, b := apart(j.ttftP95, limit, 1, func(v float64, d int) string { return fmtNum(v, d) + " ms" })
-		out = append(out, "TTFT p95 "+a+" > "+b)
+	if why := p95Over("TTFT", "a token", j.ttftMeasured, j.ttftP95, ms(s.TTFTP95Max)); why != "" {
+		out = append(out, why)
 	}
 	if j.userP50 < s.UserTPSMin {
 		if !j.userMeasured {
@@ -117,12 +112,8 @@ func (s SLO) failures(j judged) []string {
 		out = append(out, "errors "+a+" > "+b)
 	}
 	if lim := ms(s.TTFOP95Max); lim > 0 {
-		switch {
-		case !j.ttfoMeasured:
-			out = append(out, "no TTFO measured (no steady request delivered an answer token)")
-		case j.ttfoP95 > lim:
-			a, b := apart(j.ttfoP95, lim, 1, func(v float64, d int) string { return fmtNum(v, d) + " ms" })
-			out = append(out, "TTFO p95 "+a+" > "+b)
+		if why := p95Over("TTFO", "an answer token", j.ttfoMeasured, j.ttfoP95, lim); why != "" {
+			out = append(out, why)
 		}
 	}
 	if s.GoodputMin > 0 {
@@ -145,4 +136,17 @@ func apart(v, limit float64, dec int, f func(float64, int) string) (string, stri
 		a, b = f(v, d), f(limit, d)
 	}
 	return a, b
+}
+
+// p95Over says why a time to a first token (name: TTFT, TTFO) fails its p95 limit in ms,
+// or "" when it meets it. what is the token it waits for, for the case none arrived.
+func p95Over(name, what string, measured bool, p95, limit float64) string {
+	switch {
+	case !measured:
+		return "no " + name + " measured (no steady request delivered " + what + ")"
+	case p95 > limit:
+		a, b := apart(p95, limit, 1, func(v float64, d int) string { return fmtNum(v, d) + " ms" })
+		return name + " p95 " + a + " > " + b
+	}
+	return ""
 }

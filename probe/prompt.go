@@ -5,25 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"sync/atomic"
+
+	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
-// promptWords are 128 common short English words that the usual tokenizers encode as one
-// token each (with the leading space), so a prompt of n words is about n tokens.
-var promptWords = [128]string{
-	"the", "of", "and", "to", "in", "is", "you", "that", "it", "he",
-	"was", "for", "on", "are", "as", "with", "his", "they", "at", "be",
-	"this", "have", "from", "or", "one", "had", "by", "word", "but", "not",
-	"what", "all", "were", "we", "when", "your", "can", "said", "there", "use",
-	"an", "each", "which", "she", "do", "how", "their", "if", "will", "up",
-	"other", "about", "out", "many", "then", "them", "these", "so", "some", "her",
-	"would", "make", "like", "him", "into", "time", "has", "look", "two", "more",
-	"write", "go", "see", "number", "no", "way", "could", "people", "my", "than",
-	"first", "water", "been", "call", "who", "its", "now", "find", "long", "down",
-	"day", "did", "get", "come", "made", "may", "part", "over", "new", "sound",
-	"take", "only", "little", "work", "know", "place", "year", "live", "me", "back",
-	"give", "most", "very", "after", "thing", "our", "just", "name", "good", "man",
-	"think", "say", "great", "where", "help", "through", "much", "before",
-}
+// promptWords are the words synthetic prompts are made of (about one token each).
+var promptWords = &workload.WordList
 
 // promptTail asks for a long answer, so that max_tokens rather than the model decides how
 // long a stream runs. It comes last: the words before it make every prompt differ from

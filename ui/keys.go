@@ -13,14 +13,31 @@ type KeyMap struct {
 	Mode     key.Binding // users mode <-> rate mode
 	Pause    key.Binding
 	Resume   key.Binding // same key as Pause; enabled while paused
-	Next     key.Binding
-	Prev     key.Binding
 	All      key.Binding
 	Clear    key.Binding
-	Theme    key.Binding
 	Snapshot key.Binding
-	Help     key.Binding
-	Quit     key.Binding
+	ViewKeys
+}
+
+// ViewKeys are the keys the live screen and replay share: the focused endpoint, the
+// theme, the help and quit.
+type ViewKeys struct {
+	Next  key.Binding
+	Prev  key.Binding
+	Theme key.Binding
+	Help  key.Binding
+	Quit  key.Binding
+}
+
+// defaultViewKeys returns the shared keys.
+func defaultViewKeys() ViewKeys {
+	return ViewKeys{
+		Next:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next endpoint")),
+		Prev:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous endpoint")),
+		Theme: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
+		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
+		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
 }
 
 // DefaultKeyMap returns tpsmon's keys (issue 3, "Keys").
@@ -34,14 +51,10 @@ func DefaultKeyMap() KeyMap {
 		Mode:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "rate mode")),
 		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Resume:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "resume"), key.WithDisabled()),
-		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next endpoint")),
-		Prev:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous endpoint")),
 		All:      key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "load keys: all endpoints")),
 		Clear:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear levels")),
-		Theme:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
 		Snapshot: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "snapshot")),
-		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
-		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		ViewKeys: defaultViewKeys(),
 	}
 }
 

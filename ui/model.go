@@ -44,12 +44,8 @@ type root struct {
 	w, h         int
 	lay          layout
 
-	header headerPanel
-	series seriesPanel
-	server serverPanel
-	curve  curvePanel
-	table  tablePanel
-	status statusPanel
+	panels             // header, series, curve, table, status
+	server serverPanel // the server's view, under the series
 
 	errWin []errorWindow // per endpoint: errors of the last minute
 	down   []bool        // per endpoint: its last error stands (to say when it is back)
@@ -189,12 +185,8 @@ func (m *root) applyTheme() {
 	t, _ := themes.Get(name, m.dark)
 	m.st = newStyles(t)
 	m.help.Styles = m.st.Help
-	m.header.SetStyles(m.st)
-	m.series.SetStyles(m.st)
+	m.setStyles(m.st)
 	m.server.SetStyles(m.st)
-	m.curve.SetStyles(m.st)
-	m.table.SetStyles(m.st)
-	m.status.SetStyles(m.st)
 	m.frameDirty = true
 }
 
@@ -205,12 +197,8 @@ func (m *root) relayout() {
 	}
 	m.lay = withGoodput(withServer(computeLayout(m.w, m.h, helpH, m.eng.Len()), m.serverOn()))
 	l := m.lay
-	m.header.SetSize(l.Width, l.Header)
-	m.series.SetSize(l.Width, l.Series)
+	m.setSizes(l)
 	m.server.SetSize(l.Width, l.Server)
-	m.curve.SetSize(l.CurveW, l.Curve)
-	m.table.SetSize(l.TableW, l.Table)
-	m.status.SetSize(l.Width, l.Status)
 	m.help.SetWidth(l.Width)
 	m.bucketDirty, m.dataDirty = true, true
 	m.refresh(true)

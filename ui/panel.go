@@ -17,6 +17,31 @@ var (
 	_ component = (*statusPanel)(nil)
 )
 
+// panels are the panels the live screen and replay both show, sized and styled together.
+type panels struct {
+	header headerPanel
+	series seriesPanel
+	curve  curvePanel
+	table  tablePanel
+	status statusPanel
+}
+
+// setSizes sizes the shared panels to the layout.
+func (p *panels) setSizes(l layout) {
+	p.header.SetSize(l.Width, l.Header)
+	p.series.SetSize(l.Width, l.Series)
+	p.curve.SetSize(l.CurveW, l.Curve)
+	p.table.SetSize(l.TableW, l.Table)
+	p.status.SetSize(l.Width, l.Status)
+}
+
+// setStyles gives the shared panels the styles of a theme.
+func (p *panels) setStyles(st Styles) {
+	for _, c := range []component{&p.header, &p.series, &p.curve, &p.table, &p.status} {
+		c.SetStyles(st)
+	}
+}
+
 // panel is the part every panel embeds (in the spirit of soft-serve's common.Common):
 // its size, the styles, and its view cached until something it draws changes. A
 // panel's SetData sets dirty; its View is view(render).

@@ -63,11 +63,7 @@ type replayRoot struct {
 	w, h int
 	lay  layout
 
-	header headerPanel
-	series seriesPanel
-	curve  curvePanel
-	table  tablePanel
-	status statusPanel
+	panels // header, series, curve, table, status
 
 	frame      string
 	frameDirty bool
@@ -197,9 +193,7 @@ func (m *replayRoot) applyTheme() {
 	t, _ := themes.Get(themes.Names()[m.themeIdx], m.dark)
 	m.st = newStyles(t)
 	m.help.Styles = m.st.Help
-	for _, p := range []component{&m.header, &m.series, &m.curve, &m.table, &m.status} {
-		p.SetStyles(m.st)
-	}
+	m.setStyles(m.st)
 	m.frameDirty = true
 }
 
@@ -210,11 +204,7 @@ func (m *replayRoot) relayout() {
 	}
 	m.lay = computeLayout(m.w, m.h, helpH, 0)
 	l := m.lay
-	m.header.SetSize(l.Width, l.Header)
-	m.series.SetSize(l.Width, l.Series)
-	m.curve.SetSize(l.CurveW, l.Curve)
-	m.table.SetSize(l.TableW, l.Table)
-	m.status.SetSize(l.Width, l.Status)
+	m.setSizes(l)
 	m.help.SetWidth(l.Width)
 	m.refresh()
 }

@@ -11,27 +11,19 @@ type ReplayKeyMap struct {
 	Speed2  key.Binding
 	Speed4  key.Binding
 	Restart key.Binding
-	Next    key.Binding
-	Prev    key.Binding
-	Theme   key.Binding
-	Help    key.Binding
-	Quit    key.Binding
+	ViewKeys
 }
 
 // DefaultReplayKeyMap returns replay's keys.
 func DefaultReplayKeyMap() ReplayKeyMap {
 	return ReplayKeyMap{
-		Pause:   key.NewBinding(key.WithKeys("space", " ", "p"), key.WithHelp("space/p", "pause")),
-		Play:    key.NewBinding(key.WithKeys("space", " ", "p"), key.WithHelp("space/p", "play"), key.WithDisabled()),
-		Speed1:  key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "real time")),
-		Speed2:  key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "speed ×2")),
-		Speed4:  key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "speed ×4")),
-		Restart: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "from the start")),
-		Next:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next endpoint")),
-		Prev:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous endpoint")),
-		Theme:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
-		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Pause:    key.NewBinding(key.WithKeys("space", " ", "p"), key.WithHelp("space/p", "pause")),
+		Play:     key.NewBinding(key.WithKeys("space", " ", "p"), key.WithHelp("space/p", "play"), key.WithDisabled()),
+		Speed1:   key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "real time")),
+		Speed2:   key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "speed ×2")),
+		Speed4:   key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "speed ×4")),
+		Restart:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "from the start")),
+		ViewKeys: defaultViewKeys(),
 	}
 }
 

@@ -94,21 +94,13 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	ctx := cmd.Context()
-	s, err := a.start(ctx, p, true)
+	su, err := a.setup(ctx, p, f, true)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-
-	live, err := a.openLive(&f.liveFlags)
-	if err != nil {
-		return err
-	}
-	defer live.close(a)
-	cfg := a.runConfig(p, f)
-	cfg.Observers = live.observers
-	sp.apply(&cfg)
-	eng, err := engine.Start(ctx, cfg)
+	defer su.close(a)
+	sp.apply(&su.cfg)
+	eng, err := engine.Start(ctx, su.cfg)
 	if err != nil {
 		return engineError(err)
 	}
@@ -120,10 +112,10 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
-	liveErr := live.close(a)
+	liveErr := su.live.close(a)
 
-	if s != nil {
-		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", s.profile)
+	if su.sim != nil {
+		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", su.sim.profile)
 	}
 	fmt.Fprint(a.stdout, model.Markdown(rep))
 	a.printRampEnds(res, p.bounds.maxDuration)

@@ -34,18 +34,12 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer closeTTY()
 	ctx := cmd.Context()
-	s, err := a.start(ctx, p, false)
+	su, err := a.setup(ctx, p, f, false)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-
-	live, err := a.openLive(&f.liveFlags)
-	if err != nil {
-		return err
-	}
-	defer live.close(a)
-	cfg := a.runConfig(p, f)
+	defer su.close(a)
+	cfg := &su.cfg
 	cfg.Settle = p.bounds.settle
 	start := f.users
 	if p.rate.on { // --rate R starts at R requests/s; a single rate leaves the ramp (r) its default rates
@@ -54,12 +48,11 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 			cfg.Ramp.Levels = engine.DefaultRamp.Levels
 		}
 	}
-	cfg.Observers = live.observers
 	cfg.Conns = max(64, f.users)
 	for _, l := range p.ramp.Levels {
 		cfg.Conns = max(cfg.Conns, l)
 	}
-	eng, err := engine.Start(ctx, cfg)
+	eng, err := engine.Start(ctx, *cfg)
 	if err != nil {
 		return engineError(err)
 	}
@@ -77,7 +70,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	if summary != "" {
 		fmt.Fprint(a.stdout, summary)
 	}
-	if lerr := live.close(a); lerr != nil && err == nil {
+	if lerr := su.live.close(a); lerr != nil && err == nil {
 		return lerr
 	}
 	if err != nil {

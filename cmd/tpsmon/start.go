@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe"
+	engine "github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -86,6 +87,38 @@ func modelRequired(source string) string {
 		return "model: is required for this endpoint (or --model for every endpoint)"
 	}
 	return "--model is required"
+}
+
+// runSetup is what bench and the screen both set up before their engine starts: the
+// built-in simulator when it serves the run, the live outputs, and the engine's
+// configuration with the live outputs' observers.
+type runSetup struct {
+	sim  *simulator
+	live *liveOutputs
+	cfg  engine.Config
+}
+
+// setup makes the plan runnable (start), opens the live outputs (--timeseries,
+// --metrics-addr) and builds the engine's configuration. Undo it with close.
+func (a *app) setup(ctx context.Context, p *plan, f *runFlags, check bool) (*runSetup, error) {
+	s, err := a.start(ctx, p, check)
+	if err != nil {
+		return nil, err
+	}
+	live, err := a.openLive(&f.liveFlags)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	cfg := a.runConfig(p, f)
+	cfg.Observers = live.observers
+	return &runSetup{sim: s, live: live, cfg: cfg}, nil
+}
+
+// close closes the live outputs, then stops the simulator. Idempotent.
+func (r *runSetup) close(a *app) {
+	_ = r.live.close(a)
+	r.sim.Close()
 }
 
 // Close stops the simulator.

@@ -161,17 +161,8 @@ func (d *Sampled) Request(i uint64) Request {
 	return req
 }
 
-// wordList are common short English words that most tokenizers encode as one token
-// each (with the leading space), so n words are about n tokens.
-var wordList = [...]string{
-	"the", "of", "and", "to", "in", "is", "you", "that", "it", "he",
-	"was", "for", "on", "are", "as", "with", "his", "they", "at", "be",
-	"this", "have", "from", "or", "one", "had", "by", "word", "but", "not",
-	"what", "all", "were", "we", "when", "your", "can", "said", "there", "use",
-	"an", "each", "which", "she", "do", "how", "their", "if", "will", "up",
-	"other", "about", "out", "many", "then", "them", "these", "so", "some", "her",
-	"would", "make", "like", "him",
-}
+// wordList are the words of synthetic lines: the first 64 of WordList.
+var wordList = WordList[:64]
 
 // askLong asks for a long answer, so that max_tokens rather than the model decides how
 // long a stream runs. It comes last: prompts differ from their first word on.
