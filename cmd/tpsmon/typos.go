@@ -67,7 +67,9 @@ func flagValue(args []string, name string) string {
 }
 
 // nearFlag is the flag of cmd nearest to the unknown flag of err ("--profle" suggests
-// --profile), "" when none is within suggestDistance edits.
+// --profile, "--hodl" --hold), "" when none is within suggestDistance edits. Of flags
+// equally near, one with the same first letter wins, then the first by name, so the
+// hint does not depend on the order the flags were declared in.
 func nearFlag(cmd *cobra.Command, err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
@@ -75,7 +77,11 @@ func nearFlag(cmd *cobra.Command, err error) string {
 	}
 	best, bestD := "", suggestDistance+1
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestD && !f.Hidden {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(name, f.Name)
+		if d < bestD || (d == bestD && nearer(name, f.Name, best)) {
 			best, bestD = f.Name, d
 		}
 	})
@@ -85,8 +91,23 @@ func nearFlag(cmd *cobra.Command, err error) string {
 	return "did you mean --" + best + "?"
 }
 
-// editDistance is the Levenshtein distance of a and b.
+// nearer reports whether flag a is a better hint for name than flag b at the same
+// distance: a shares name's first letter and b does not, or both or neither do and a
+// sorts first.
+func nearer(name, a, b string) bool {
+	first := func(f string) bool { return f != "" && name != "" && f[0] == name[0] }
+	sa, sb := first(a), first(b)
+	if sa != sb {
+		return sa
+	}
+	return b == "" || a < b
+}
+
+// editDistance is the optimal-string-alignment distance of a and b: Levenshtein's
+// insertions, deletions and substitutions plus the swap of two adjacent letters, each
+// one edit ("hodl" is 1 from "hold", not 2).
 func editDistance(a, b string) int {
+	pprev := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -100,8 +121,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], pprev[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		pprev, prev, cur = prev, cur, pprev
 	}
 	return prev[len(b)]
 }

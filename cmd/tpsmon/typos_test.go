@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 func TestTypoHelp(t *testing.T) {
@@ -17,10 +19,44 @@ func TestTypoHelp(t *testing.T) {
 		{[]string{"bench", "--users", "8"}, "use --ramp 8"},
 		{[]string{"bench", "--users=16"}, "use --ramp 16"},
 		{[]string{"sim", "--profle", "fast"}, "did you mean --profile?"},
+		{[]string{"bench", "--hodl", "3s"}, "did you mean --hold?"},
+		{[]string{"--uesrs", "3"}, "did you mean --users?"},
+		{[]string{"bench", "--zzzzqq", "1"}, "unknown flag: --zzzzqq\n"},
 	} {
 		r := cli(t, nil, nil, nil, c.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// TestEditDistance: a swap of two adjacent letters is one edit, as an insertion,
+// a deletion or a substitution is.
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"hodl", "hold", 1}, {"uesrs", "users", 1}, {"hodl", "model", 2}, {"profle", "profile", 1},
+		{"hold", "hold", 0}, {"", "abc", 3}, {"ca", "abc", 3}, {"abcd", "badc", 2},
+	} {
+		if got := editDistance(c.a, c.b); got != c.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestNearFlagTie: of flags equally near, the one with the same first letter wins,
+// whatever the order they were declared in.
+func TestNearFlagTie(t *testing.T) {
+	for _, names := range [][]string{{"mold", "hole"}, {"hole", "mold"}} {
+		c := &cobra.Command{Use: "x"}
+		c.Flags().SortFlags = false
+		for _, n := range names {
+			c.Flags().String(n, "", "")
+		}
+		if got := nearFlag(c, errors.New("unknown flag: --hodl")); got != "did you mean --hole?" {
+			t.Errorf("flags %v: nearFlag(--hodl) = %q, want --hole", names, got)
 		}
 	}
 }
