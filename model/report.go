@@ -60,6 +60,18 @@ type ReportSettings struct {
 	StartAt string `json:"start_at,omitempty"`
 }
 
+// MarshalJSON writes the settings with extra_body_keys as [] when there are none (never
+// null, so that a script can iterate over it without a check), whoever built them: a
+// run, a merge, or an older file read back.
+func (s ReportSettings) MarshalJSON() ([]byte, error) {
+	type plain ReportSettings
+	p := plain(s)
+	if p.ExtraBodyKeys == nil {
+		p.ExtraBodyKeys = []string{}
+	}
+	return json.Marshal(p)
+}
+
 // ReportSLO is SLO in the report's units. It always marshals: a value JSON cannot carry
 // (NaN, an infinity) is written as SLO.Report writes it.
 type ReportSLO struct {

@@ -284,3 +284,26 @@ func TestCSVUnmeasuredIsEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraBodyKeysNeverNull: a run without extra body fields writes extra_body_keys
+// as [] (never null), whether the settings came from a run, a merge or a file that
+// had null; the other settings are written as before.
+func TestExtraBodyKeysNeverNull(t *testing.T) {
+	var old Report
+	if err := json.Unmarshal([]byte(`{"settings": {"ramp": [1], "hold_s": 5, "extra_body_keys": null}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]ReportSettings{"built": {Ramp: []int{1}, HoldS: 5}, "read back": old.Settings} {
+		data, err := json.Marshal(&Report{Settings: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"extra_body_keys":[]`) || !strings.Contains(string(data), `"ramp":[1],"hold_s":5,`) {
+			t.Errorf("%s: %s; want extra_body_keys [] and the other settings", name, data)
+		}
+	}
+	data, _ := json.Marshal(ReportSettings{ExtraBodyKeys: []string{"top_k"}})
+	if !strings.Contains(string(data), `"extra_body_keys":["top_k"]`) {
+		t.Errorf("keys given: %s", data)
+	}
+}

@@ -93,7 +93,7 @@ func TestBenchOnBuiltInSimulator(t *testing.T) {
 		}
 	}
 	s := keys(t, "settings", m["settings"], "ramp", "hold_s", "api", "max_tokens", "prompt_tokens", "slo")
-	if fmt.Sprint(s["ramp"]) != "[1 2]" || s["hold_s"] != 2.0 || s["api"] != "chat" || s["max_tokens"] != 16.0 || s["prompt_tokens"] != 128.0 {
+	if fmt.Sprint(s["ramp"]) != "[1 2]" || s["hold_s"] != 2.0 || s["api"] != "chat" || s["max_tokens"] != 16.0 || s["prompt_tokens"] != 128.0 || fmt.Sprintf("%#v", s["extra_body_keys"]) != "[]interface {}{}" {
 		t.Errorf("settings: %v", s)
 	}
 	keys(t, "slo", s["slo"], "user_tps_min", "ttft_p95_max_ms", "error_rate_max")
