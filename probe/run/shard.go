@@ -102,7 +102,7 @@ func (e *Engine) nextChange() (at time.Time, ok bool) {
 // begin waits for Config.StartAt (when set) and returns the moment the ramp starts
 // (with a monotonic reading: StartAt itself when on time, in the past when late) and
 // how late this run is (0 when less than LateAfter). It sets the report's wall clock
-// to that moment. A start time more than one hold ago is refused: the first level is
+// to that moment, and its started_at to the end of the wait. A start time more than one hold ago is refused: the first level is
 // over. ok is false when ctx ended the wait.
 func (e *Engine) begin(ctx context.Context) (start time.Time, late time.Duration, ok bool, err error) {
 	now := time.Now()
@@ -121,6 +121,7 @@ func (e *Engine) begin(ctx context.Context) (start time.Time, late time.Duration
 			return start, 0, false, nil
 		}
 	}
+	e.started = e.cfg.Now() // the report's started_at: the load starts now, not when New ran
 	late = time.Since(start)
 	if late > e.cfg.Ramp.Hold {
 		return start, late, false, fieldErr(FieldStartAt, e.cfg.StartAt.UTC().Format(time.RFC3339),

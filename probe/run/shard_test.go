@@ -168,6 +168,27 @@ func TestRunStartsAtStartTime(t *testing.T) {
 	}
 }
 
+// TestRunStartedAtIsTheStart: a run that waits for its start time reports as started_at
+// the start of the load, not the moment the engine was built. The start time is on a
+// whole second, as started_at is written to the second (truncated).
+func TestRunStartedAtIsTheStart(t *testing.T) {
+	f := &fakeStreamer{tokens: 3, gap: 5 * time.Millisecond}
+	start := time.Now().Add(300 * time.Millisecond).Truncate(time.Second).Add(time.Second)
+	res, err := runBench(context.Background(), Config{Endpoints: []probe.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
+		Ramp: Ramp{Levels: []int{1}, Hold: 200 * time.Millisecond}, StartAt: start, Drain: time.Second,
+		NewStreamer: fakes(map[string]*fakeStreamer{"f": f}), PoolOptions: fastTicks}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := time.Parse(time.RFC3339, res.Report.StartedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Before(start) {
+		t.Errorf("started_at %s is before the start time %s: stamped before the wait", res.Report.StartedAt, start.UTC().Format(time.RFC3339Nano))
+	}
+}
+
 // TestRunInterruptedWhileWaiting: Ctrl-C before the start time ends the run at once with
 // an interrupted report that measured nothing.
 func TestRunInterruptedWhileWaiting(t *testing.T) {
