@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/arrival"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,7 +30,8 @@ import (
 //	    server_metrics: off       # or its URL; default: the url's origin + /metrics
 //	workload: {max_tokens: 256, prompt_tokens: 128, ignore_eos: true, timeout: 60s, seed: 42}
 //	ramp: {levels: [1, 2, 4, 8, 16, 32], hold: 15s, max_hold: 2m, settle: capacity, max_duration: 30m, full_ramp: false}
-//	slo: {user_tps_p50_min: 30, ttft_p95_max: 2s, error_rate_max: 0.01}  # ttfo_p95_max: 10s (optional)
+//	  # or rate mode instead of levels: rate: [2, 4, 8], arrival: poisson, max_concurrency: 64
+//	slo: {user_tps_p50_min: 30, ttft_p95_max: 2s, error_rate_max: 0.01}  # ttfo_p95_max: 10s, goodput_min: 95% (optional)
 type fileConfig struct {
 	Endpoints []endpointConfig `yaml:"endpoints"`
 	Workload  workloadConfig   `yaml:"workload"`
@@ -73,6 +74,10 @@ type rampConfig struct {
 	Settle      *settle  `yaml:"settle"`
 	MaxDuration *posDur  `yaml:"max_duration"`
 	FullRamp    *bool    `yaml:"full_ramp"`
+	// Rate mode, as --rate, --arrival and --max-concurrency (rateFromConfig).
+	Rate           *rateList    `yaml:"rate"`
+	Arrival        *arrivalKind `yaml:"arrival"`
+	MaxConcurrency *capInt      `yaml:"max_concurrency"`
 }
 
 type sloConfig struct {
@@ -80,6 +85,7 @@ type sloConfig struct {
 	TTFTP95Max    *posDur    `yaml:"ttft_p95_max"`
 	ErrorRateMax  *rate      `yaml:"error_rate_max"`
 	TTFOP95Max    *posDur    `yaml:"ttfo_p95_max"` // reasoning models: time to first answer token
+	GoodputMin    *rate      `yaml:"goodput_min"`  // --slo goodput>=95%: the share meeting the per-request SLO
 }
 
 // apiName is "chat" or "completions".
@@ -128,6 +134,53 @@ func (p *posDur) UnmarshalYAML(n *yaml.Node) error {
 		return lineError(n, "want a duration with a unit such as 15s or 500ms, got %q", n.Value)
 	}
 	*p = posDur(d)
+	return nil
+}
+
+// capInt is a whole number of 0 or more (max_concurrency: 0 is no cap).
+type capInt int
+
+func (c *capInt) UnmarshalYAML(n *yaml.Node) error {
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
+		return lineError(n, "want 0 (no cap) or a whole number of requests in flight such as 64, got %q", n.Value)
+	}
+	*c = capInt(v)
+	return nil
+}
+
+// rateList is rate mode's arrival rates, judged as --rate's are (parseRates): a list,
+// or one rate (or "2,4,8" as --rate takes it), each a whole number of requests/s from
+// 1 to 10000. text is the list as --rate takes it.
+type rateList struct{ text string }
+
+func (r *rateList) UnmarshalYAML(n *yaml.Node) error {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	var parts []string
+	for _, it := range items {
+		if _, err := parseRates(it.Value); it.Kind != yaml.ScalarNode || err != nil {
+			return lineError(it, "want a rate of requests per second (a whole number from 1 to 10000) or a list of them such as [2, 4, 8, 16], got %q", it.Value)
+		}
+		parts = append(parts, it.Value)
+	}
+	if len(parts) == 0 {
+		return lineError(n, "want at least one rate of requests per second, such as [2, 4, 8, 16]")
+	}
+	r.text = strings.Join(parts, ",")
+	return nil
+}
+
+// arrivalKind is how rate mode's arrivals are spaced, as --arrival takes it.
+type arrivalKind string
+
+func (a *arrivalKind) UnmarshalYAML(n *yaml.Node) error {
+	if _, err := arrival.ParseKind(n.Value); n.Kind != yaml.ScalarNode || err != nil {
+		return lineError(n, "want poisson or constant, got %q", n.Value)
+	}
+	*a = arrivalKind(n.Value)
 	return nil
 }
 
@@ -251,130 +304,4 @@ func (c *fileConfig) keyOrigin(i int, key string) origin {
 		where += " (" + name + ")"
 	}
 	return origin{where: where, writeAs: key + ": "}
-}
-
-// maxLocateLines bounds the files whose syntax errors syntaxError locates itself.
-const maxLocateLines = 5000
-
-var reLine = regexp.MustCompile(`^line \d+: `)
-
-// syntaxError is a YAML syntax error as "config FILE: line N: what". yaml.v3 gives no
-// line for an error on the first line and counts some from 0, so the line is found here:
-// the first line that no prefix of the file parses past, that is, the line after the
-// longest run of leading lines that parses. That is where an unclosed bracket or quote
-// opens, or where a tab, a stray ':' or a repeated key is.
-func syntaxError(path string, data []byte, err error) error {
-	msg := reLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
-	if line := syntaxLine(data); line > 0 {
-		return fmt.Errorf("config %s: line %d: %s", path, line, msg)
-	}
-	return configError(path, err)
-}
-
-// syntaxLine returns 1 + the most leading lines of data that parse as YAML, or 0 when
-// data has too many lines to search or every line parses.
-func syntaxLine(data []byte) int {
-	var ends []int // offset just past each line
-	for i, c := range data {
-		if c == '\n' {
-			ends = append(ends, i+1)
-		}
-	}
-	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
-		ends = append(ends, len(data))
-	}
-	if len(ends) > maxLocateLines {
-		return 0
-	}
-	for n := len(ends); n > 0; n-- {
-		var v yaml.Node
-		if yaml.Unmarshal(data[:ends[n-1]], &v) == nil {
-			if n == len(ends) {
-				return 0
-			}
-			return n + 1
-		}
-	}
-	return 1
-}
-
-var (
-	reNotFound = regexp.MustCompile(`field (\S+) not found in type \S+`)
-	reBadType  = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (.+)$")
-	reBadKind  = regexp.MustCompile(`cannot unmarshal !!(\w+) into (.+)$`)
-	reColumn   = regexp.MustCompile(`^line (\d+): @(\d+): `)
-)
-
-// configError turns a yaml.v3 error into "config FILE: line N: what", one per problem.
-func configError(path string, err error) error { return configErrorAt(path, err, nil) }
-
-// configErrorAt is configError naming the key of each problem found in paths (see keyPaths).
-func configErrorAt(path string, err error, paths map[string]string) error {
-	var lines []string
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		lines = te.Errors
-	} else {
-		lines = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
-	}
-	for i, l := range lines {
-		l = reColumn.ReplaceAllStringFunc(l, func(m string) string {
-			sub := reColumn.FindStringSubmatch(m)
-			if key := paths[sub[1]+":"+sub[2]]; key != "" {
-				return "line " + sub[1] + ": " + key + ": "
-			}
-			return "line " + sub[1] + ": "
-		})
-		l = reNotFound.ReplaceAllString(l, `unknown key "$1" (check its spelling and indentation; the keys are listed in the README)`)
-		l = reBadType.ReplaceAllStringFunc(l, func(m string) string {
-			sub := reBadType.FindStringSubmatch(m)
-			return fmt.Sprintf("%q is %s, want %s", sub[2], yamlKind(sub[1]), goKind(sub[3]))
-		})
-		l = reBadKind.ReplaceAllStringFunc(l, func(m string) string {
-			sub := reBadKind.FindStringSubmatch(m)
-			return fmt.Sprintf("found %s, want %s", yamlKind(sub[1]), goKind(sub[2]))
-		})
-		lines[i] = fmt.Sprintf("config %s: %s", path, l)
-	}
-	return errors.New(strings.Join(lines, "\n"))
-}
-
-func yamlKind(tag string) string {
-	switch tag {
-	case "str":
-		return "a string"
-	case "int", "float":
-		return "a number"
-	case "bool":
-		return "a boolean"
-	case "map":
-		return "a mapping"
-	case "seq":
-		return "a list"
-	}
-	return "a " + tag
-}
-
-func goKind(t string) string {
-	switch {
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "main."):
-		return "a mapping (key: value)"
-	case t == "bool":
-		return "true or false"
-	case t == "string":
-		return "a string"
-	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "float"):
-		return "a number"
-	}
-	return t
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -80,7 +80,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo, workload: workloadWords(f, dist), shard: shard}
-	if err := p.resolveRate(f, changed); err != nil {
+	if err := p.resolveRate(f, cfg, changed); err != nil {
 		return nil, err
 	}
 	specs, err := endpointSpecs(f, cfg, shared, changed, a.getenv)
@@ -203,7 +203,8 @@ func resolveRamp(f *runFlags, cfg *fileConfig, changed func(string) bool) (engin
 }
 
 // sloKeys maps the terms of model.SLOError to the config's slo keys.
-var sloKeys = map[string]string{"user_tps_p50": "user_tps_p50_min", "ttft_p95": "ttft_p95_max", "error_rate": "error_rate_max", "ttfo_p95": "ttfo_p95_max"}
+var sloKeys = map[string]string{"user_tps_p50": "user_tps_p50_min", "ttft_p95": "ttft_p95_max", "error_rate": "error_rate_max", "ttfo_p95": "ttfo_p95_max",
+	"goodput": "goodput_min"}
 
 // resolveSLO is the capacity criteria: the defaults, then the config's, then the
 // terms of --slo over them. The config's criteria are judged by model.SLO.Validate,
@@ -222,6 +223,9 @@ func resolveSLO(flag string, cfg *fileConfig) (model.SLO, error) {
 	}
 	if v := sc.TTFOP95Max; v != nil {
 		slo.TTFOP95Max = time.Duration(*v)
+	}
+	if v := sc.GoodputMin; v != nil {
+		slo.GoodputMin = float64(*v)
 	}
 	if err := slo.Validate(); err != nil {
 		var se *model.SLOError

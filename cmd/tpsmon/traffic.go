@@ -60,10 +60,15 @@ func parseRates(s string) ([]int, error) {
 	return out, nil
 }
 
-// resolveRate reads --rate, --arrival and --max-concurrency; with --rate, its rates
-// replace the ramp's levels (levels are then arrival rates).
-func (p *plan) resolveRate(f *runFlags, changed func(string) bool) error {
+// resolveRate reads --rate, --arrival and --max-concurrency, over the config's rate,
+// arrival and max_concurrency; with a rate, its rates replace the ramp's levels
+// (levels are then arrival rates).
+func (p *plan) resolveRate(f *runFlags, cfg *fileConfig, changed func(string) bool) error {
 	t := &f.traffic
+	rateOnly, err := rateFromConfig(f, cfg, changed)
+	if err != nil {
+		return err
+	}
 	if t.maxConcurrency < 0 {
 		return usageErrorf("--max-concurrency %d: want 0 (no cap) or more", t.maxConcurrency)
 	}
@@ -74,6 +79,9 @@ func (p *plan) resolveRate(f *runFlags, changed func(string) bool) error {
 	if t.rate == "" {
 		if changed("arrival") || changed("max-concurrency") {
 			return usageErrorf("--arrival and --max-concurrency are for rate mode: give --rate too, e.g. --rate 10")
+		}
+		if rateOnly != "" {
+			return usageErrorf("%s: arrival and max_concurrency are for rate mode: add rate beside it (e.g. rate: [2, 4, 8, 16]) or give --rate", cfg.at(rateOnly))
 		}
 		return nil
 	}
@@ -87,6 +95,30 @@ func (p *plan) resolveRate(f *runFlags, changed func(string) bool) error {
 	p.ramp.Levels = rates
 	p.rate = rateMode{on: true, kind: kind, maxConcurrency: t.maxConcurrency, seed: t.seed}
 	return nil
+}
+
+// rateFromConfig takes the config's ramp.rate, ramp.arrival and ramp.max_concurrency
+// where the flags were not given; --ramp replaces the file's walk, rate mode included.
+// rateOnly is the key of an arrival or max_concurrency taken from the file ("" when
+// none), for the message when no rate is given.
+func rateFromConfig(f *runFlags, cfg *fileConfig, changed func(string) bool) (rateOnly string, err error) {
+	rc, t := &cfg.Ramp, &f.traffic
+	if rc.Rate != nil && len(rc.Levels) > 0 {
+		return "", usageErrorf("%s: rate and levels exclude each other: rate walks arrival rates (requests/s), levels walks users; keep one", cfg.at("ramp.rate"))
+	}
+	if changed("ramp") && !changed("rate") {
+		return "", nil
+	}
+	if rc.Rate != nil && !changed("rate") {
+		t.rate = rc.Rate.text
+	}
+	if rc.MaxConcurrency != nil && !changed("max-concurrency") {
+		t.maxConcurrency, rateOnly = int(*rc.MaxConcurrency), "ramp.max_concurrency"
+	}
+	if rc.Arrival != nil && !changed("arrival") {
+		t.arrival, rateOnly = string(*rc.Arrival), "ramp.arrival"
+	}
+	return rateOnly, nil
 }
 
 // poolOptions are the pools' options of the plan: rate mode's open loop when on.
