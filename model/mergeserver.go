@@ -37,6 +37,7 @@ func anyServer(files []MergeFile, i int) bool {
 // weighted is a mean weighted by scrapes over the views that have the figure.
 type weighted struct{ sum, w float64 }
 
+// add counts v (when present) with weight w.
 func (m *weighted) add(v *float64, w float64) {
 	if v != nil && w > 0 {
 		m.sum += *v * w
@@ -44,6 +45,7 @@ func (m *weighted) add(v *float64, w float64) {
 	}
 }
 
+// mean is the weighted mean, nil when no view had the figure.
 func (m *weighted) mean() *float64 {
 	if m.w <= 0 {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 )
 
+// fp is a pointer to v.
 func fp(v float64) *float64 { return &v }
 
 // serverFiles are two reports of level 4 (each 100 tok/s received over 30 s) whose
