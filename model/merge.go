@@ -41,7 +41,12 @@ type MergeFile struct {
 //     time-weighted mean). Shards' windows do not coincide: a shard turns steady once
 //     its own earlier requests ended, a shard whose share of the previous level was
 //     smaller sooner; summing over the union would read low by the share of the
-//     union that not every shard covered (10-15% in tests), the sum of rates does not.
+//     union that not every shard covered (10-15% in tests), the sum of rates does not;
+//   - lengths and chunk gaps from their merged histograms (exact), or none when a
+//     report's level carries no such histograms (an older tpsmon; MergeNotes says so):
+//     figures over some of the requests would read as the whole level's;
+//   - the server's view when every report names the same metrics URL (see mergeServer;
+//     MergeNotes says when it is left out), never summed.
 //
 // Capacity and saturation are recomputed from the merged levels with the reports'
 // criteria; the run counts as interrupted when any of them was. The merged report has
@@ -94,6 +99,8 @@ type mergeLevel struct {
 	// The sums of each report's own rates: steady tokens and steady requests over the
 	// length of its windows (the shards' aggregate and request rate).
 	tokenRate, requestRate float64
+	noTraffic              bool           // a report's level carried no lengths or chunk gaps histograms
+	servers                []*ServerLevel // the reports' server's views of the level
 }
 
 // mergeEndpoint merges endpoint i of every report.
@@ -128,6 +135,8 @@ func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) 
 	default:
 		e.TokenSource = SourceMixed
 	}
+	url, server := sameServer(files, i)
+	e.ServerMetrics = url
 	stats := make([]LevelStats, 0, len(acc))
 	for _, c := range slices.Sorted(maps.Keys(acc)) {
 		m := acc[c]
@@ -140,6 +149,12 @@ func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) 
 		rl := ls.Report()
 		rl.Hist = m.l.hists()
 		rl.Windows = reportWindows(spans, WallClock{})
+		if m.noTraffic {
+			forgetTraffic(&rl)
+		}
+		if server {
+			rl.Server = mergeServer(m.servers, shards)
+		}
 		e.Levels = append(e.Levels, rl)
 	}
 	e.Capacity = capacityOf(stats, slo, interrupted)
@@ -171,6 +186,14 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 			return fmt.Errorf("hist.%s: %w", p.name, err)
 		}
 	}
+	if err := m.addTraffic(hs); errors.Is(err, errNoTraffic) {
+		m.noTraffic = true // see forgetTraffic
+	} else if err != nil {
+		return err
+	}
+	if rl.Server != nil {
+		m.servers = append(m.servers, rl.Server)
+	}
 	spans, err := parseWindows(rl.Windows)
 	if err != nil {
 		return err
@@ -185,7 +208,6 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	}
 	l.outputTokens += rl.OutputTokens
 	// Goodput counts add up; the time in flight is the shard's mean times its window.
-	// Lengths and chunk gaps carry no histogram in the JSON: they are not merged.
 	l.traffic.Goodput.judged += rl.Goodput.Judged
 	l.traffic.Goodput.met += rl.Goodput.Met
 	l.busy += time.Duration(rl.InFlightMean * rl.DurationS * float64(time.Second))

@@ -24,6 +24,12 @@ func shardSample(r *rand.Rand, c int, send time.Duration) *Sample {
 	s := ok(c, send, ttft, decode, 20+r.IntN(200))
 	s.Tokens *= 2
 	s.MaxGap = time.Duration(10+r.IntN(300)) * msec
+	// Lengths and chunk gaps from what was drawn (drawing more would change the run).
+	s.PromptTokens = 50 + 7*(s.Tokens%40)
+	s.Gaps = &GapSketch{}
+	for k := 1; k < s.Chunks; k++ {
+		s.Gaps.Add(decode/time.Duration(s.Chunks) + time.Duration(k%7)*msec)
+	}
 	if r.IntN(10) == 0 {
 		s.Warmup = true
 	}
@@ -146,13 +152,15 @@ func testMergeShards(t *testing.T, n int) {
 	requests := 0
 	for i := range ge.Levels {
 		g, w := ge.Levels[i], we.Levels[i]
-		// Not merged (no histogram in the JSON): lengths and chunk gaps. The mean in
-		// flight is merged from rounded means: close, not exact.
+		// The mean in flight is merged from rounded means: close, not exact. Lengths
+		// and chunk gaps are merged from their histograms: exact (compared below).
 		if math.Abs(g.InFlightMean-w.InFlightMean) > 0.05*w.InFlightMean+0.02 {
 			t.Errorf("level %d: in flight %v merged, want %v", g.Concurrency, g.InFlightMean, w.InFlightMean)
 		}
-		g.Lengths, g.ChunkGaps, g.InFlightMean = LengthStats{}, GapStats{}, 0
-		w.Lengths, w.ChunkGaps, w.InFlightMean = LengthStats{}, GapStats{}, 0
+		g.InFlightMean, w.InFlightMean = 0, 0
+		if w.Lengths.Input.Count == 0 || w.Lengths.Output.Count == 0 || w.ChunkGaps.Count == 0 {
+			t.Errorf("level %d: lengths %+v chunk gaps %+v: feed samples with both", w.Concurrency, w.Lengths, w.ChunkGaps)
+		}
 		// The aggregate and request rate of shards: the sum of the shards' own rates
 		// (each over its own window, from its steady moment to its end); the rest is
 		// what the one Tracker over the union of the windows reads.
@@ -255,6 +263,10 @@ func TestMergeRefuses(t *testing.T) {
 			`b.json: endpoint "sim", level 8 users, has no histograms`},
 		{"bad histogram", func(a, b *Report) { b.Endpoints[0].Levels[0].Hist.E2E.HDR = "eA==" },
 			`b.json: endpoint "sim", level 2 users: hist.e2e: the us histogram does not decode`},
+		{"bad chunk gaps", func(a, b *Report) { b.Endpoints[0].Levels[0].Hist.ChunkGaps.Count++ },
+			`b.json: endpoint "sim", level 2 users: hist.chunk_gap: the chunk gap buckets hold`},
+		{"bad length", func(a, b *Report) { b.Endpoints[0].Levels[1].Hist.OutputTokens.Unit = "us" },
+			`b.json: endpoint "sim", level 4 users: hist.output_tokens: the us histogram covers`},
 		{"bad window", func(a, b *Report) { b.Endpoints[0].Levels[0].Windows[0].End = "yesterday" }, `window end "yesterday"`},
 		{"shard count", func(a, b *Report) { b.Settings.Shard = sh(1, 3) }, "settings.shard.count differs"},
 		{"same shard twice", func(a, b *Report) { b.Settings.Shard = sh(0, 2) }, "a.json and b.json are both shard 0/2"},

@@ -105,6 +105,10 @@ type ReportEndpoint struct {
 	// "stopped: <the stop rule, in words>", "max_duration", "interrupted" or "manual"
 	// (stopped by hand on the live screen). Absent when no ramp ran or it still runs.
 	RampEnd string `json:"ramp_end,omitempty"`
+	// ServerMetrics is the URL the server's view was scraped from, as it may be printed
+	// (user info and query redacted); absent when nothing was scraped. Merge keeps the
+	// server's view only when every file names the same one.
+	ServerMetrics string `json:"server_metrics,omitempty"`
 }
 
 // ReportCap is the capacity: 0 users when no level meets the criteria. AtLeast says

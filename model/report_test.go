@@ -63,8 +63,11 @@ func TestReportEndpointJSONShape(t *testing.T) {
 		t.Errorf("level keys %v, want %v", got, want)
 	}
 	lm := lv.(map[string]any)
-	if got, want := keys(t, lm["hist"]), sorted("ttft", "ttfo", "tpot", "e2e", "stall", "user_tps"); !slices.Equal(got, want) {
+	if got, want := keys(t, lm["hist"]), sorted("ttft", "ttfo", "tpot", "e2e", "stall", "user_tps", "input_tokens", "output_tokens", "chunk_gap"); !slices.Equal(got, want) {
 		t.Errorf("hist keys %v, want %v", got, want)
+	}
+	if got, want := keys(t, lm["hist"].(map[string]any)["chunk_gap"]), sorted("unit", "sub_buckets", "count", "buckets"); !slices.Equal(got, want) {
+		t.Errorf("hist.chunk_gap keys %v, want %v", got, want)
 	}
 	ttft := lm["hist"].(map[string]any)["ttft"].(map[string]any)
 	if got, want := keys(t, ttft), sorted("unit", "count", "sum", "min", "max", "clamped", "hdr"); !slices.Equal(got, want) {

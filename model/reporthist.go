@@ -20,6 +20,12 @@ type ReportHists struct {
 	E2E     HistJSON `json:"e2e"`
 	Stall   HistJSON `json:"stall"`
 	UserTPS HistJSON `json:"user_tps"`
+	// The lengths (whole tokens, in a rate Hist: unit mtok/s) and the pooled chunk
+	// gaps of the steady successful requests. Absent from reports written before they
+	// were added: Merge then shows no lengths nor chunk gaps for the level.
+	InputTokens  *HistJSON `json:"input_tokens,omitempty"`
+	OutputTokens *HistJSON `json:"output_tokens,omitempty"`
+	ChunkGaps    *GapsJSON `json:"chunk_gap,omitempty"`
 }
 
 // ReportWindow is one steady window of a level in wall-clock time (see WindowLayout).
@@ -72,10 +78,12 @@ func (t *book) windows(c int) []span {
 	return out
 }
 
-// hists encodes the level's histograms.
+// hists encodes the level's histograms, lengths and chunk gaps included.
 func (l *level) hists() *ReportHists {
-	return &ReportHists{TTFT: l.ttft.JSON(), TTFO: l.ttfo.JSON(), TPOT: l.tpot.JSON(),
+	hs := &ReportHists{TTFT: l.ttft.JSON(), TTFO: l.ttfo.JSON(), TPOT: l.tpot.JSON(),
 		E2E: l.e2e.JSON(), Stall: l.stall.JSON(), UserTPS: l.user.JSON()}
+	l.trafficHists(hs)
+	return hs
 }
 
 // reportWindows writes spans in wall-clock time.

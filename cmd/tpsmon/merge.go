@@ -27,7 +27,10 @@ func (a *app) newMergeCmd() *cobra.Command {
 and counters summed, so the merged percentiles are those of one process that saw every
 request. The aggregate tok/s of shards (which send at the same time) is the sum of the
 shards' own rates, each over its steady windows; that of whole runs is their tokens over
-the union of their windows. Shards must share their --start-at. Capacity and saturation are recomputed. Files whose settings differ, or that carry no
+the union of their windows. Shards must share their --start-at. Capacity and saturation are recomputed. Lengths and chunk gaps are merged from their
+histograms (files written before they were carried leave them out, and say so). The
+server's view is kept when every file names the same metrics URL: its gauges are the
+mean over all scrapes, never summed. Files whose settings differ, or that carry no
 histograms, are refused (exit 2). The merged report is printed as Markdown.`,
 		Example: `  tpsmon merge shard-0.json shard-1.json shard-2.json shard-3.json -o merged.json`,
 		Args:    cobra.ArbitraryArgs,
@@ -69,6 +72,9 @@ func (a *app) runMerge(f *mergeFlags, args []string) error {
 	merged, err := model.Merge(files)
 	if err != nil {
 		return usageErrorf("cannot merge: %v", err)
+	}
+	for _, n := range model.MergeNotes(files) {
+		fmt.Fprintf(a.stderr, "tpsmon: %s\n", n)
 	}
 	fmt.Fprint(a.stdout, model.Markdown(merged))
 	if f.out != "" {

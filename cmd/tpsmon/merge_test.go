@@ -166,3 +166,32 @@ func TestMergeTwoBenchRuns(t *testing.T) {
 		t.Errorf("%d levels, merged_from %d", len(got.Endpoints[0].Levels), got.MergedFrom)
 	}
 }
+
+// TestMergeCommandOlderFile: a file without the lengths and chunk gaps histograms
+// (an older tpsmon) merges; merge says which file and that the merged levels show
+// neither, and the Markdown shows them as not measured.
+func TestMergeCommandOlderFile(t *testing.T) {
+	dir := t.TempDir()
+	ttft := []int{100, 200, 300}
+	a := shardResults(t, dir, 0, 2, ttft, 0, nil)
+	old := shardResults(t, dir, 1, 2, ttft, 0, func(r *model.Report) {
+		h := r.Endpoints[0].Levels[0].Hist
+		h.InputTokens, h.OutputTokens, h.ChunkGaps = nil, nil, nil
+	})
+	r := cli(t, nil, nil, nil, "merge", a, old)
+	checkClean(t, r)
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, old+`: endpoint "sim" carries no lengths or chunk gaps histograms (written by an older tpsmon): the merged levels show no lengths nor chunk gaps`) {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "| - | - | - | - | - | - | - | - | - |\n") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	// Both files whole: nothing to say.
+	b := shardResults(t, dir, 1, 2, ttft, 0, nil)
+	if r := cli(t, nil, nil, nil, "merge", a, b); r.code != exitOK || strings.Contains(r.stderr, "histograms") {
+		t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+}

@@ -75,6 +75,7 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 				re.Levels[j].Server = sv.Report()
 			}
 		}
+		re.ServerMetrics = ep.server.status.URL // "" when nothing is scraped
 		re.RampEnd = ep.rampEnd(r.Interrupted)
 		r.Endpoints = append(r.Endpoints, re)
 	}
