@@ -117,12 +117,18 @@ func (e *envName) UnmarshalYAML(n *yaml.Node) error {
 type posInt int
 
 func (p *posInt) UnmarshalYAML(n *yaml.Node) error {
-	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil || v < 1 {
-		return lineError(n, "want a whole number of at least 1, got %q", n.Value)
-	}
+	v, err := wholeAtLeast(n, 1, "a whole number of at least 1")
 	*p = posInt(v)
-	return nil
+	return err
+}
+
+// wholeAtLeast reads n as a whole number of at least lo; want says what is wanted.
+func wholeAtLeast(n *yaml.Node, lo int, want string) (int, error) {
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < lo {
+		return 0, lineError(n, "want %s, got %q", want, n.Value)
+	}
+	return v, nil
 }
 
 // posDur is a positive Go duration such as 15s or 500ms.
@@ -141,12 +147,9 @@ func (p *posDur) UnmarshalYAML(n *yaml.Node) error {
 type capInt int
 
 func (c *capInt) UnmarshalYAML(n *yaml.Node) error {
-	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
-		return lineError(n, "want 0 (no cap) or a whole number of requests in flight such as 64, got %q", n.Value)
-	}
+	v, err := wholeAtLeast(n, 0, "0 (no cap) or a whole number of requests in flight such as 64")
 	*c = capInt(v)
-	return nil
+	return err
 }
 
 // rateList is rate mode's arrival rates, judged as --rate's are (parseRates): a list,
