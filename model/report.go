@@ -315,7 +315,8 @@ var csvHeader = []string{
 func CSV(r *Report) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
-	_ = w.Write(append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)) // a strings.Builder does not fail
+	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
+	_ = w.Write(append(head, csvServerHeader...)) // a strings.Builder does not fail
 	f := func(ok bool, v float64) string {
 		if !ok {
 			return ""
@@ -324,7 +325,7 @@ func CSV(r *Report) string {
 	}
 	for _, e := range r.Endpoints {
 		for _, l := range e.Levels {
-			traffic := trafficCells(&l, f)
+			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
 			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
 			steady := l.DurationS > 0
 			_ = w.Write(append([]string{

@@ -310,3 +310,36 @@ func TestExtraBodyKeysNeverNull(t *testing.T) {
 		t.Errorf("keys given: %s", data)
 	}
 }
+
+// TestCSVServerColumns: a level's server view fills the server_ columns (a figure the
+// server does not publish stays empty); a level without one leaves them all empty.
+func TestCSVServerColumns(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	r := &Report{Endpoints: []ReportEndpoint{{Name: "a", Levels: []ReportLevel{
+		{Concurrency: 4, Errors: map[string]int{}, Server: &ServerLevel{Scrapes: 12, WaitingMean: v(2.5), WaitingMax: v(7),
+			RunningMean: v(4), KVMeanPct: v(61.25), GenTPS: v(812.5)}},
+		{Concurrency: 8, Errors: map[string]int{}},
+	}}}}
+	rows, err := csv.NewReader(strings.NewReader(CSV(r))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	want := map[string]string{"server_scrapes": "12", "server_waiting_mean": "2.5", "server_waiting_max": "7",
+		"server_running_mean": "4", "server_kv_mean_pct": "61.25", "server_tps": "812.5", "server_preemptions": ""}
+	for name, w := range want {
+		i, ok := col[name]
+		if !ok {
+			t.Fatalf("no column %s in %q", name, rows[0])
+		}
+		if got := rows[1][i]; got != w {
+			t.Errorf("4 users: %s = %q, want %q", name, got, w)
+		}
+		if got := rows[2][i]; got != "" {
+			t.Errorf("8 users (no server view): %s = %q, want empty", name, got)
+		}
+	}
+}

@@ -34,6 +34,29 @@ func trafficCells(l *ReportLevel, f func(bool, float64) string) []string {
 	}
 }
 
+// csvServerHeader are CSV's columns for the server's own view (its /metrics), last:
+// empty when the level has no server view or the server does not publish the figure.
+var csvServerHeader = []string{
+	"server_scrapes", "server_waiting_mean", "server_waiting_max", "server_running_mean", "server_kv_mean_pct",
+	"server_tps", "server_preemptions",
+}
+
+// serverCells are a level's cells under csvServerHeader.
+func serverCells(l *ReportLevel, f func(bool, float64) string) []string {
+	sv := l.Server
+	if sv == nil {
+		return make([]string, len(csvServerHeader))
+	}
+	g := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(true, *v)
+	}
+	return []string{strconv.Itoa(sv.Scrapes), g(sv.WaitingMean), g(sv.WaitingMax), g(sv.RunningMean), g(sv.KVMeanPct),
+		g(sv.GenTPS), g(sv.Preemptions)}
+}
+
 // rateMode reports whether an endpoint's levels are arrival rates (rate mode).
 func (e *ReportEndpoint) rateMode() bool {
 	for i := range e.Levels {
