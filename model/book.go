@@ -2,6 +2,7 @@ package model
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"time"
 )
@@ -298,17 +299,41 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 // errorRate is the failures charged to the endpoint over the requests that could be:
 // client failures (tpsmon's own limits) are in neither. 0 when nothing could be charged.
 func errorRate(requests int, errors map[ErrorKind]int) float64 {
-	charged, client := 0, 0
-	for k, n := range errors {
-		switch {
-		case k.Charged():
-			charged += n
-		case k == ErrClient:
-			client += n
-		}
-	}
-	if n := requests - client; n > 0 {
+	if charged, n := chargedCounts(requests, errors); n > 0 {
 		return float64(charged) / float64(n)
 	}
 	return 0
+}
+
+// chargedCounts are the failures charged to the endpoint and the requests they are
+// counted against (requests less tpsmon's own client failures): the error rate's
+// numerator and denominator.
+func chargedCounts(requests int, errors map[ErrorKind]int) (charged, n int) {
+	client := 0
+	for k, c := range errors {
+		switch {
+		case k.Charged():
+			charged += c
+		case k == ErrClient:
+			client += c
+		}
+	}
+	return charged, requests - client
+}
+
+// Charged returns the level's failures charged to the endpoint and the requests its
+// ErrorRate divides them by.
+func (l *LevelStats) Charged() (failures, requests int) { return chargedCounts(l.Requests, l.Errors) }
+
+// WilsonLower is the lower end of the Wilson score interval of a proportion of k in n
+// at z standard deviations (z 2.576: 99% two-sided): the smallest true rate that k in n
+// does not make unlikely. 0 when n is 0.
+func WilsonLower(k, n int, z float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	p, nf, z2 := float64(k)/float64(n), float64(n), z*z
+	center := p + z2/(2*nf)
+	half := z * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return max(0, (center-half)/(1+z2/nf))
 }

@@ -108,15 +108,16 @@ func TestAutoRampStops(t *testing.T) {
 		m, ctls, trs := newTestRoot(t, 1)
 		trs[0].capacity = 1
 		m.Update(press("r"))
-		// the row of the level being held says 14.3% of its 21 requests failed
+		// the row of the level being held says 28.6% of its 21 requests failed
 		l := &trs[0].levels[0]
-		l.Requests, l.Succeeded, l.ErrorRate = 21, 18, 3.0/21
+		l.Requests, l.Succeeded, l.ErrorRate = 21, 15, 6.0/21
+		l.Errors = map[model.ErrorKind]int{model.ErrTruncated: 6}
 		m.Update(eventsMsg{events: []probe.Event{{Tick: &model.Tick{}}}})
 		tick(m, time.Second)
 		if m.eng.Ramping() {
 			t.Fatal("the ramp went on past 5% errors")
 		}
-		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 1 user on sim: errors 14.29% > 5% (21 requests); back to capacity, 1 user") {
+		if !m.msgBad || !strings.Contains(m.msg, "auto-ramp stopped at 1 user on sim: errors 28.57% > 5% (21 requests); back to capacity, 1 user") {
 			t.Errorf("status: %q", m.msg)
 		}
 		if ctls[0].conc != 1 {

@@ -147,18 +147,22 @@ func TestStopRules(t *testing.T) {
 		users   int
 		say     string
 	}{
-		{"errors over 5% of 10", 10, 1, 100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
-			"auto-ramp stopped at 2 users on ep0: errors 10% > 5% (10 requests); back to capacity, 1 user"},
-		{"9 requests are too few to judge", 9, 1, 100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
+		{"errors clearly over 5% of 10", 10, 3, 100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
+			"auto-ramp stopped at 2 users on ep0: errors 30% > 5% (10 requests); back to capacity, 1 user"},
+		{"9 requests are too few to judge", 9, 5, 100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
 		{"5% is not over 5%", 20, 1, 100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
+		{"1 error in 10 may be bad luck", 10, 1, 100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
+		{"2 errors in 10 may be bad luck", 10, 2, 100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
+		{"15 errors in 150 are not", 150, 15, 100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
+			"errors 10% > 5% (150 requests)"},
 		{"TTFT over twice the target", 10, 0, 4100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
 			"auto-ramp stopped at 2 users on ep0: TTFT p95 4.1s > 2 x 2s (10 steady requests); back to capacity, 1 user"},
 		{"TTFT judged from half the rule's requests", 9, 0, 4100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
 		{"TTFT over the target but not twice", 10, 0, 3900 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
-		{"settle at a chosen level", 10, 1, 100 * time.Millisecond, 3, false, []NoticeKind{RampStopped}, 3, "back to 3 users"},
-		{"settle 0 stops the load", 10, 1, 100 * time.Millisecond, 0, false, []NoticeKind{RampStopped}, 0, "; load stopped"},
-		{"full ramp only warns", 10, 1, 100 * time.Millisecond, SettleCapacity, true, []NoticeKind{RampWarned}, 2,
-			"ep0: at 2 users errors 10% > 5% (10 requests) (the ramp goes on: full ramp)"},
+		{"settle at a chosen level", 10, 3, 100 * time.Millisecond, 3, false, []NoticeKind{RampStopped}, 3, "back to 3 users"},
+		{"settle 0 stops the load", 10, 3, 100 * time.Millisecond, 0, false, []NoticeKind{RampStopped}, 0, "; load stopped"},
+		{"full ramp only warns", 10, 3, 100 * time.Millisecond, SettleCapacity, true, []NoticeKind{RampWarned}, 2,
+			"ep0: at 2 users errors 30% > 5% (10 requests) (the ramp goes on: full ramp)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,17 +47,17 @@ func TestReportSaysWhyTheRampEnded(t *testing.T) {
 	r = newRig(t, cfg, 1)
 	r.e.StartRamp([]int{0}, at(0))
 	r.steady(0, 1, at(0))
-	r.done(0, 1, 10, 2, 100*time.Millisecond, at(time.Second))
+	r.done(0, 1, 10, 4, 100*time.Millisecond, at(time.Second))
 	r.step(time.Second)
 	rep := r.e.Report(false)
-	if got := rep.Endpoints[0].RampEnd; got != "stopped: errors 20% > 5% (10 requests)" {
+	if got := rep.Endpoints[0].RampEnd; got != "stopped: errors 40% > 5% (10 requests)" {
 		t.Errorf("a stop rule: %q", got)
 	}
 	js, _ := json.Marshal(rep)
-	if !strings.Contains(string(js), `"ramp_end":"stopped: errors 20% \u003e 5% (10 requests)"`) {
+	if !strings.Contains(string(js), `"ramp_end":"stopped: errors 40% \u003e 5% (10 requests)"`) {
 		t.Errorf("JSON: %s", js)
 	}
-	if md := model.Markdown(rep); !strings.Contains(md, "Ramp: stopped early by a stop rule: errors 20% > 5% (10 requests); higher levels were not measured") {
+	if md := model.Markdown(rep); !strings.Contains(md, "Ramp: stopped early by a stop rule: errors 40% > 5% (10 requests); higher levels were not measured") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 

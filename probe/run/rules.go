@@ -12,8 +12,14 @@ import (
 const (
 	// StopErrorRate stops the ramp when the current level's error rate is above it...
 	StopErrorRate = 0.05
-	// MinStopRequests ... once at least this many requests ended in the level.
+	// MinStopRequests ... once at least this many requests ended in the level...
 	MinStopRequests = 10
+	// StopConfidenceZ ... and the rate is above StopErrorRate with 99% confidence: the
+	// lower end of the rate's Wilson interval at this z is above it. One unlucky error
+	// among the first requests does not end a ramp: 1 failure in 10 (10%) does not stop
+	// it, 3 in 10 do, and so do 15 in 150. Without it a server that fails 4% of its
+	// requests stopped most ramps at their second level on a single error.
+	StopConfidenceZ = 2.576
 	// StopTTFTFactor stops the ramp when the level's TTFT p95 is above this many times the
 	// TTFT target, once it has half the steady requests the level rule asks for.
 	StopTTFTFactor = 2
@@ -43,7 +49,8 @@ func checkStop(l *model.LevelStats, users int, slo model.SLO) (Stop, bool) {
 	if l == nil {
 		return Stop{}, false
 	}
-	if endedCount(l) >= MinStopRequests && l.ErrorRate > StopErrorRate {
+	if failed, judged := l.Charged(); endedCount(l) >= MinStopRequests && l.ErrorRate > StopErrorRate &&
+		model.WilsonLower(failed, judged, StopConfidenceZ) > StopErrorRate {
 		return Stop{Users: users, Requests: endedCount(l), ErrorRate: l.ErrorRate}, true
 	}
 	target := slo.TTFTP95Max
