@@ -19,7 +19,7 @@ const replayHistory = model.DefaultHistory
 type replayEndpoint struct {
 	name, model   string
 	simulated     bool
-	rate          bool // rate mode: the levels and the target are arrival rates (requests/s)
+	rate          bool           // rate mode: the levels and the target are arrival rates (requests/s)
 	buckets       []model.Bucket // oldest first
 	levels        map[int]model.LevelStats
 	capacity      int
