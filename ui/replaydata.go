@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/run"
 	"github.com/tpsmon/tpsmon/probe/run/timeseries"
 )
 
@@ -18,6 +19,7 @@ const replayHistory = model.DefaultHistory
 type replayEndpoint struct {
 	name, model   string
 	simulated     bool
+	rate          bool           // rate mode: the levels and the target are arrival rates (requests/s)
 	buckets       []model.Bucket // oldest first
 	levels        map[int]model.LevelStats
 	capacity      int
@@ -39,7 +41,7 @@ func newReplayEndpoint() *replayEndpoint {
 
 // apply takes one recorded line of this endpoint.
 func (r *replayEndpoint) apply(l *timeseries.Line) {
-	r.name, r.model, r.simulated = l.Endpoint, l.Model, l.Simulated
+	r.name, r.model, r.simulated, r.rate = l.Endpoint, l.Model, l.Simulated, l.TargetRate != nil
 	if l.Cleared {
 		clear(r.levels)
 	}
@@ -82,7 +84,7 @@ func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 	ls := model.LevelStats{
 		Concurrency: lv.Users, Requests: lv.Requests, Succeeded: lv.Succeeded, Steady: lv.SteadyRequests,
 		ErrorRate: lv.ErrorRate, Duration: time.Duration(lv.SteadyS * float64(time.Second)),
-		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short,
+		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil,
 	}
 	n := max(lv.SteadyRequests, 1)
 	if lv.UserTPSP50 != nil {
@@ -127,7 +129,7 @@ func (r *replayEndpoint) rampText() string {
 	if p == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, users(p.Users), p.Steady, p.Need)
+	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, run.LevelWord(r.rate, p.Users), p.Steady, p.Need)
 	switch {
 	case p.Warming:
 		return s + ", warming up"

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/run"
 )
 
 // tableCols are the level table's columns: header and right-aligned width.
@@ -157,8 +158,9 @@ func (p *tablePanel) render() string {
 func (p *tablePanel) footer() []string {
 	st := p.st
 	var foot []string
+	rate := openLoop(p.levels)
 	if lp := p.progress; lp.Users > 0 {
-		line := st.Open.Render("▸ ") + st.Text.Render(users(lp.Users)) + st.Faint.Render(": ") +
+		line := st.Open.Render("▸ ") + st.Text.Render(run.LevelWord(rate, lp.Users)) + st.Faint.Render(": ") +
 			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
 		switch {
 		case lp.Warming:
@@ -180,8 +182,12 @@ func (p *tablePanel) footer() []string {
 		}
 	}
 	if len(short) > 0 {
+		unit := " users"
+		if rate {
+			unit = " requests/s"
+		}
 		foot = append(foot, st.Warn.Render("*")+st.Faint.Render(" short: "+strings.Join(short, ", ")+
-			" users (the maximum hold came first)"))
+			unit+" (the maximum hold came first)"))
 	}
 	return foot
 }

@@ -24,7 +24,8 @@ by more than --max-error-increase points, NEW did not reach a level BASE measure
 an endpoint's capacity fell.
 
 Exit codes: 0 no regression; 1 NEW is worse than BASE; 2 usage error, or the runs
-cannot be compared (different ramps, workloads or criteria: the output says which).`,
+cannot be compared (rate mode against users mode, different ramps, workloads or
+criteria: the output says which). Rate-mode runs are compared level by level by rate.`,
 		Example: `  tpsmon compare base.json new.json
   tpsmon compare base.json new.json --max-regression 10% > comparison.md`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -39,7 +39,7 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 	c.Notes = append(c.Notes, notes...)
 	for _, p := range pairs {
 		if missing := missingLevels(p); len(missing) > 0 && next.Report.Interrupted {
-			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: NEW was interrupted before %s users, which BASE measured", p.name, strings.Join(missing, ", ")))
+			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: NEW was interrupted before %s %s, which BASE measured", p.name, strings.Join(missing, ", "), p.unit()))
 		}
 		if x, y := p.base.extra.API, p.next.extra.API; x != "" && y != "" && x != y {
 			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: the API differs: BASE %s, NEW %s", p.name, x, y))
@@ -109,6 +109,10 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 			mismatch = append(mismatch, fmt.Sprintf("%s differs: BASE %s, NEW %s", name, x, y))
 		}
 	}
+	if rateRun(base) != rateRun(next) {
+		mismatch = append(mismatch, fmt.Sprintf("the load differs: BASE %s %s, NEW %s %s: requests/s and users are not the same axis",
+			base.Name, modeWords(rateRun(base)), next.Name, modeWords(rateRun(next))))
+	}
 	diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
 	diff("the API", a.API, b.API)
 	diff("max_tokens", strconv.Itoa(a.MaxTokens), strconv.Itoa(b.MaxTokens))
@@ -129,6 +133,36 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 type endpointPair struct {
 	name       string
 	base, next Series
+}
+
+// rate reports whether the pair's levels are arrival rates (BASE is a rate-mode run;
+// a pair of runs of different modes is never compared).
+func (p *endpointPair) rate() bool { return p.base.Run != nil && rateRun(p.base.Run) }
+
+// unit is the pair's levels' unit: "users", or "requests/s" in rate mode.
+func (p *endpointPair) unit() string {
+	if p.rate() {
+		return "requests/s"
+	}
+	return "users"
+}
+
+// level names a level of the pair: "8 users", or "8 requests/s" in rate mode.
+func (p *endpointPair) level(n int) string {
+	if p.rate() {
+		return strconv.Itoa(n) + " requests/s"
+	}
+	return users(n)
+}
+
+// rateRun reports whether r is a rate-mode run (its levels are arrival rates).
+func rateRun(r *Run) bool { return r.Report.Settings.Mode == "rate" }
+
+func modeWords(rate bool) string {
+	if rate {
+		return "is a rate-mode run (levels in requests/s)"
+	}
+	return "is a users-mode run (levels in users)"
 }
 
 // pairEndpoints pairs the endpoints of base and next by name, or the two endpoints of
@@ -160,7 +194,7 @@ func pairEndpoints(base, next *Run) ([]endpointPair, []string) {
 	return pairs, notes
 }
 
-// missingLevels lists the users of BASE's levels that NEW did not measure.
+// missingLevels lists the users (or rates) of BASE's levels that NEW did not measure.
 func missingLevels(p endpointPair) []string {
 	var out []string
 	for _, l := range p.base.Endpoint.Levels {

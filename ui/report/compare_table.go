@@ -19,10 +19,11 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	if bm, nm := p.base.Endpoint.Model, p.next.Endpoint.Model; bm != nm {
 		fmt.Fprintf(b, "Model: BASE %s, NEW %s\n\n", mdEscape(bm), mdEscape(nm))
 	}
-	capLine := fmt.Sprintf("Capacity: BASE %s, NEW %s", capWords(&p.base), capWords(&p.next))
+	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
+	capLine := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
 	if nc, bc := p.next.Endpoint.Capacity.Users, p.base.Endpoint.Capacity.Users; nc < bc {
 		capLine += " (**worse**)"
-		regs = append(regs, fmt.Sprintf("%s: capacity fell from %s to %s", p.name, capWords(&p.base), capWords(&p.next)))
+		regs = append(regs, fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap))
 	} else if nc > bc {
 		capLine += " (better)"
 	}
@@ -32,10 +33,10 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		nl, ok := levelAt(p.next.Endpoint.Levels, bl.Concurrency)
 		if !ok {
 			rows = append(rows, []string{strconv.Itoa(bl.Concurrency), "not measured in NEW", "", "", "", "", "", "", ""})
-			regs = append(regs, fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, users(bl.Concurrency)))
+			regs = append(regs, fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, p.level(bl.Concurrency)))
 			continue
 		}
-		row, r := compareLevel(p.name, bl, nl, th)
+		row, r := compareLevel(p.name+" at "+p.level(bl.Concurrency), bl, nl, th)
 		if fewRequests(&p.base, bl) || fewRequests(&p.next, nl) {
 			few = append(few, strconv.Itoa(bl.Concurrency))
 			row[0] += " (few requests)"
@@ -49,11 +50,19 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		}
 	}
 	if len(rows) > 0 {
-		writeRawTable(b, compareHeader, rows)
+		header := compareHeader
+		if p.rate() {
+			header = append([]string{"rate req/s"}, compareHeader[1:]...)
+		}
+		writeRawTable(b, header, rows)
 	}
 	if len(few) > 0 {
-		note = fmt.Sprintf("%s: at %s users, BASE or NEW has fewer requests than a level needs "+
-			"(at least 20, and 2 per user): a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "))
+		per := "user"
+		if p.rate() {
+			per = "request/s"
+		}
+		note = fmt.Sprintf("%s: at %s %s, BASE or NEW has fewer requests than a level needs "+
+			"(at least 20, and 2 per %s): a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit(), per)
 	}
 	return regs, note
 }
@@ -72,10 +81,11 @@ func fewRequests(s *Series, l model.ReportLevel) bool {
 	return n < max(20, 2*l.Concurrency)
 }
 
-// compareLevel is one table row and the regressions of one level.
-func compareLevel(name string, a, b model.ReportLevel, th Thresholds) ([]string, []string) {
+// compareLevel is one table row and the regressions of one level; where names the
+// level in the regressions ("gpu at 8 users").
+func compareLevel(where string, a, b model.ReportLevel, th Thresholds) ([]string, []string) {
 	var regs []string
-	at := name + " at " + users(a.Concurrency) + ": "
+	at := where + ": "
 	metricCell := func(what, unit string, m metric, higherIsBetter bool) (string, string) {
 		x, okA := m(a)
 		y, okB := m(b)
@@ -118,6 +128,21 @@ func compareLevel(name string, a, b model.ReportLevel, th Thresholds) ([]string,
 		ec = "**" + ec + "**"
 	}
 	return []string{strconv.Itoa(a.Concurrency), u, uc, g, gc, t, tc, e, ec}, regs
+}
+
+// capWords is a series' capacity in the pair's unit: "8 users", "at least 4 requests/s", "none".
+func (p *endpointPair) capWords(s *Series) string {
+	if !p.rate() {
+		return capWords(s)
+	}
+	switch n := s.Endpoint.Capacity.Users; {
+	case n == 0:
+		return "none"
+	case s.AtLeast():
+		return "at least " + p.level(n)
+	default:
+		return p.level(n)
+	}
 }
 
 // levelAt finds the level of the given users.

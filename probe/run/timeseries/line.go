@@ -33,9 +33,10 @@ type Line struct {
 	Endpoint    string  `json:"endpoint"`       // the endpoint's name
 	Index       int     `json:"endpoint_index"` // its position in the run (0-based)
 	Model       string  `json:"model,omitempty"`
-	Simulated   bool    `json:"simulated,omitempty"` // tpsmon's built-in simulator, not a real server
-	TargetUsers int     `json:"target_users"`        // users (concurrent streams) asked for at the bucket's end
-	Active      int     `json:"active_streams"`      // streams in flight at the bucket's end
+	Simulated   bool    `json:"simulated,omitempty"`   // tpsmon's built-in simulator, not a real server
+	TargetUsers int     `json:"target_users"`          // users (concurrent streams) asked for at the bucket's end; in rate mode the rate
+	TargetRate  *int    `json:"target_rate,omitempty"` // rate mode only: requests/s asked for at the bucket's end
+	Active      int     `json:"active_streams"`        // streams in flight at the bucket's end
 	Paused      bool    `json:"paused,omitempty"`
 
 	AggregateTPS float64  `json:"aggregate_tps"`              // tokens/s delivered over the bucket, all streams
@@ -60,6 +61,7 @@ type Line struct {
 	Steady        bool    `json:"steady"`                    // the level held now has turned over: its requests count in the level's statistics
 	Ramp          *Ramp   `json:"ramp,omitempty"`            // the auto-ramp's level, while the ramp drives this endpoint
 	Capacity      int     `json:"capacity_users"`            // the largest level meeting the criteria so far (0: none)
+	CapacityRate  *int    `json:"capacity_rate,omitempty"`   // rate mode only: capacity_users, a rate in requests/s
 	TargetUserTPS float64 `json:"target_user_tps,omitempty"` // the criteria's per-user tokens/s minimum
 	// Levels holds the levels whose statistics changed since the previous line (the level
 	// held now among them while it has requests): a reader keeps the newest of each.
@@ -71,7 +73,8 @@ type Line struct {
 type Ramp struct {
 	Level    int     `json:"level"`           // 1-based index of the level held
 	Levels   int     `json:"levels"`          // levels in the ramp
-	Users    int     `json:"users"`           // the level's users
+	Users    int     `json:"users"`           // the level's users (in rate mode its rate)
+	Rate     *int    `json:"rate,omitempty"`  // rate mode only: the level's arrival rate, requests/s
 	Steady   int     `json:"steady_requests"` // steady completed requests of the level so far
 	Need     int     `json:"need"`            // the level rule's minimum: max(20, 2 x users)
 	Warming  bool    `json:"warming"`         // not steady yet: the hold has not started
@@ -81,7 +84,8 @@ type Ramp struct {
 
 // Level is one level's statistics as the level table shows them.
 type Level struct {
-	Users          int      `json:"users"`
+	Users          int      `json:"users"`           // the level's users (in rate mode its rate)
+	Rate           *int     `json:"rate,omitempty"`  // rate mode only: the level's arrival rate, requests/s
 	Open           bool     `json:"open,omitempty"`  // being measured now
 	Short          bool     `json:"short,omitempty"` // reached the maximum hold before enough steady requests
 	Requests       int      `json:"requests"`        // ended requests, warm-up and failed ones included

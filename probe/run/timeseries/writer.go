@@ -102,6 +102,9 @@ func (w *Writer) line(e *run.Engine, i int, tk *model.Tick) *Line {
 		TargetUserTPS: e.SLO().UserTPSMin,
 		Steady:        st.seg.Open && !st.seg.SteadyAt.IsZero() && st.seg.Concurrency == ctl.Concurrency(),
 	}
+	if e.RateMode() {
+		l.TargetRate, l.CapacityRate = iptr(tk.Target), iptr(l.Capacity)
+	}
 	if b := book.Buckets(1); len(b) == 1 && b[0].HasUser {
 		l.UserTPS, l.UserCarried = ptr(round(b[0].UserTPS, 2)), b[0].UserCarried
 	}
@@ -111,6 +114,9 @@ func (w *Writer) line(e *run.Engine, i int, tk *model.Tick) *Line {
 	if p, ok := e.Status(i, end); ok {
 		l.Ramp = &Ramp{Level: p.Index + 1, Levels: p.Levels, Users: p.Users, Steady: p.Steady, Need: p.Need,
 			Warming: p.Warming, LeftS: round(p.Left.Seconds(), 1), MaxLeftS: round(p.MaxLeft.Seconds(), 1)}
+		if e.RateMode() {
+			l.Ramp.Rate = iptr(p.Users)
+		}
 	}
 	if p, ok := w.serverPoint(e, i); ok && end.Sub(p.Time) <= serverFresh {
 		l.Server = ServerOf(p)
@@ -159,7 +165,11 @@ func (w *Writer) levels(l *Line, levels []model.LevelStats, st *epState) {
 			continue
 		}
 		st.levels[ls.Concurrency] = mark
-		l.Levels = append(l.Levels, LevelOf(ls))
+		lv := LevelOf(ls)
+		if l.TargetRate != nil { // rate mode: a level with no request yet does not know it is a rate
+			lv.Rate = iptr(ls.Concurrency)
+		}
+		l.Levels = append(l.Levels, lv)
 	}
 }
 
@@ -170,6 +180,9 @@ func LevelOf(ls *model.LevelStats) Level {
 		SteadyRequests: ls.Steady, ErrorRate: round(ls.ErrorRate, 6), SteadyS: round(ls.Duration.Seconds(), 3),
 		AggregateTPS: round(ls.AggregateTPS, 2),
 	}
+	if ls.OpenLoop {
+		lv.Rate = iptr(ls.Concurrency)
+	}
 	if ls.UserTPS.Count > 0 {
 		lv.UserTPSP50, lv.UserTPSP10 = ptr(round(ls.UserTPS.P50, 2)), ptr(round(ls.UserTPS.P10, 2))
 	}
@@ -178,6 +191,8 @@ func LevelOf(ls *model.LevelStats) Level {
 	}
 	return lv
 }
+
+func iptr(n int) *int { return &n }
 
 // ms is d in milliseconds, to the microsecond.
 func ms(d time.Duration) *float64 { return ptr(round(float64(d)/float64(time.Millisecond), 3)) }
