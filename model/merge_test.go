@@ -266,7 +266,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"bad chunk gaps", func(a, b *Report) { b.Endpoints[0].Levels[0].Hist.ChunkGaps.Count++ },
 			`b.json: endpoint "sim", level 2 users: hist.chunk_gap: the chunk gap buckets hold`},
 		{"bad length", func(a, b *Report) { b.Endpoints[0].Levels[1].Hist.OutputTokens.Unit = "us" },
-			`b.json: endpoint "sim", level 4 users: hist.output_tokens: the us histogram covers`},
+			`b.json: endpoint "sim", level 4 users: hist.output_tokens: unit "us", want "tokens"`},
 		{"bad window", func(a, b *Report) { b.Endpoints[0].Levels[0].Windows[0].End = "yesterday" }, `window end "yesterday"`},
 		{"shard count", func(a, b *Report) { b.Settings.Shard = sh(1, 3) }, "settings.shard.count differs"},
 		{"same shard twice", func(a, b *Report) { b.Settings.Shard = sh(0, 2) }, "a.json and b.json are both shard 0/2"},

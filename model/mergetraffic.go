@@ -57,8 +57,12 @@ func (l *level) trafficHists(hs *ReportHists) {
 		return
 	}
 	in, out, gaps := l.traffic.Lengths.in.JSON(), l.traffic.Lengths.out.JSON(), l.traffic.Gaps.JSON()
+	in.Unit, out.Unit = UnitTokens, UnitTokens // whole tokens, held in a rate histogram (lengths.go)
 	hs.InputTokens, hs.OutputTokens, hs.ChunkGaps = &in, &out, &gaps
 }
+
+// UnitTokens is the recording unit of the lengths' histograms: whole tokens.
+const UnitTokens = "tokens"
 
 // errNoTraffic says a level carries no lengths or chunk gaps histograms.
 var errNoTraffic = errors.New("no lengths or chunk gaps histograms")
@@ -75,10 +79,11 @@ func (m *mergeLevel) addTraffic(hs *ReportHists) error {
 		into *Hist
 		j    HistJSON
 	}{{"input_tokens", t.Lengths.in, *hs.InputTokens}, {"output_tokens", t.Lengths.out, *hs.OutputTokens}} {
-		h, err := HistFromJSON(p.j)
-		if err == nil && h.unit() != UnitMilliRates {
-			err = fmt.Errorf("unit %q, want %q (lengths are whole tokens in a rate histogram)", p.j.Unit, UnitMilliRates)
+		if p.j.Unit != UnitTokens {
+			return fmt.Errorf("hist.%s: unit %q, want %q", p.name, p.j.Unit, UnitTokens)
 		}
+		p.j.Unit = UnitMilliRates // the Hist that holds them (lengths.go)
+		h, err := HistFromJSON(p.j)
 		if err == nil {
 			err = p.into.Merge(h)
 		}

@@ -20,7 +20,7 @@ type ReportHists struct {
 	E2E     HistJSON `json:"e2e"`
 	Stall   HistJSON `json:"stall"`
 	UserTPS HistJSON `json:"user_tps"`
-	// The lengths (whole tokens, in a rate Hist: unit mtok/s) and the pooled chunk
+	// The lengths (unit tokens: whole tokens) and the pooled chunk
 	// gaps of the steady successful requests. Absent from reports written before they
 	// were added: Merge then shows no lengths nor chunk gaps for the level.
 	InputTokens  *HistJSON `json:"input_tokens,omitempty"`
