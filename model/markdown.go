@@ -272,11 +272,11 @@ func writeSaturation(b *strings.Builder, e *ReportEndpoint) {
 	name := levelName(e)
 	switch {
 	case e.SaturationUsers != nil:
-		fmt.Fprintf(b, "Saturation: %s (doubling users from there raises aggregate tok/s by less than 10%%)\n", name(*e.SaturationUsers))
+		fmt.Fprintf(b, "Saturation: %s (doubling %s from there raises aggregate tok/s by less than 10%%)\n", name(*e.SaturationUsers), e.LoadWords())
 	case doubled(e.Levels):
-		b.WriteString("Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)\n")
+		fmt.Fprintf(b, "Saturation: not reached (no doubling of %s raised aggregate tok/s by less than 10%%)\n", e.LoadWords())
 	default:
-		b.WriteString("Saturation: not measured (no level was followed by one with at least twice its users)\n")
+		fmt.Fprintf(b, "Saturation: not measured (no level was followed by one with at least twice its %s)\n", strings.TrimPrefix(e.LoadWords(), "the "))
 	}
 }
 

@@ -75,6 +75,19 @@ func levelName(e *ReportEndpoint) func(int) string {
 	return users
 }
 
+// LevelWords names a level of e in the run's own terms: "8 users" ("1 user"), or
+// "8 requests/s" in rate mode.
+func (e *ReportEndpoint) LevelWords(n int) string { return levelName(e)(n) }
+
+// LoadWords is what e's levels step: "users", or "the rate" in rate mode (for "doubling
+// users", "doubling the rate").
+func (e *ReportEndpoint) LoadWords() string {
+	if e.rateMode() {
+		return "the rate"
+	}
+	return "users"
+}
+
 // writeTraffic writes an endpoint's second table: goodput, chunk gaps, the lengths
 // really sent and received, and in rate mode the achieved rate, the mean in flight
 // and the client-side wait (with the share of arrivals that found the cap full).

@@ -39,16 +39,16 @@ func VerdictOf(series []Series) Verdict {
 		line := VerdictLine{Label: s.Label, Saturation: saturationWords(s), Meets: s.Endpoint.Capacity.Users > 0}
 		for _, l := range s.Endpoint.Levels {
 			if f := Failures(l, s.SLO()); len(f) > 0 {
-				line.Failures = append(line.Failures, users(l.Concurrency)+": "+strings.Join(f, ", "))
+				line.Failures = append(line.Failures, s.Endpoint.LevelWords(l.Concurrency)+": "+strings.Join(f, ", "))
 			}
 		}
 		switch {
 		case s.Endpoint.Capacity.Users == 0:
 			line.Capacity = "no level meets the criteria"
 		case s.AtLeast():
-			line.Capacity = "capacity at least " + users(s.Endpoint.Capacity.Users) + " (limit not reached)"
+			line.Capacity = "capacity at least " + s.Endpoint.LevelWords(s.Endpoint.Capacity.Users) + " (limit not reached)"
 		default:
-			line.Capacity = "capacity " + users(s.Endpoint.Capacity.Users)
+			line.Capacity = "capacity " + s.Endpoint.LevelWords(s.Endpoint.Capacity.Users)
 		}
 		if !same {
 			line.Criteria = s.SLO().String()
@@ -92,17 +92,17 @@ func Failures(l model.ReportLevel, slo model.SLO) []string {
 // saturationWords follows the Markdown of tpsmon bench.
 func saturationWords(s *Series) string {
 	if s.Endpoint.SaturationUsers != nil {
-		return "saturates at " + users(*s.Endpoint.SaturationUsers) + " (doubling users from there adds less than 10% aggregate tok/s)"
+		return "saturates at " + s.Endpoint.LevelWords(*s.Endpoint.SaturationUsers) + " (doubling " + s.Endpoint.LoadWords() + " from there adds less than 10% aggregate tok/s)"
 	}
 	levels := s.Endpoint.Levels
 	for _, l := range levels {
 		for _, m := range levels {
 			if l.DurationS > 0 && m.DurationS > 0 && m.Concurrency >= 2*l.Concurrency {
-				return "saturation not reached (every doubling of users added at least 10% aggregate tok/s)"
+				return "saturation not reached (every doubling of " + s.Endpoint.LoadWords() + " added at least 10% aggregate tok/s)"
 			}
 		}
 	}
-	return "saturation not measured (no level was followed by one with twice its users)"
+	return "saturation not measured (no level was followed by one with twice its " + strings.TrimPrefix(s.Endpoint.LoadWords(), "the ") + ")"
 }
 
 // change compares series b with series a at the highest level both measured with a
@@ -110,11 +110,15 @@ func saturationWords(s *Series) string {
 func change(a, b *Series) string {
 	la, lb, ok := highestCommon(a.Endpoint.Levels, b.Endpoint.Levels)
 	if !ok {
-		return fmt.Sprintf("%s vs %s: no level with the same number of users in both", b.Label, a.Label)
+		what := "number of users"
+		if a.Endpoint.LoadWords() != "users" {
+			what = "rate"
+		}
+		return fmt.Sprintf("%s vs %s: no level with the same %s in both", b.Label, a.Label, what)
 	}
 	capA, capB := capWords(a), capWords(b)
 	return fmt.Sprintf("%s vs %s: capacity %s vs %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s ms (%s)",
-		b.Label, a.Label, capB, capA, users(la.Concurrency),
+		b.Label, a.Label, capB, capA, a.Endpoint.LevelWords(la.Concurrency),
 		num(lb.UserTPS.P50), num(la.UserTPS.P50), Percent(la.UserTPS.P50, lb.UserTPS.P50),
 		num(lb.AggregateTPS), num(la.AggregateTPS), Percent(la.AggregateTPS, lb.AggregateTPS),
 		num(lb.TTFTMs.P95), num(la.TTFTMs.P95), Percent(la.TTFTMs.P95, lb.TTFTMs.P95))
@@ -126,9 +130,9 @@ func capWords(s *Series) string {
 	case s.Endpoint.Capacity.Users == 0:
 		return "none"
 	case s.AtLeast():
-		return "at least " + users(s.Endpoint.Capacity.Users)
+		return "at least " + s.Endpoint.LevelWords(s.Endpoint.Capacity.Users)
 	}
-	return users(s.Endpoint.Capacity.Users)
+	return s.Endpoint.LevelWords(s.Endpoint.Capacity.Users)
 }
 
 // highestCommon finds the levels of a and b with the highest concurrency both measured

@@ -90,3 +90,23 @@ func TestFailuresOfEmptyLevels(t *testing.T) {
 		t.Errorf("every request failed: %v", f)
 	}
 }
+
+// TestVerdictWordingRateMode: a rate-mode run's verdict names its levels in requests/s,
+// never in users.
+func TestVerdictWordingRateMode(t *testing.T) {
+	runs := load(t, "small-gpu.json")
+	e := &runs[0].Report.Endpoints[0]
+	for i := range e.Levels {
+		r := e.Levels[i].Concurrency
+		e.Levels[i].Rate = &r
+	}
+	v := VerdictOf(SeriesOf(runs))
+	l := v.Lines[0]
+	if l.Capacity != "capacity 2 requests/s" {
+		t.Errorf("capacity: %q", l.Capacity)
+	}
+	all := l.Capacity + strings.Join(l.Failures, "; ") + l.Saturation
+	if !strings.Contains(strings.Join(l.Failures, "; "), "4 requests/s: per-user p50") || strings.Contains(all, "users") || strings.Contains(all, " 1 user") {
+		t.Errorf("rate-mode verdict speaks of users: %q / %q / %q", l.Capacity, l.Failures, l.Saturation)
+	}
+}
