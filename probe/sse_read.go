@@ -87,19 +87,7 @@ func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *resul
 			return
 		}
 		if info.token {
-			r.chunks++
-			p.Chunks.Add(1)
-			if r.first == 0 {
-				r.first = now
-				p.First.Store(now)
-			} else {
-				r.maxGap = max(r.maxGap, now-r.last)
-				r.gaps.Add(time.Duration(now - r.last))
-			}
-			r.last = now
-			if info.answer && r.firstAnswer == 0 {
-				r.firstAnswer = now
-			}
+			r.token(now, info.answer, p)
 		}
 		if info.finish != "" {
 			r.finish = info.finish
@@ -115,6 +103,24 @@ func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *resul
 			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.line([]byte(msg), 300)
 			return
 		}
+	}
+}
+
+// token counts a token-bearing event that arrived at now: the live count, the first
+// token, the chunk gap since the previous one and the first answer token.
+func (r *result) token(now int64, answer bool, p *Progress) {
+	r.chunks++
+	p.Chunks.Add(1)
+	if r.first == 0 {
+		r.first = now
+		p.First.Store(now)
+	} else {
+		r.maxGap = max(r.maxGap, now-r.last)
+		r.gaps.Add(time.Duration(now - r.last))
+	}
+	r.last = now
+	if answer && r.firstAnswer == 0 {
+		r.firstAnswer = now
 	}
 }
 
