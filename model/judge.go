@@ -79,6 +79,17 @@ func judgeReport(l *ReportLevel) judged {
 		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share}
 }
 
+// measured reports whether the level can be judged at all: a steady request delivered
+// a token, or a request failed on the endpoint. A level left in its warm-up with only
+// successful requests (the load moved on before it became steady) shows nothing about
+// the endpoint at its load, so it neither sets nor bounds a capacity.
+func (j judged) measured() bool { return j.ttftMeasured || j.errorRate > 0 }
+
+// Measured reports whether the level can be judged against criteria: it has a steady
+// request that delivered a token, or a failure charged to the endpoint (warm-up
+// included). A level the load left during its warm-up, with only successes, is not.
+func (l *LevelStats) Measured() bool { return judgeStats(l).measured() }
+
 // meets is SLO.Meets on what a level shows.
 func (s SLO) meets(j judged) bool {
 	return j.requests > 0 && j.ttftMeasured && j.userP50 >= s.UserTPSMin &&
@@ -87,6 +98,13 @@ func (s SLO) meets(j judged) bool {
 		(s.GoodputMin <= 0 || (j.judgedGood > 0 && j.goodput >= s.GoodputMin))
 }
 
+// ReportFailures is Failures on a level of a saved report (its rounded figures), for
+// the reports drawn from results files.
+func (s SLO) ReportFailures(l *ReportLevel) []string { return s.failures(judgeReport(l)) }
+
+// ReportMeasured is LevelStats.Measured on a level of a saved report.
+func ReportMeasured(l *ReportLevel) bool { return judgeReport(l).measured() }
+
 // Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
 // or "TTFT p95 3100 ms > 2000 ms"; nil when it meets them (exactly when Meets is true).
 func (s SLO) Failures(l *LevelStats) []string { return s.failures(judgeStats(l)) }
@@ -94,6 +112,9 @@ func (s SLO) Failures(l *LevelStats) []string { return s.failures(judgeStats(l))
 func (s SLO) failures(j judged) []string {
 	if j.requests == 0 {
 		return []string{"no request ended"}
+	}
+	if !j.measured() {
+		return []string{"not measured (the load moved on during its warm-up; no steady request ended and none failed)"}
 	}
 	var out []string
 	if why := p95Over("TTFT", "a token", j.ttftMeasured, j.ttftP95, ms(s.TTFTP95Max)); why != "" {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -253,6 +254,10 @@ func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	stopped := ""
 	if interrupted {
 		stopped = "the run was interrupted"
+	}
+	if !slices.ContainsFunc(e.Levels, func(l ReportLevel) bool { return ReportMeasured(&l) }) {
+		fmt.Fprintf(b, "Capacity: not measured (no level got past its warm-up: no steady request ended and none failed)\n")
+		return
 	}
 	fmt.Fprintf(b, "Capacity: %s\n", capacityWords(c, &slo, stopped, name))
 	if c.Users == 0 {

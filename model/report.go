@@ -223,9 +223,10 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 }
 
 // capacityOf is the capacity over the given levels: a lower bound when the run was
-// interrupted or no level above it has a request (a level with requests above the
-// capacity fails the criteria: the limit was reached, even when only warm-up
-// requests ended there, e.g. every one of them failed).
+// interrupted or no level above it is measured (a measured level above the capacity
+// fails the criteria: the limit was reached, even when only warm-up requests ended
+// there and every one of them failed; a level the load left during its warm-up with
+// only successes was not measured, see LevelStats.Measured).
 func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
 	c := ReportCap{Users: capacity(levels, slo)}
 	if c.Users == 0 {
@@ -236,7 +237,7 @@ func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
 		return c
 	}
 	for i := range levels {
-		if levels[i].Concurrency > c.Users && levels[i].Requests > 0 {
+		if levels[i].Concurrency > c.Users && levels[i].Measured() {
 			c.AtLeast = false
 		}
 	}

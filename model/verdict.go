@@ -40,12 +40,13 @@ func capacityWords(c ReportCap, slo *SLO, stopped string, name func(int) string)
 // being measured is left out until it completes, and a capacity at the top level
 // completed is "at least ... (limit not reached: the ramp goes on)".
 // When no level meets the criteria it names what the lowest level failed. "" before any
-// level has a request. Short leaves the criteria unnamed ("capacity 16 users -
+// level is measured (LevelStats.Measured: a level left in its warm-up with only
+// successes is not judged). Short leaves the criteria unnamed ("capacity 16 users -
 // saturates at 32 users (740 tok/s)"), for narrow screens that show the targets elsewhere.
 func Verdict(levels []LevelStats, slo SLO, running, short bool) string {
 	var measured []LevelStats
 	for i := range levels {
-		if levels[i].Requests > 0 && !(running && levels[i].Open) {
+		if levels[i].Measured() && !(running && levels[i].Open) {
 			measured = append(measured, levels[i])
 		}
 	}

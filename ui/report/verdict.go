@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,8 @@ func VerdictOf(series []Series) Verdict {
 			}
 		}
 		switch {
+		case !slices.ContainsFunc(s.Endpoint.Levels, func(l model.ReportLevel) bool { return model.ReportMeasured(&l) }):
+			line.Capacity = "capacity not measured (no level got past its warm-up)"
 		case s.Endpoint.Capacity.Users == 0:
 			line.Capacity = "no level meets the criteria"
 		case s.AtLeast():
@@ -67,27 +70,9 @@ func VerdictOf(series []Series) Verdict {
 }
 
 // Failures names each criterion level l fails, with its value and the limit, e.g.
-// "errors 4.55% > 1%"; none when l meets them all.
-func Failures(l model.ReportLevel, slo model.SLO) []string {
-	r := slo.Report()
-	if l.Requests == 0 {
-		return []string{"no request ended"}
-	}
-	if l.Succeeded == 0 || l.TTFTMs == (model.LatencyJSON{}) {
-		return []string{"no first token measured"}
-	}
-	var out []string
-	if l.UserTPS.P50 < r.UserTPSMin {
-		out = append(out, fmt.Sprintf("per-user p50 %s < %s tok/s", num(l.UserTPS.P50), num(r.UserTPSMin)))
-	}
-	if l.TTFTMs.P95 > r.TTFTP95MaxMs {
-		out = append(out, fmt.Sprintf("TTFT p95 %s > %s ms", num(l.TTFTMs.P95), num(r.TTFTP95MaxMs)))
-	}
-	if l.ErrorRate > r.ErrorRateMax {
-		out = append(out, fmt.Sprintf("errors %s > %s", model.FormatPercent(l.ErrorRate), model.FormatPercent(r.ErrorRateMax)))
-	}
-	return out
-}
+// "errors 4.55% > 1%"; none when l meets them all. The words are the Markdown's
+// (model.SLO.ReportFailures), so that every report says a level's failures alike.
+func Failures(l model.ReportLevel, slo model.SLO) []string { return slo.ReportFailures(&l) }
 
 // saturationWords follows the Markdown of tpsmon bench.
 func saturationWords(s *Series) string {

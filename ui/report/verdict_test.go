@@ -18,7 +18,7 @@ func TestVerdictWording(t *testing.T) {
 	if got := v.Lines[1].Capacity; got != "capacity 2 users" {
 		t.Errorf("small-gpu: %q", got)
 	}
-	if got := strings.Join(v.Lines[1].Failures, "; "); got != "4 users: per-user p50 28.9 < 30 tok/s; 8 users: per-user p50 26 < 30 tok/s" {
+	if got := strings.Join(v.Lines[1].Failures, "; "); got != "4 users: per-user p50 28.9 tok/s < 30 tok/s; 8 users: per-user p50 26 tok/s < 30 tok/s" {
 		t.Errorf("small-gpu failures: %q", got)
 	}
 	if len(v.Lines[0].Failures) != 0 || !v.Lines[0].Meets {
@@ -46,10 +46,10 @@ func TestVerdictNoLevelMeets(t *testing.T) {
 		t.Errorf("capacity %q, meets %v", l.Capacity, l.Meets)
 	}
 	want := []string{
-		"1 user: per-user p50 10 < 30 tok/s",
-		"2 users: TTFT p95 30.7 > 25 ms, errors 4.55% > 1%",
-		"4 users: TTFT p95 34.7 > 25 ms",
-		"8 users: TTFT p95 54.1 > 25 ms",
+		"1 user: per-user p50 10 tok/s < 30 tok/s",
+		"2 users: TTFT p95 30.7 ms > 25 ms, errors 4.55% > 1%",
+		"4 users: TTFT p95 34.7 ms > 25 ms",
+		"8 users: TTFT p95 54.1 ms > 25 ms",
 	}
 	if strings.Join(l.Failures, "\n") != strings.Join(want, "\n") {
 		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(l.Failures, "\n"), strings.Join(want, "\n"))
@@ -86,8 +86,13 @@ func TestFailuresOfEmptyLevels(t *testing.T) {
 	if f := Failures(model.ReportLevel{Concurrency: 4}, slo); len(f) != 1 || f[0] != "no request ended" {
 		t.Errorf("no requests: %v", f)
 	}
-	if f := Failures(model.ReportLevel{Concurrency: 4, Requests: 3}, slo); len(f) != 1 || f[0] != "no first token measured" {
+	if f := Failures(model.ReportLevel{Concurrency: 4, Requests: 3, ErrorRate: 1}, slo); len(f) != 3 ||
+		f[0] != "no TTFT measured (no steady request delivered a token)" || f[2] != "errors 100% > 1%" {
 		t.Errorf("every request failed: %v", f)
+	}
+	// A level the load left in its warm-up, its requests all successes: not judged.
+	if f := Failures(model.ReportLevel{Concurrency: 4, Requests: 3, Succeeded: 3}, slo); len(f) != 1 || !strings.HasPrefix(f[0], "not measured (") {
+		t.Errorf("left in its warm-up: %v", f)
 	}
 }
 
