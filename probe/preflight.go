@@ -14,11 +14,27 @@ import (
 // PreflightTimeout bounds Preflight.
 const PreflightTimeout = 5 * time.Second
 
+// ServedModel is one model of a GET /models answer: its name, and who owns it when
+// the server says (OpenAI's owned_by; tpsmon's simulator says "tpsmon-sim").
+type ServedModel struct {
+	ID      string
+	OwnedBy string
+}
+
+// ModelIDs are the names of models.
+func ModelIDs(models []ServedModel) []string {
+	ids := make([]string, len(models))
+	for i, m := range models {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
 // Preflight checks that the endpoint answers within a few seconds: GET {BaseURL}/models.
-// It returns the model names served. A connection failure, a TLS failure or a 401/403 is an
+// It returns the models served. A connection failure, a TLS failure or a 401/403 is an
 // error naming the URL and the cause (never the key); a 404 or a non-JSON answer is not
 // (some servers have no /models) and returns no names.
-func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
+func Preflight(ctx context.Context, ep Endpoint) (models []ServedModel, err error) {
 	ep.Model = "-" // Preflight does not need a model; normalize insists on one.
 	ep, u, err := normalize(ep)
 	if err != nil {
@@ -67,7 +83,8 @@ func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
 	}
 	var list struct {
 		Data []struct {
-			ID string `json:"id"`
+			ID      string `json:"id"`
+			OwnedBy string `json:"owned_by"`
 		} `json:"data"`
 	}
 	if json.Unmarshal(body, &list) != nil {
@@ -75,7 +92,7 @@ func Preflight(ctx context.Context, ep Endpoint) (models []string, err error) {
 	}
 	for _, m := range list.Data {
 		if m.ID != "" {
-			models = append(models, m.ID)
+			models = append(models, ServedModel{ID: m.ID, OwnedBy: m.OwnedBy})
 		}
 	}
 	return models, nil

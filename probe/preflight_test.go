@@ -52,7 +52,7 @@ func TestPreflight(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !slices.Equal(models, tt.models) {
+			if err != nil || !slices.Equal(ModelIDs(models), tt.models) {
 				t.Fatalf("models, err = %v, %v; want %v", models, err, tt.models)
 			}
 			if tt.key != "" && gotAuth != "Bearer "+tt.key {

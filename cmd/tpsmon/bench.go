@@ -116,6 +116,12 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 
 	if su.sim != nil {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", su.sim.profile)
+	} else {
+		for _, ep := range p.endpoints {
+			if ep.Simulated {
+				fmt.Fprintf(a.stdout, "> **Simulated endpoint**: %s is tpsmon's simulator (`tpsmon sim`), not a real server: its numbers are simulated.\n\n", ep.Name)
+			}
+		}
 	}
 	fmt.Fprint(a.stdout, model.Markdown(rep))
 	a.printRampEnds(res, p.bounds.maxDuration)

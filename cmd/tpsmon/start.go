@@ -21,9 +21,8 @@ type simulator struct {
 }
 
 // start makes the plan runnable: it starts the simulator when nothing else is
-// configured, or checks real endpoints (preflight) and fills in missing model names.
-// With check set, every real endpoint must answer its preflight (bench); otherwise only
-// those without a model are asked. A usage problem exits 2, an unreachable endpoint 3.
+// configured, or checks real endpoints (app.preflight) and fills in missing model
+// names. A usage problem exits 2, an unreachable endpoint 3.
 func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error) {
 	if p.simulate {
 		cfg, err := sim.Profile(p.profile)
@@ -49,9 +48,24 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 			baseURLEnv, p.profile, cfg.Model, inst.URL)
 		return &simulator{inst: inst, profile: p.profile}, nil
 	}
+	return nil, a.preflight(ctx, p, check)
+}
+
+// preflight asks each real endpoint for its models (GET /models): with check set every
+// one must answer (bench); otherwise only those without a model must, and the others
+// are asked for a second at most, errors ignored (the screen starts against a server
+// that is down, and says so). It fills in missing model names and marks an endpoint
+// that is tpsmon's own simulator (tpsmon sim) as simulated.
+func (a *app) preflight(ctx context.Context, p *plan, check bool) error {
 	for i := range p.endpoints {
 		ep := &p.endpoints[i]
 		if !check && ep.Model != "" {
+			pctx, cancel := context.WithTimeout(ctx, time.Second)
+			models, err := probe.Preflight(pctx, *ep)
+			cancel()
+			if err == nil {
+				a.markSimulator(ep, models)
+			}
 			continue
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -59,25 +73,37 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, &exitError{code: exitInterrupt, msg: "interrupted"}
+				return &exitError{code: exitInterrupt, msg: "interrupted"}
 			}
-			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("endpoint %s (%s) is unusable: %v\nCheck the URL, that the server is running, and the key in $%s.",
+			return &exitError{code: exitUnusable, msg: fmt.Sprintf("endpoint %s (%s) is unusable: %v\nCheck the URL, that the server is running, and the key in $%s.",
 				ep.Name, probe.RedactedURL(ep.BaseURL), err, p.keyEnvs[i])}
 		}
+		names := probe.ModelIDs(models)
 		if ep.Model == "" {
-			switch len(models) {
+			switch len(names) {
 			case 1:
-				ep.Model = models[0]
+				ep.Model = names[0]
 			case 0:
-				return nil, usageErrorf("%s: %s; %s does not list the models it serves", p.sources[i], modelRequired(p.sources[i]), probe.RedactedURL(ep.BaseURL))
+				return usageErrorf("%s: %s; %s does not list the models it serves", p.sources[i], modelRequired(p.sources[i]), probe.RedactedURL(ep.BaseURL))
 			default:
-				return nil, usageErrorf("%s: %s; the server serves: %s", p.sources[i], modelRequired(p.sources[i]), strings.Join(models, ", "))
+				return usageErrorf("%s: %s; the server serves: %s", p.sources[i], modelRequired(p.sources[i]), strings.Join(names, ", "))
 			}
-		} else if len(models) > 0 && !slices.Contains(models, ep.Model) {
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s does not list model %q; it lists: %s\n", ep.Name, ep.Model, strings.Join(models, ", "))
+		} else if len(names) > 0 && !slices.Contains(names, ep.Model) {
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s does not list model %q; it lists: %s\n", ep.Name, ep.Model, strings.Join(names, ", "))
 		}
+		a.markSimulator(ep, models)
 	}
-	return nil, nil
+	return nil
+}
+
+// markSimulator marks ep simulated, and says so, when the models it serves say that
+// its model is tpsmon's simulator's (owned_by sim.Owner): a `tpsmon sim` in another
+// terminal or on another machine is as simulated as the built-in one.
+func (a *app) markSimulator(ep *probe.Endpoint, models []probe.ServedModel) {
+	if slices.Contains(models, probe.ServedModel{ID: ep.Model, OwnedBy: sim.Owner}) {
+		ep.Simulated = true
+		fmt.Fprintf(a.stderr, "tpsmon: %s is tpsmon's simulator (its /models says owned_by %q): every number of it is SIMULATED.\n", ep.Name, sim.Owner)
+	}
 }
 
 // modelRequired says where the model name goes for an endpoint from source: the

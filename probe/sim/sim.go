@@ -113,6 +113,10 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Owner is the owned_by of the simulator's models in its GET /v1/models: a client
+// that finds it knows its numbers are simulated, whatever the URL.
+const Owner = "tpsmon-sim"
+
 // withDefaults fills in zero settings: one slot, one token per event, 256 max tokens,
 // model "tpsmon-sim".
 func (c Config) withDefaults() Config {
@@ -215,7 +219,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"object": "list",
 			"data": []map[string]any{{
 				"id": s.cfg.Model, "object": "model", "created": s.created,
-				"owned_by": "tpsmon-sim", "root": s.cfg.Model, "parent": nil,
+				"owned_by": Owner, "root": s.cfg.Model, "parent": nil,
 			}},
 		})
 	case "/metrics":
