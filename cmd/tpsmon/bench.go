@@ -114,15 +114,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	rep := res.Report
 	liveErr := su.live.close(a)
 
-	if su.sim != nil {
-		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", su.sim.profile)
-	} else {
-		for _, ep := range p.endpoints {
-			if ep.Simulated {
-				fmt.Fprintf(a.stdout, "> **Simulated endpoint**: %s is tpsmon's simulator (`tpsmon sim`), not a real server: its numbers are simulated.\n\n", ep.Name)
-			}
-		}
-	}
+	a.saySimulated(su.sim, p.endpoints)
 	fmt.Fprint(a.stdout, model.Markdown(rep))
 	a.printRampEnds(res, p.bounds.maxDuration)
 
@@ -345,4 +337,18 @@ func users(n int) string {
 		return "1 user"
 	}
 	return fmt.Sprintf("%d users", n)
+}
+
+// saySimulated writes, above the Markdown, a line for the built-in simulator (sim) or
+// for each endpoint that is a tpsmon sim elsewhere.
+func (a *app) saySimulated(sim *simulator, eps []probe.Endpoint) {
+	if sim != nil {
+		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", sim.profile)
+		return
+	}
+	for _, ep := range eps {
+		if ep.Simulated {
+			fmt.Fprintf(a.stdout, "> **Simulated endpoint**: %s is tpsmon's simulator (`tpsmon sim`), not a real server: its numbers are simulated.\n\n", ep.Name)
+		}
+	}
 }
