@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -102,8 +103,12 @@ func (s SLO) meets(j judged) bool {
 // the reports drawn from results files.
 func (s SLO) ReportFailures(l *ReportLevel) []string { return s.failures(judgeReport(l)) }
 
-// ReportMeasured is LevelStats.Measured on a level of a saved report.
-func ReportMeasured(l *ReportLevel) bool { return judgeReport(l).measured() }
+// AnyMeasured reports whether some level of a saved report is measured (as
+// LevelStats.Measured): when none is, its capacity was not measured, rather than met
+// by no level.
+func AnyMeasured(levels []ReportLevel) bool {
+	return slices.ContainsFunc(levels, func(l ReportLevel) bool { return judgeReport(&l).measured() })
+}
 
 // Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
 // or "TTFT p95 3100 ms > 2000 ms"; nil when it meets them (exactly when Meets is true).
@@ -114,7 +119,7 @@ func (s SLO) failures(j judged) []string {
 		return []string{"no request ended"}
 	}
 	if !j.measured() {
-		return []string{"not measured (the load moved on during its warm-up; no steady request ended and none failed)"}
+		return []string{"not measured (the load moved on during its warm-up: no steady request delivered a token and none failed)"}
 	}
 	var out []string
 	if why := p95Over("TTFT", "a token", j.ttftMeasured, j.ttftP95, ms(s.TTFTP95Max)); why != "" {

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -255,8 +254,8 @@ func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	if interrupted {
 		stopped = "the run was interrupted"
 	}
-	if !slices.ContainsFunc(e.Levels, func(l ReportLevel) bool { return ReportMeasured(&l) }) {
-		fmt.Fprintf(b, "Capacity: not measured (no level got past its warm-up: no steady request ended and none failed)\n")
+	if !AnyMeasured(e.Levels) {
+		fmt.Fprintf(b, "Capacity: not measured (no level got past its warm-up: no steady request delivered a token and none failed)\n")
 		return
 	}
 	fmt.Fprintf(b, "Capacity: %s\n", capacityWords(c, &slo, stopped, name))

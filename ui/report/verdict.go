@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -44,7 +43,7 @@ func VerdictOf(series []Series) Verdict {
 			}
 		}
 		switch {
-		case !slices.ContainsFunc(s.Endpoint.Levels, func(l model.ReportLevel) bool { return model.ReportMeasured(&l) }):
+		case !model.AnyMeasured(s.Endpoint.Levels):
 			line.Capacity = "capacity not measured (no level got past its warm-up)"
 		case s.Endpoint.Capacity.Users == 0:
 			line.Capacity = "no level meets the criteria"
