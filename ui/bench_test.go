@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // BenchmarkView measures View() at 200x60 with an hour of history on two endpoints:
@@ -88,7 +88,7 @@ func realTracker(b *testing.B) *model.Tracker {
 
 // BenchmarkViewRealTrackers is BenchmarkView/new_bucket over real trackers (after merge).
 func BenchmarkViewRealTrackers(b *testing.B) {
-	m, _ := newTestRootOver(b, []run.Book{realTracker(b), realTracker(b)})
+	m, _ := newTestRootOver(b, []engine.Book{realTracker(b), realTracker(b)})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	b.ReportAllocs()
 	for b.Loop() {

@@ -6,7 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
@@ -106,7 +106,7 @@ func (m *root) setLoad(keyName string, f func(int) int) {
 // streamCapWhy says why the load keys cannot add more users.
 func (m *root) streamCapWhy() string {
 	why := fmt.Sprintf("tpsmon holds at most %d streams in one process", m.eng.MaxStreams())
-	if m.eng.MaxStreams() < run.MaxUsers {
+	if m.eng.MaxStreams() < engine.MaxUsers {
 		why = fmt.Sprintf("the open-file limit (ulimit -n) lets this process hold %d streams", m.eng.MaxStreams())
 	}
 	if m.eng.Len() > 1 {

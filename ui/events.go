@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/probe"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // tickMsg is the render tick.
@@ -63,14 +63,14 @@ func waitEvents(ctx context.Context, ch <-chan probe.Event) tea.Cmd {
 
 // serverMsg carries one report of the engine's server metrics scrapers.
 type serverMsg struct {
-	update run.ServerUpdate
-	ch     <-chan run.ServerUpdate
+	update engine.ServerUpdate
+	ch     <-chan engine.ServerUpdate
 	closed bool
 }
 
 // waitServer waits (in its own goroutine) for the next scraper report; it is re-armed
 // after each.
-func waitServer(ctx context.Context, ch <-chan run.ServerUpdate) tea.Cmd {
+func waitServer(ctx context.Context, ch <-chan engine.ServerUpdate) tea.Cmd {
 	if ch == nil {
 		return nil
 	}

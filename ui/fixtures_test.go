@@ -14,7 +14,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
@@ -214,7 +214,7 @@ func fullTracker() *fakeTracker {
 // endpoints and a fixed clock.
 func newTestRoot(t testing.TB, n int) (*root, []*fakeCtl, []*fakeTracker) {
 	t.Helper()
-	var books []run.Book
+	var books []engine.Book
 	var trs []*fakeTracker
 	for i := range n {
 		tr := fullTracker()
@@ -230,21 +230,21 @@ func newTestRoot(t testing.TB, n int) (*root, []*fakeCtl, []*fakeTracker) {
 
 // newTestRootOver builds the screen over a run engine with fake pools and the given
 // level books (one endpoint each) and a fixed clock.
-func newTestRootOver(t testing.TB, books []run.Book) (*root, []*fakeCtl) {
+func newTestRootOver(t testing.TB, books []engine.Book) (*root, []*fakeCtl) {
 	t.Helper()
-	var parts []run.Part
+	var parts []engine.Part
 	var ctls []*fakeCtl
 	for i, b := range books {
 		c := &fakeCtl{conc: 4, active: 4}
 		name := []string{"sim", "vllm-b", "sglang-c"}[i%3]
-		parts = append(parts, run.Part{
+		parts = append(parts, engine.Part{
 			Endpoint: probe.Endpoint{Name: name, BaseURL: "http://127.0.0.1:8000/v1", Model: "sim-llama-8b", Simulated: i == 0},
 			Control:  c, Book: b,
 		})
 		ctls = append(ctls, c)
 	}
-	eng, err := run.New(run.Config{
-		Ramp: run.Ramp{Levels: []int{1, 2, 4, 8}, Hold: 10 * time.Second}, Settle: run.SettleCapacity,
+	eng, err := engine.New(engine.Config{
+		Ramp: engine.Ramp{Levels: []int{1, 2, 4, 8}, Hold: 10 * time.Second}, Settle: engine.SettleCapacity,
 		SLO: model.DefaultSLO, Version: "test", Now: func() time.Time { return t0 },
 	}, parts)
 	if err != nil {

@@ -11,12 +11,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/probe"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
 // maxUsers bounds what the load keys ask for.
-const maxUsers = run.MaxUsers
+const maxUsers = engine.MaxUsers
 
 // messageTTL is how long an action's status message stays before the last error shows again
 // (on screens too small to show both).
@@ -27,7 +27,7 @@ const messageTTL = 15 * time.Second
 type root struct {
 	ctx     context.Context
 	events  <-chan probe.Event
-	eng     *run.Engine
+	eng     *engine.Engine
 	hosts   []string // host[:port] of each endpoint, for the header
 	snapDir string
 
@@ -72,7 +72,7 @@ type config struct {
 	Now         time.Time
 }
 
-func newRoot(ctx context.Context, events <-chan probe.Event, eng *run.Engine, cfg config) (*root, error) {
+func newRoot(ctx context.Context, events <-chan probe.Event, eng *engine.Engine, cfg config) (*root, error) {
 	if eng == nil || eng.Len() == 0 {
 		return nil, fmt.Errorf("the live screen needs at least one endpoint")
 	}
@@ -128,7 +128,7 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.now = time.Time(msg)
 		for _, n := range m.eng.Step(m.now) {
-			if n.Kind != run.LevelStarted && n.Kind != run.Diagnosed {
+			if n.Kind != engine.LevelStarted && n.Kind != engine.Diagnosed {
 				m.say(n.Bad(), "%s", n)
 			}
 		}

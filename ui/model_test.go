@@ -15,7 +15,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // tick advances the screen's clock to t0+d.
@@ -29,7 +29,7 @@ func steady(m *root, c int, at time.Duration) {
 
 // TestAutoRamp: r starts the engine's ramp, the ticks step it, the header shows a
 // level's progress and the end settles at the capacity (the rules themselves are
-// tested in probe/run).
+// tested in probe/engine).
 func TestAutoRamp(t *testing.T) {
 	m, ctls, trs := newTestRoot(t, 1) // ramp 1,2,4,8 held 10 s; rows of 3 x users requests (an earlier visit)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -343,7 +343,7 @@ func TestEventsClosedSaid(t *testing.T) {
 // no user:password part and no query.
 func TestEndpointStateHidesSecrets(t *testing.T) {
 	ep := probe.Endpoint{BaseURL: "http://me:s3cret-token@127.0.0.1:8000/v1?key=s3cret-q", Model: "m"}
-	eng, err := run.New(run.Config{}, []run.Part{{Endpoint: ep, Control: &fakeCtl{}}})
+	eng, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: ep, Control: &fakeCtl{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,8 +366,8 @@ func TestEndpointStateHidesSecrets(t *testing.T) {
 // load and says why, also once the pools have ended.
 func TestMaxDurationOnScreen(t *testing.T) {
 	ctl := &fakeCtl{}
-	eng, err := run.New(run.Config{MaxDuration: time.Minute, Settle: run.SettleCapacity},
-		[]run.Part{{Endpoint: probe.Endpoint{Name: "sim"}, Control: ctl, Book: fullTracker()}})
+	eng, err := engine.New(engine.Config{MaxDuration: time.Minute, Settle: engine.SettleCapacity},
+		[]engine.Part{{Endpoint: probe.Endpoint{Name: "sim"}, Control: ctl, Book: fullTracker()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package ui
 
 import (
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // level names a load of n in the engine's mode: "8 users" or "8 requests/s".
-func (m *root) level(n int) string { return run.LevelWord(m.eng.RateMode(), n) }
+func (m *root) level(n int) string { return engine.LevelWord(m.eng.RateMode(), n) }
 
 // toggleRate switches between users and rate mode (the `m` key), keeping the number:
 // 8 users become 8 requests/s arriving, and back. The curve starts afresh.

@@ -12,18 +12,18 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
-	"github.com/tpsmon/tpsmon/probe/run"
-	"github.com/tpsmon/tpsmon/probe/run/timeseries"
+	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
 )
 
 // recording runs a hand-fed engine (real level books) through 1 and then 4 users for
 // secs seconds each, recording its time series, and returns it with the engine.
-func recording(t *testing.T, secs int) (*timeseries.Series, *run.Engine) {
+func recording(t *testing.T, secs int) (*timeseries.Series, *engine.Engine) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := timeseries.NewWriter(&buf)
 	ctl := &fakeCtl{}
-	e, err := run.New(run.Config{Observers: []run.Observer{w}}, []run.Part{{Endpoint: probe.Endpoint{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "llama"}, Control: ctl}})
+	e, err := engine.New(engine.Config{Observers: []engine.Observer{w}}, []engine.Part{{Endpoint: probe.Endpoint{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "llama"}, Control: ctl}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/run"
-	"github.com/tpsmon/tpsmon/probe/run/timeseries"
+	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
 )
 
 // replayHistory bounds the buckets replay keeps per endpoint (the live screen's too).
@@ -129,7 +129,7 @@ func (r *replayEndpoint) rampText() string {
 	if p == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, run.LevelWord(r.rate, p.Users), p.Steady, p.Need)
+	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, engine.LevelWord(r.rate, p.Users), p.Steady, p.Need)
 	switch {
 	case p.Warming:
 		return s + ", warming up"

@@ -9,14 +9,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // serverData is what the server panel shows: the server's own view of the focused
 // endpoint (its /metrics), tpsmon's own load, and the diagnosis.
 type serverData struct {
-	Status   run.ServerStatus
-	Self     run.SelfUse
+	Status   engine.ServerStatus
+	Self     engine.SelfUse
 	Findings []model.Finding
 }
 
@@ -88,13 +88,13 @@ func (p *serverPanel) serverRow(compact bool) string {
 		head = st.Title.Render("srv")
 	}
 	switch s.State {
-	case run.ServerOff:
+	case engine.ServerOff:
 		return head + st.Faint.Render(" metrics off")
-	case run.ServerWaiting:
+	case engine.ServerWaiting:
 		return head + st.Faint.Render(" metrics: asking "+s.URL)
-	case run.ServerUnavailable:
+	case engine.ServerUnavailable:
 		return head + st.Faint.Render(" metrics not available at "+s.URL+": "+s.Reason)
-	case run.ServerDown:
+	case engine.ServerDown:
 		return head + " " + st.Bad.Render("down") + st.Faint.Render(": "+s.URL+": "+s.Reason)
 	}
 	parts := []string{head + " " + st.Faint.Render(s.Kind)}
@@ -329,7 +329,7 @@ func roundTo(v float64, prec int) float64 {
 }
 
 // serverLevels is the server's view of endpoint i per level of levels.
-func serverLevels(eng *run.Engine, i int, levels []model.LevelStats) map[int]model.ServerLevel {
+func serverLevels(eng *engine.Engine, i int, levels []model.LevelStats) map[int]model.ServerLevel {
 	var out map[int]model.ServerLevel
 	for _, l := range levels {
 		if sv, ok := eng.ServerLevel(i, l.Concurrency); ok {
@@ -345,7 +345,7 @@ func serverLevels(eng *run.Engine, i int, levels []model.LevelStats) map[int]mod
 // serverOn reports whether some endpoint's metrics are scraped.
 func (m *root) serverOn() bool {
 	for i := range m.eng.Len() {
-		if m.eng.Server(i).State != run.ServerOff {
+		if m.eng.Server(i).State != engine.ServerOff {
 			return true
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/selfwatch"
 	"github.com/tpsmon/tpsmon/probe/servermetrics"
 )
@@ -22,14 +22,14 @@ var queueFindings = []model.Finding{
 	{Rule: model.DiagOtherTraffic, Text: "the server is also busy with other traffic: it generates 1.3x what tpsmon receives"},
 }
 
-func upStatus() run.ServerStatus {
-	return run.ServerStatus{State: run.ServerUp, URL: "http://127.0.0.1:8000/metrics", Kind: "vLLM", HasLast: true,
+func upStatus() engine.ServerStatus {
+	return engine.ServerStatus{State: engine.ServerUp, URL: "http://127.0.0.1:8000/metrics", Kind: "vLLM", HasLast: true,
 		Last: model.ServerPoint{Running: 32, Waiting: 14, KV: 0.97, GenTPS: 762, Preempted: 2, Rate: true, Has: allSignals}}
 }
 
 // TestServerPanel is the server panel at each height it gets, wide and narrow (golden).
 func TestServerPanel(t *testing.T) {
-	self := run.SelfUse{Use: selfwatch.Use{CPU: 0.45, Cores: 2, Sched: 400 * time.Microsecond, Known: true}}
+	self := engine.SelfUse{Use: selfwatch.Use{CPU: 0.45, Cores: 2, Sched: 400 * time.Microsecond, Known: true}}
 	var out []string
 	for _, w := range []int{80, 120} {
 		for h := 1; h <= 3; h++ {
@@ -44,13 +44,13 @@ func TestServerPanel(t *testing.T) {
 			}
 		}
 	}
-	states := []run.ServerStatus{
-		{State: run.ServerOff},
-		{State: run.ServerWaiting, URL: "http://127.0.0.1:8000/metrics"},
-		{State: run.ServerUnavailable, URL: "http://127.0.0.1:8000/metrics", Reason: "404"},
-		{State: run.ServerDown, URL: "http://127.0.0.1:8000/metrics", Reason: "connection refused", Kind: "vLLM"},
+	states := []engine.ServerStatus{
+		{State: engine.ServerOff},
+		{State: engine.ServerWaiting, URL: "http://127.0.0.1:8000/metrics"},
+		{State: engine.ServerUnavailable, URL: "http://127.0.0.1:8000/metrics", Reason: "404"},
+		{State: engine.ServerDown, URL: "http://127.0.0.1:8000/metrics", Reason: "connection refused", Kind: "vLLM"},
 	}
-	busy := run.SelfUse{Use: selfwatch.Use{CPU: 1.9, Cores: 2, Sched: 30 * time.Millisecond, Known: true}}
+	busy := engine.SelfUse{Use: selfwatch.Use{CPU: 1.9, Cores: 2, Sched: 30 * time.Millisecond, Known: true}}
 	for _, st := range states {
 		p := serverPanel{}
 		p.SetStyles(testStyles())
@@ -67,11 +67,11 @@ func TestServerPanelWarnsWhenTpsmonIsBusy(t *testing.T) {
 	p := serverPanel{}
 	p.SetStyles(testStyles())
 	p.SetSize(120, 3)
-	p.SetData(serverData{Status: upStatus(), Self: run.SelfUse{Use: selfwatch.Use{CPU: 1.9, Cores: 2, Known: true}}})
+	p.SetData(serverData{Status: upStatus(), Self: engine.SelfUse{Use: selfwatch.Use{CPU: 1.9, Cores: 2, Known: true}}})
 	if v := ansi.Strip(p.View()); !strings.Contains(v, "tpsmon CPU 190% of 2 cores") || !strings.Contains(v, "tpsmon may be the limit") {
 		t.Errorf("busy tpsmon not flagged:\n%s", v)
 	}
-	p.SetData(serverData{Status: upStatus(), Self: run.SelfUse{Use: selfwatch.Use{CPU: 1.9, Cores: 2, Known: true}, WithSim: true}})
+	p.SetData(serverData{Status: upStatus(), Self: engine.SelfUse{Use: selfwatch.Use{CPU: 1.9, Cores: 2, Known: true}, WithSim: true}})
 	if v := ansi.Strip(p.View()); !strings.Contains(v, "tpsmon+sim CPU 190%") || strings.Contains(v, "may be the limit") {
 		t.Errorf("the simulator's CPU blamed on tpsmon:\n%s", v)
 	}
@@ -79,7 +79,7 @@ func TestServerPanelWarnsWhenTpsmonIsBusy(t *testing.T) {
 
 // serverScrape is a scrape report of endpoint 0 at d after t0.
 func serverScrape(d time.Duration, waiting, kv, generated float64) serverMsg {
-	return serverMsg{update: run.ServerUpdate{Update: servermetrics.Update{Sample: model.ServerSample{
+	return serverMsg{update: engine.ServerUpdate{Update: servermetrics.Update{Sample: model.ServerSample{
 		Time: t0.Add(d), Kind: "vLLM", Running: 4, Waiting: waiting, KV: kv, Generated: generated, Has: allSignals,
 	}}}}
 }
@@ -111,7 +111,7 @@ func TestScreenShowsTheServer(t *testing.T) {
 				}
 			}
 			down := &servermetrics.Error{URL: "http://127.0.0.1:8000/metrics", Kind: servermetrics.ErrUnreachable, Reason: "connection refused"}
-			m.Update(serverMsg{update: run.ServerUpdate{Update: servermetrics.Update{Err: down, Notice: down.Error()}}})
+			m.Update(serverMsg{update: engine.ServerUpdate{Update: servermetrics.Update{Err: down, Notice: down.Error()}}})
 			plain = ansi.Strip(m.View().Content)
 			if !strings.Contains(plain, "down") || !strings.Contains(plain, "server down: http://127.0.0.1:8000/metrics: connection refused") {
 				t.Errorf("the server's outage is not said:\n%s", plain)

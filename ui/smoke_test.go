@@ -13,12 +13,12 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
 // startSim starts the simulator and a run engine against it.
-func startSim(t *testing.T, ctx context.Context) *run.Engine {
+func startSim(t *testing.T, ctx context.Context) *engine.Engine {
 	t.Helper()
 	inst, err := sim.Start(ctx, "127.0.0.1:0", sim.Config{
 		Name: "smoke", Model: "sim-smoke", Slots: 16, StepMs: 4, StepMsPerSeq: 0.5,
@@ -34,11 +34,11 @@ func startSim(t *testing.T, ctx context.Context) *run.Engine {
 
 // startEngine starts a run engine over ep (its streamer built by newStreamer, nil: a
 // client) with a ramp of 1,2,4 held 300 ms.
-func startEngine(t *testing.T, ctx context.Context, ep probe.Endpoint, newStreamer run.NewStreamerFunc) *run.Engine {
+func startEngine(t *testing.T, ctx context.Context, ep probe.Endpoint, newStreamer engine.NewStreamerFunc) *engine.Engine {
 	t.Helper()
-	eng, err := run.Start(ctx, run.Config{
-		Endpoints: []probe.Endpoint{ep}, Ramp: run.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
-		Settle: run.SettleCapacity, Version: "smoke", NewStreamer: newStreamer,
+	eng, err := engine.Start(ctx, engine.Config{
+		Endpoints: []probe.Endpoint{ep}, Ramp: engine.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
+		Settle: engine.SettleCapacity, Version: "smoke", NewStreamer: newStreamer,
 		PoolOptions: []probe.Option{probe.WithTickEvery(100 * time.Millisecond)},
 	})
 	if err != nil {

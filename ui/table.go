@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // tableCols are the level table's columns: header and right-aligned width.
@@ -160,7 +160,7 @@ func (p *tablePanel) footer() []string {
 	var foot []string
 	rate := openLoop(p.levels)
 	if lp := p.progress; lp.Users > 0 {
-		line := st.Open.Render("▸ ") + st.Text.Render(run.LevelWord(rate, lp.Users)) + st.Faint.Render(": ") +
+		line := st.Open.Render("▸ ") + st.Text.Render(engine.LevelWord(rate, lp.Users)) + st.Faint.Render(": ") +
 			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
 		switch {
 		case lp.Warming:

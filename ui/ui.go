@@ -1,6 +1,6 @@
 // Package ui is tpsmon's live terminal screen (Bubble Tea v2): the live series, the
 // degradation curve, the level table, and single keys to change the load. It is a view
-// over the run engine (probe/run), which owns the pools, the level books and the ramp.
+// over the run engine (probe/engine), which owns the pools, the level books and the ramp.
 package ui
 
 import (
@@ -13,13 +13,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
-// Options is what the live screen needs: a run engine built by run.Start (its pools
+// Options is what the live screen needs: a run engine built by engine.Start (its pools
 // running) and the view's settings.
 type Options struct {
-	Engine      *run.Engine
+	Engine      *engine.Engine
 	Theme       string // theme name; "" means default (mono under NO_COLOR)
 	SnapshotDir string // where `s` writes snapshots ("" = current directory)
 	Start       int    // initial users of every endpoint

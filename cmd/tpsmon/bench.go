@@ -14,7 +14,7 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 func (a *app) newBenchCmd() *cobra.Command {

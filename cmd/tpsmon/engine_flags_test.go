@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tpsmon/tpsmon/probe"
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 func TestParseSettle(t *testing.T) {

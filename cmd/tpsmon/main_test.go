@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tpsmon/tpsmon/model"
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // Distinctive secrets: they must never appear in any output.

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
-	engine "github.com/tpsmon/tpsmon/probe/run"
-	"github.com/tpsmon/tpsmon/probe/run/promexport"
-	"github.com/tpsmon/tpsmon/probe/run/timeseries"
+	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/engine/promexport"
+	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
 	"github.com/tpsmon/tpsmon/ui/report"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpsmon/tpsmon/probe/run/timeseries"
+	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
 )
 
 // readSeries reads a --timeseries file.

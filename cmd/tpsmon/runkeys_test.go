@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // TestConfigRunKeys: the config's ramp keys set what --max-hold, --settle,

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/probe"
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // registerServerMetrics adds --server-metrics.

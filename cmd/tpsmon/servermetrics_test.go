@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 func TestServerMetricsPlan(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
 // jobIndexEnv is the variable a Kubernetes Indexed Job sets to each pod's index.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe"
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 

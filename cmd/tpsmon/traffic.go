@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
-	engine "github.com/tpsmon/tpsmon/probe/run"
+	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/workload"
 	"go.yaml.in/yaml/v3"
 )

@@ -6,7 +6,7 @@
 // shared prefix, every request's own text different from its first word on) and
 // Sampled (the requests of a dataset file, read by Parse, in a seeded order).
 //
-// The package imports nothing of tpsmon's: probe and probe/run may both use it.
+// The package imports nothing of tpsmon's: probe and probe/engine may both use it.
 package workload
 
 import (
