@@ -38,11 +38,38 @@ const (
 	DiagFewerTokens  = "server-fewer-tokens"
 )
 
-// Finding is one diagnosis: a rule's name and its line in plain words.
+// Finding is one diagnosis: what tpsmon sees, in plain words, with the figures that
+// show it. Rule is the finding's kind (a Diag* name, stable for tests, logs and
+// results.json); Text its sentence with its numbers. Severity ranks findings (the most
+// telling first); Evidence lists the figures behind the sentence ("waiting mean 12.3
+// over 10 s"); FirstS and LastS are when it first and last held, in seconds since the
+// run started (0 and 0 when not tracked).
 type Finding struct {
-	Rule string
-	Text string
+	Rule     string   `json:"kind"`
+	Text     string   `json:"words"`
+	Severity Severity `json:"severity,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	FirstS   float64  `json:"first_seen_s,omitempty"`
+	LastS    float64  `json:"last_seen_s,omitempty"`
 }
+
+// Same reports whether f and g say the same thing: kind, words, severity and evidence
+// (not when they were seen).
+func (f Finding) Same(g Finding) bool {
+	return f.Rule == g.Rule && f.Text == g.Text && f.Severity == g.Severity && slices.Equal(f.Evidence, g.Evidence)
+}
+
+// Severity says how much a statement (a finding, a verdict) weighs, for ranking and
+// colour: SevProblem (something fails or is broken), SevWarning (something may
+// mislead or limit), SevInfo (context). "" is SevInfo.
+type Severity string
+
+// The severities, most telling first.
+const (
+	SevProblem Severity = "problem"
+	SevWarning Severity = "warning"
+	SevInfo    Severity = "info"
+)
 
 // The rules' thresholds.
 const (
@@ -88,9 +115,9 @@ func Diagnose(in DiagInput) []Finding {
 func DiagnoseCPU(in DiagInput) (Finding, bool) {
 	switch {
 	case in.Cores > 0 && in.CPU >= cpuBusy*float64(in.Cores):
-		return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: it uses %.0f%% CPU", 100*in.CPU)}, true
+		return Finding{Rule: DiagClientCPU, Text: fmt.Sprintf("tpsmon may be the limit: it uses %.0f%% CPU", 100*in.CPU)}, true
 	case in.Sched >= schedLate:
-		return Finding{DiagClientCPU, fmt.Sprintf("tpsmon may be the limit: its readers wait %d ms to run", in.Sched.Milliseconds())}, true
+		return Finding{Rule: DiagClientCPU, Text: fmt.Sprintf("tpsmon may be the limit: its readers wait %d ms to run", in.Sched.Milliseconds())}, true
 	}
 	return Finding{}, false
 }
@@ -122,7 +149,7 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 		peak = math.Max(peak, p.Waiting)
 	}
 	if peak == 0 {
-		return Finding{DiagNoQueue, "no queue on the server: look between tpsmon and it (network, proxy)"}, true
+		return Finding{Rule: DiagNoQueue, Text: "no queue on the server: look between tpsmon and it (network, proxy)"}, true
 	}
 	mean := sum / float64(len(recent))
 	if mean < queueMin {
@@ -133,7 +160,7 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	if last.Has.Has(SigKV) {
 		what += fmt.Sprintf(", KV %.0f%%", 100*last.KV)
 	}
-	return Finding{DiagQueue, "TTFT rises because requests queue on the server (" + what + ")"}, true
+	return Finding{Rule: DiagQueue, Text: "TTFT rises because requests queue on the server (" + what + ")"}, true
 }
 
 // ttftRises reports whether the recent median TTFT is at least riseFactor times the
@@ -176,13 +203,13 @@ func DiagnoseCrossCheck(in DiagInput) (Finding, bool) {
 	case client <= 0 && server <= 0:
 		return Finding{}, false
 	case client <= 0:
-		return Finding{DiagOtherTraffic, fmt.Sprintf(
+		return Finding{Rule: DiagOtherTraffic, Text: fmt.Sprintf(
 			"the server is busy with other traffic: it generates %.0f tok/s while tpsmon receives none", server)}, true
 	case server > (1+gapMin)*client:
-		return Finding{DiagOtherTraffic, fmt.Sprintf(
+		return Finding{Rule: DiagOtherTraffic, Text: fmt.Sprintf(
 			"the server is also busy with other traffic: it generates %.1fx what tpsmon receives", server/client)}, true
 	case server < (1-gapMin)*client:
-		return Finding{DiagFewerTokens, fmt.Sprintf(
+		return Finding{Rule: DiagFewerTokens, Text: fmt.Sprintf(
 			"the server reports %.1fx what tpsmon receives: its /metrics may cover one replica of several", server/client)}, true
 	}
 	return Finding{}, false

@@ -109,6 +109,9 @@ type ReportEndpoint struct {
 	// (user info and query redacted); absent when nothing was scraped. Merge keeps the
 	// server's view only when every file names the same one.
 	ServerMetrics string `json:"server_metrics,omitempty"`
+	// Diagnosis is every finding that held during the run (kind, words, severity,
+	// evidence, first and last seen), the most telling first; absent when none held.
+	Diagnosis []Finding `json:"diagnosis,omitempty"`
 }
 
 // ReportCap is the capacity: 0 users when no level meets the criteria. AtLeast says

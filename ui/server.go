@@ -44,7 +44,7 @@ func sameServerData(a, b serverData) bool {
 		return false
 	}
 	for i := range a.Findings {
-		if a.Findings[i] != b.Findings[i] {
+		if !a.Findings[i].Same(b.Findings[i]) {
 			return false
 		}
 	}
