@@ -35,6 +35,10 @@ type level struct {
 	wait     ClientWait    // rate mode: every arrival's client-side wait
 	busy     time.Duration // sum of the steady requests' E2E (mean in flight = busy / window)
 	openLoop bool          // the level is an arrival rate (rate mode)
+
+	agg       AggSums  // the steady successful requests' tokens and E2E: the aggregate's interval
+	undecided []string // criteria still undecided when the level reached its maximum hold
+	refined   bool     // the capacity's bisection added the level (it is not on the ramp's list)
 }
 
 // segState is the latest state of one segment, with what a Reset cut off.
@@ -145,6 +149,7 @@ func (l *level) record(s *Sample) {
 	}
 	if d, ok := s.E2E(); ok {
 		l.e2e.RecordDuration(d)
+		l.agg.Add(float64(s.Tokens), d.Seconds())
 	}
 	if s.Chunks >= 2 {
 		l.stall.RecordDuration(s.MaxGap)
@@ -158,6 +163,21 @@ func (l *level) record(s *Sample) {
 func (t *book) markShort(c int) {
 	if c > 0 {
 		t.level(c).short = true
+	}
+}
+
+// markUndecided marks the level at concurrency c as undecided on the given criteria
+// (see Tracker.MarkUndecided).
+func (t *book) markUndecided(c int, terms []string) {
+	if c > 0 {
+		t.level(c).undecided = slices.Clone(terms)
+	}
+}
+
+// markRefined marks the level at concurrency c as added by the capacity's bisection.
+func (t *book) markRefined(c int) {
+	if c > 0 {
+		t.level(c).refined = true
 	}
 }
 
@@ -293,6 +313,9 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		ls.RequestRate = float64(l.steady) / sec
 		ls.InFlight = l.busy.Seconds() / sec
 	}
+	ls.CI = l.ci(ls.AggregateTPS)
+	ls.Undecided = slices.Clone(l.undecided)
+	ls.Refined = l.refined
 	return ls
 }
 

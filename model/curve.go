@@ -1,10 +1,11 @@
 package model
 
-// capacity is Capacity over the given levels.
+// capacity is Capacity over the given levels. A level undecided at its maximum hold
+// (LevelStats.Undecided) neither sets nor bounds it.
 func capacity(levels []LevelStats, slo SLO) int {
 	best := 0
 	for i := range levels {
-		if slo.Meets(&levels[i]) && levels[i].Concurrency > best {
+		if len(levels[i].Undecided) == 0 && slo.Meets(&levels[i]) && levels[i].Concurrency > best {
 			best = levels[i].Concurrency
 		}
 	}

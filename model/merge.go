@@ -101,6 +101,7 @@ type mergeLevel struct {
 	tokenRate, requestRate float64
 	noTraffic              bool           // a report's level carried no lengths or chunk gaps histograms
 	servers                []*ServerLevel // the reports' server's views of the level
+	ci                     mergeCI        // what the intervals need beyond the histograms
 }
 
 // mergeEndpoint merges endpoint i of every report.
@@ -145,6 +146,7 @@ func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) 
 		if shards && d > 0 {
 			ls.AggregateTPS, ls.RequestRate = m.tokenRate, m.requestRate
 		}
+		m.finishCI(&ls, slo)
 		stats = append(stats, ls)
 		rl := ls.Report()
 		rl.Hist = m.l.hists()
@@ -194,6 +196,7 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	if rl.Server != nil {
 		m.servers = append(m.servers, rl.Server)
 	}
+	m.addCI(rl)
 	spans, err := parseWindows(rl.Windows)
 	if err != nil {
 		return err

@@ -120,6 +120,12 @@ type ReportEndpoint struct {
 type ReportCap struct {
 	Users   int  `json:"users"`
 	AtLeast bool `json:"at_least"`
+	// Decided says the capacity is decided at 95%: its level meets every criterion at 95%
+	// (but a share of requests, errors or goodput, whose figure meets its target: see
+	// Call.Share and ReportEndpoint.Unproven), and the next level above it fails one at
+	// 95% (or there is none: AtLeast). When Users is 0: the lowest level fails one at 95%.
+	// False when an undecided level lies between.
+	Decided bool `json:"decided"`
 }
 
 // ReportLevel is one level (one concurrency) of the curve.
@@ -158,6 +164,14 @@ type ReportLevel struct {
 	// Server is the server's own view over the level's scrapes of its /metrics (absent
 	// when it publishes none, or when server metrics are off).
 	Server *ServerLevel `json:"server,omitempty"`
+	// CI95 is the 95% confidence interval of the level's figures (see LevelCI): each
+	// [lo, hi], hi null when unbounded, null when not measured.
+	CI95 LevelCI `json:"ci95"`
+	// Undecided names the criteria (SLO terms) the level reached its maximum hold with
+	// still undecided at 95%: it neither sets nor bounds a capacity. Absent when none.
+	Undecided []string `json:"undecided,omitempty"`
+	// Refined says the capacity's bisection added the level: it is not on the ramp's list.
+	Refined bool `json:"refined,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -232,6 +246,7 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 // only successes was not measured, see LevelStats.Measured).
 func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
 	c := ReportCap{Users: capacity(levels, slo)}
+	defer func() { c.Decided = decided(levels, slo, c) }()
 	if c.Users == 0 {
 		return c
 	}
@@ -240,7 +255,7 @@ func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
 		return c
 	}
 	for i := range levels {
-		if levels[i].Concurrency > c.Users && levels[i].Measured() {
+		if levels[i].Concurrency > c.Users && levels[i].Measured() && len(levels[i].Undecided) == 0 {
 			c.AtLeast = false
 		}
 	}
@@ -278,6 +293,9 @@ func (l *LevelStats) Report() ReportLevel {
 		Windows:      []ReportWindow{},
 		InFlightMean: round(l.InFlight, 2),
 		TrafficStats: l.Traffic.rounded(),
+		CI95:         l.CI.rounded(),
+		Undecided:    l.Undecided,
+		Refined:      l.Refined,
 	}
 	if l.OpenLoop {
 		rate, w := l.Concurrency, l.Wait

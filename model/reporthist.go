@@ -26,6 +26,9 @@ type ReportHists struct {
 	InputTokens  *HistJSON `json:"input_tokens,omitempty"`
 	OutputTokens *HistJSON `json:"output_tokens,omitempty"`
 	ChunkGaps    *GapsJSON `json:"chunk_gap,omitempty"`
+	// Aggregate holds the sums behind the aggregate tok/s's interval (absent from
+	// reports written before intervals: Merge then gives the merged level none).
+	Aggregate *AggSums `json:"aggregate,omitempty"`
 }
 
 // ReportWindow is one steady window of a level in wall-clock time (see WindowLayout).
@@ -82,6 +85,8 @@ func (t *book) windows(c int) []span {
 func (l *level) hists() *ReportHists {
 	hs := &ReportHists{TTFT: l.ttft.JSON(), TTFO: l.ttfo.JSON(), TPOT: l.tpot.JSON(),
 		E2E: l.e2e.JSON(), Stall: l.stall.JSON(), UserTPS: l.user.JSON()}
+	agg := l.agg
+	hs.Aggregate = &agg
 	l.trafficHists(hs)
 	return hs
 }

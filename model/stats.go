@@ -53,6 +53,12 @@ type LevelStats struct {
 	OpenLoop bool         // rate mode: Concurrency is the arrival rate asked for (requests/s)
 	Wait     WaitStats    // rate mode: the arrivals' client-side wait for the concurrency cap
 	InFlight float64      // mean requests in flight over the steady window (Little's law: sum of E2E / window)
+
+	CI LevelCI // the 95% intervals of the level's figures
+	// Undecided names the criteria (SLO terms) still undecided when the level reached its
+	// maximum hold (Tracker.MarkUndecided): such a level neither sets nor bounds a capacity.
+	Undecided []string
+	Refined   bool // the capacity's bisection added the level (Tracker.MarkRefined)
 }
 
 // MinSteady is how many steady requests a level of the given users must have before it

@@ -97,6 +97,16 @@ func (t *Tracker) UpdateSegment(seg Segment) { t.book.updateSegment(seg) }
 // same concurrency is held again later (its requests merge into the same level).
 func (t *Tracker) MarkShort(c int) { t.book.markShort(c) }
 
+// MarkUndecided marks the level at concurrency c as undecided on the criteria terms (SLO
+// terms, e.g. "ttft_p95"): it reached its maximum hold with them still undecided at 95%.
+// It then neither sets nor bounds a capacity. The mark stays until Reset; a later call
+// replaces it (nil clears it: a later visit decided the level).
+func (t *Tracker) MarkUndecided(c int, terms []string) { t.book.markUndecided(c, terms) }
+
+// MarkRefined marks the level at concurrency c as added by the capacity's bisection
+// (a level not on the ramp's list).
+func (t *Tracker) MarkRefined(c int) { t.book.markRefined(c) }
+
 // Reset forgets levels, the curve, errors and the live series (the TUI's `c`), keeping the
 // learned tokens-per-chunk ratio. Segments still open keep being tracked from now on:
 // their steady windows restart at now; requests sent before now and ended after it
