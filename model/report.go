@@ -244,8 +244,8 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 // fails the criteria: the limit was reached, even when only warm-up requests ended
 // there and every one of them failed; a level the load left during its warm-up with
 // only successes was not measured, see LevelStats.Measured).
-func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
-	c := ReportCap{Users: capacity(levels, slo)}
+func capacityOf(levels []LevelStats, slo SLO, interrupted bool) (c ReportCap) {
+	c.Users = capacity(levels, slo)
 	defer func() { c.Decided = decided(levels, slo, c) }()
 	if c.Users == 0 {
 		return c

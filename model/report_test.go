@@ -120,7 +120,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	tr.AddSample(failed(2, 15*sec, HTTPError(429), "slow down"))
 	e = tr.ReportEndpoint(EndpointInfo{Name: "x"})
 	b, _ = json.Marshal(e)
-	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":0,"at_least":false,"decided":false}`, `"errors":{"http_429":1}`, `"token_source":""`} {
+	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":0,"at_least":false,"decided":true}`, `"errors":{"http_429":1}`, `"token_source":""`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, b)
 		}

@@ -1,0 +1,135 @@
+package model
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// level of c users with n steady requests: TTFT ttft, then 51 tokens over decode
+// (per-user (51-1)/decode), every fail-th failing with http_500 (0: none).
+func levelOf(tr *Tracker, c, n, fail int, ttft, decode time.Duration, start time.Duration) {
+	tr.UpdateSegment(seg(c, c, start, start, start+time.Duration(n)*sec, int64(n*51), false))
+	for i := range n {
+		if fail > 0 && i%fail == fail-1 {
+			tr.AddSample(failed(c, start+time.Duration(i)*sec+sec, HTTPError(500), "boom"))
+			continue
+		}
+		tr.AddSample(ok(c, start+time.Duration(i)*sec, ttft, decode, 51))
+	}
+}
+
+func callOf(t *testing.T, tr *Tracker, c int) LevelCall {
+	t.Helper()
+	l, ok := tr.Level(c)
+	if !ok {
+		t.Fatalf("no level %d", c)
+	}
+	return tr.SLO().Call(&l)
+}
+
+func decisions(calls []Call) map[string]Decision {
+	m := map[string]Decision{}
+	for _, c := range calls {
+		m[c.Term] = c.Decision
+	}
+	return m
+}
+
+// TestCallDecides: each criterion is decided when its interval lies wholly on one side
+// of its target, and only then.
+func TestCallDecides(t *testing.T) {
+	tr := NewTracker(TrackerOptions{}) // 30 tok/s, TTFT p95 2 s, errors 1%
+	// 80 requests at 100 ms TTFT, 50 tok/s: the p95's upper bound is the largest TTFT
+	// (80 >= 72), the median's interval is 50 tok/s; 0 errors in 80 is below 4.6% only.
+	levelOf(tr, 1, 80, 0, 100*msec, sec, 0)
+	c := callOf(t, tr, 1)
+	if got := decisions(c.Calls); got[TermTTFT] != Meets || got[TermUserTPS] != Meets || got[TermErrorRate] != Undecided {
+		t.Errorf("80 clean requests: %v", got)
+	}
+	if !c.Met() || c.Fails() || len(c.Curve) != 0 {
+		t.Errorf("80 clean requests: met %v fails %v curve %v", c.Met(), c.Fails(), c.Curve)
+	}
+	if w := c.Waiting(true); len(w) != 0 {
+		t.Errorf("confirming waits for %v: the error rate meets its target and is a share", Terms(w))
+	}
+	// 40 such requests: the p95 has no upper bound yet. Exploring, nothing holds the level
+	// (its figures meet the targets); confirming, the TTFT p95 does.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 2, 40, 0, 100*msec, sec, 0)
+	c = callOf(t, tr, 2)
+	if got := decisions(c.Calls); got[TermTTFT] != Undecided || c.Met() {
+		t.Errorf("40 requests: %v met %v", got, c.Met())
+	}
+	if w := c.Waiting(false); len(w) != 0 {
+		t.Errorf("exploring waits for %v", Terms(w))
+	}
+	if w := Terms(c.Waiting(true)); !slices.Equal(w, []string{TermTTFT}) {
+		t.Errorf("confirming waits for %v, want the TTFT p95", w)
+	}
+	// 25 tok/s for everyone: the per-user p50 fails at 95%, and the level with it.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 4, 10, 0, 100*msec, 2*sec, 0)
+	c = callOf(t, tr, 4)
+	if got := decisions(c.Calls); got[TermUserTPS] != Fails || !c.Fails() || len(c.Waiting(true)) != 0 {
+		t.Errorf("25 tok/s: %v fails %v", got, c.Fails())
+	}
+	// TTFT 3 s in 20 requests: the p95's lower bound (the 16th of 20 at the 5% side) is
+	// above 2 s: decided failing although no upper bound exists.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 8, 20, 0, 3*sec, sec, 0)
+	if got := decisions(callOf(t, tr, 8).Calls); got[TermTTFT] != Fails {
+		t.Errorf("TTFT 3 s: %v", got)
+	}
+	// One failure in 10 (10% > 1%): the Wilson interval [1.8%, 40%] straddles nothing:
+	// it lies above 1%: decided failing.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 16, 10, 10, 100*msec, sec, 0)
+	if got := decisions(callOf(t, tr, 16).Calls); got[TermErrorRate] != Fails {
+		t.Errorf("1 in 10 failed: %v", got)
+	}
+	// One in 50 (2%): [0.35%, 10.5%] straddles 1%; its figure fails: every phase waits.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 32, 50, 50, 100*msec, sec, 0)
+	c = callOf(t, tr, 32)
+	if w := Terms(c.Waiting(false)); !slices.Equal(w, []string{TermErrorRate}) {
+		t.Errorf("1 in 50: exploring waits for %v, want the error rate", w)
+	}
+}
+
+// TestCapacityDecided: the capacity is decided when its level meets the criteria at 95%
+// and the next one fails one at 95%.
+func TestCapacityDecided(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	levelOf(tr, 1, 80, 0, 100*msec, sec, 0)         // meets at 95%
+	levelOf(tr, 2, 10, 0, 100*msec, 2*sec, 100*sec) // 25 tok/s: fails at 95%
+	e := tr.ReportEndpoint(EndpointInfo{Name: "x"})
+	if e.Capacity != (ReportCap{Users: 1, Decided: true}) {
+		t.Errorf("capacity %+v, want 1 user decided", e.Capacity)
+	}
+	if u := e.Unproven(tr.SLO()); !slices.Equal(u, []string{TermErrorRate}) {
+		t.Errorf("unproven %v, want the error rate (0 of 80 is not below 1%% at 95%%)", u)
+	}
+	// The capacity's level with 30 requests: its TTFT p95 is not decided.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 1, 30, 0, 100*msec, sec, 0)
+	levelOf(tr, 2, 10, 0, 100*msec, 2*sec, 100*sec)
+	if c := tr.ReportEndpoint(EndpointInfo{}).Capacity; c != (ReportCap{Users: 1}) {
+		t.Errorf("capacity %+v, want 1 user, not decided", c)
+	}
+	// An undecided level above: it neither sets nor bounds the capacity, which is then a
+	// lower bound, not decided.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 1, 80, 0, 100*msec, sec, 0)
+	levelOf(tr, 2, 20, 0, 100*msec, sec, 100*sec)
+	tr.MarkUndecided(2, []string{TermTTFT})
+	if c := tr.ReportEndpoint(EndpointInfo{}).Capacity; c != (ReportCap{Users: 1, AtLeast: true}) {
+		t.Errorf("capacity %+v, want at least 1 user, not decided", c)
+	}
+	// No level meets: decided when the lowest fails at 95%.
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 1, 10, 0, 100*msec, 2*sec, 0)
+	if c := tr.ReportEndpoint(EndpointInfo{}).Capacity; c != (ReportCap{Decided: true}) {
+		t.Errorf("capacity %+v, want none, decided", c)
+	}
+}
