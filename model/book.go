@@ -316,6 +316,7 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 	ls.CI = l.ci(ls.AggregateTPS)
 	ls.Undecided = slices.Clone(l.undecided)
 	ls.Refined = l.refined
+	ls.ttftHist, ls.ttfoHist, ls.userHist = l.ttft, l.ttfo, l.user
 	return ls
 }
 

@@ -133,3 +133,34 @@ func TestCapacityDecided(t *testing.T) {
 		t.Errorf("capacity %+v, want none, decided", c)
 	}
 }
+
+// TestMoreRequests: what a level still needs, if what it shows stays what it is.
+func TestMoreRequests(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	levelOf(tr, 1, 40, 0, 100*msec, sec, 0)
+	l, _ := tr.Level(1)
+	slo := tr.SLO()
+	// The TTFT p95 is bounded from 72 samples on: 32 more.
+	if more, ok := slo.MoreRequests(&l, []string{TermTTFT}, nil); !ok || more != 32 {
+		t.Errorf("TTFT p95 of 40: %d more (%v), want 32", more, ok)
+	}
+	// 0 errors in 40: 380 show the rate below 1% (3.84 / (n + 3.84) <= 1%).
+	if more, ok := slo.MoreRequests(&l, []string{TermErrorRate}, nil); !ok || more != 381-40 {
+		t.Errorf("errors 0 of 40: %d more (%v), want %d", more, ok, 381-40)
+	}
+	// A median on its target (half the requests at 40 tok/s, half at 60) never decides.
+	tr = NewTracker(TrackerOptions{SLO: SLO{UserTPSMin: 50, TTFTP95Max: 2 * sec, ErrorRateMax: 0.01}})
+	tr.UpdateSegment(seg(1, 1, 0, 0, 100*sec, 4000, false))
+	for i := range 40 {
+		tr.AddSample(ok(1, time.Duration(i)*sec, 100*msec, sec, 41+20*(i%2)))
+	}
+	l, _ = tr.Level(1)
+	if _, ok := tr.SLO().MoreRequests(&l, []string{TermUserTPS}, nil); ok {
+		t.Error("a per-user p50 on its target is said to decide")
+	}
+	// A curve figure known to ±10% with 40 requests needs 4 times as many for ±5%.
+	l.UserTPS.P50, l.CI.UserTPSP50 = 50, &Interval{45, 55}
+	if more, ok := slo.MoreRequests(&l, nil, []string{"per-user p50"}); !ok || more != 120 {
+		t.Errorf("per-user p50 ±10%% of 40: %d more (%v), want 120", more, ok)
+	}
+}

@@ -59,6 +59,10 @@ type LevelStats struct {
 	// maximum hold (Tracker.MarkUndecided): such a level neither sets nor bounds a capacity.
 	Undecided []string
 	Refined   bool // the capacity's bisection added the level (Tracker.MarkRefined)
+
+	// The level's own histograms, for SLO.MoreRequests (nil in a LevelStats built by
+	// hand). They are the book's: read them before the next sample comes in.
+	ttftHist, ttfoHist, userHist *Hist
 }
 
 // MinSteady is how many steady requests a level of the given users must have before it
