@@ -169,7 +169,9 @@ func (t *book) markShort(c int) {
 // markUndecided marks the level at concurrency c as undecided on the given criteria
 // (see Tracker.MarkUndecided).
 func (t *book) markUndecided(c int, terms []string) {
-	if c > 0 {
+	if l := t.levels[c]; l != nil {
+		l.undecided = slices.Clone(terms)
+	} else if c > 0 && len(terms) > 0 {
 		t.level(c).undecided = slices.Clone(terms)
 	}
 }

@@ -167,6 +167,20 @@ func (f *fakeTracker) MarkShort(c int) {
 		}
 	}
 }
+func (f *fakeTracker) MarkUndecided(c int, terms []string) {
+	for i := range f.levels {
+		if f.levels[i].Concurrency == c {
+			f.levels[i].Undecided = terms
+		}
+	}
+}
+func (f *fakeTracker) MarkRefined(c int) {
+	for i := range f.levels {
+		if f.levels[i].Concurrency == c {
+			f.levels[i].Refined = true
+		}
+	}
+}
 func (f *fakeTracker) Level(c int) (model.LevelStats, bool) {
 	for _, l := range f.levels {
 		if l.Concurrency == c {

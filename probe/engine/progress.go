@@ -20,7 +20,8 @@ type Progress struct {
 	Warming     bool          // the level is warming up: its hold starts once it is steady
 	Left        time.Duration // hold time left once it has started
 	Steady      int           // steady completed requests of the level so far
-	Need        int           // the level rule's minimum (model MinSteady)
+	Need        int           // the level rule's floor of steady requests (MinFloor, or MinSteady on a fixed schedule)
+	Walk        LevelProgress // the walk's whole view of the level (what it waits for, the estimate)
 	Live        model.Live
 	Active      int     // requests in flight now
 	Errors      int     // failed requests so far
@@ -41,8 +42,10 @@ type Progress struct {
 }
 
 // String is the progress line. A level change reads
-// "sim: level 2/4: 4 users, held 15s and 20 requests once warm-up is over, 0 errors so far"; a live update
-// "sim: level 2/4, 4 users, 12/20 requests, 3s left, 812 tok/s, 203.2 tok/s/user, TTFT p95 120ms, 0 errors".
+// "sim: level 2/4: 4 users, held at least 15s and 6 requests once warm-up is over, until
+// decided at 95%, 0 errors so far"; a live update "sim: level 2/4, 4 users, 12 requests,
+// waiting for TTFT p95 to be decided at 95%: about 60 more requests, about 25s, 812 tok/s,
+// 203.2 tok/s/user, TTFT p95 120ms, 0 errors".
 func (p Progress) String() string {
 	var b strings.Builder
 	b.WriteString(p.Name)
@@ -64,19 +67,16 @@ func (p Progress) String() string {
 		}
 		return b.String()
 	case p.LevelChange:
-		fmt.Fprintf(&b, "level %d/%d: %s%s, held %s", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), roundDur(p.Hold))
+		b.WriteString(p.levelName(": "))
+		fmt.Fprintf(&b, ", held at least %s", roundDur(p.Hold))
 		if p.Need > 0 {
 			fmt.Fprintf(&b, " and %d %s", p.Need, plural(p.Need, "request"))
 		}
-		fmt.Fprintf(&b, " once warm-up is over, %d %s so far", p.Errors, plural(p.Errors, "error"))
+		fmt.Fprintf(&b, " once warm-up is over, until decided at 95%%, %d %s so far", p.Errors, plural(p.Errors, "error"))
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "level %d/%d, %s%s, %d/%d requests, ", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), p.Steady, p.Need)
-		if p.Warming && !p.Fixed {
-			b.WriteString("warming up")
-		} else {
-			fmt.Fprintf(&b, "%s left", roundDur(p.Left))
-		}
+		b.WriteString(p.levelName(", "))
+		fmt.Fprintf(&b, ", %d %s, %s", p.Steady, plural(p.Steady, "request"), p.Walk.Waits())
 		fmt.Fprintf(&b, ", %.0f tok/s", p.Live.AggregateTPS)
 		if p.Live.HasUser {
 			fmt.Fprintf(&b, ", %.1f tok/s/user", p.Live.UserTPS)
@@ -91,6 +91,19 @@ func (p Progress) String() string {
 	}
 	fmt.Fprintf(&b, ", %d %s", p.Errors, plural(p.Errors, "error"))
 	return b.String()
+}
+
+// levelName names the level: "level 2/6<sep>4 users", "refining the capacity: 24 users
+// (between 16 and 32)" or "confirming the capacity at 16 users".
+func (p Progress) levelName(sep string) string {
+	l := p.Walk
+	switch {
+	case l.Confirm:
+		return "confirming the capacity at " + LevelWord(p.Rate, p.Concurrency) + p.shareWords()
+	case l.Refined && l.Hi > 0:
+		return fmt.Sprintf("refining the capacity: %s (between %d and %d)", LevelWord(p.Rate, p.Concurrency), l.Lo, l.Hi)
+	}
+	return fmt.Sprintf("level %d/%d%s%s%s", p.Level, p.Levels, sep, LevelWord(p.Rate, p.Concurrency), p.shareWords())
 }
 
 // shareWords is " (this shard: 3)" for a shard, "" otherwise.
@@ -136,9 +149,51 @@ func (b *bench) report(i int, change bool, now time.Time) {
 		p.Elapsed = now.Sub(b.since)
 	} else if st, ok := e.Status(i, now); ok {
 		p.Level, p.Concurrency, p.Share = st.Index+1, st.Users, e.cfg.share(st.Users)
-		p.Warming, p.Left, p.Steady, p.Need = st.Warming, st.Left, st.Steady, st.Need
+		p.Warming, p.Left, p.Steady, p.Need, p.Walk = st.Warming, st.Left, st.Steady, st.Need, st
 	} else {
 		p.Ended = ep.end // its ramp ended before the others'
 	}
 	b.progress(p)
+}
+
+// Waits says what the level waits for and an estimate of the time left, e.g. "waiting
+// for TTFT p95 to be decided at 95%: about 19 more requests, about 30s", "warming up
+// (the previous level's requests are ending)", "3s of hold left", or on a fixed schedule
+// "12/20 requests, 3s left".
+func (p LevelProgress) Waits() string {
+	if p.Fixed {
+		return fmt.Sprintf("%d/%d requests, %s left", p.Steady, p.Need, roundDur(p.Left))
+	}
+	if p.Warming {
+		return "warming up (the previous level's requests are ending)"
+	}
+	if p.Held {
+		return "held"
+	}
+	var what []string
+	if p.Steady < p.Need {
+		what = append(what, fmt.Sprintf("its floor of %d requests", p.Need))
+	}
+	for _, c := range p.Curve {
+		what = append(what, c+" to ±5%")
+	}
+	if len(p.Waiting) > 0 {
+		what = append(what, model.TermsWords(p.Waiting)+" to be decided at 95%")
+	}
+	if len(what) == 0 {
+		return fmt.Sprintf("%s of hold left", roundDur(p.Left))
+	}
+	s := "waiting for " + strings.Join(what, ", ") + ": "
+	switch {
+	case p.More < 0:
+		return s + fmt.Sprintf("no estimate (a figure sits on its target); at most %s more", roundDur(p.MaxLeft))
+	case p.ETA < 0:
+		return s + fmt.Sprintf("about %d more %s", p.More, plural(p.More, "request"))
+	case p.ETA > p.MaxLeft:
+		return s + fmt.Sprintf("about %d more %s, more than the %s left before the maximum hold",
+			p.More, plural(p.More, "request"), roundDur(p.MaxLeft))
+	case p.More == 0:
+		return s + fmt.Sprintf("about %s", roundDur(p.ETA))
+	}
+	return s + fmt.Sprintf("about %d more %s, about %s", p.More, plural(p.More, "request"), roundDur(p.ETA))
 }

@@ -35,7 +35,7 @@ func TestFixedScheduleShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, e: e}
+	r := &rig{t: t, e: e, segs: map[int]*model.Segment{}, chunks: map[int]int64{}}
 	e.StartRamp([]int{0}, at(0))
 	r.steady(0, 4, at(0))
 	r.done(0, 4, 40, 0, 100*time.Millisecond, at(2*time.Second)) // more than the rule asks

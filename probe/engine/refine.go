@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// maxRefine bounds the levels one refinement adds (a bracket of 1..1,000,000 closes in 20).
+const maxRefine = 24
+
+// refineStep is where a walk whose levels are done goes next, from the endpoint's levels
+// (ordered by concurrency): the capacity's bisection, then its confirmation.
+//
+// The levels it reads are those measured in full: measured (model.LevelStats.Measured),
+// neither short nor undecided. Among them, the capacity candidate is the largest level
+// whose figures meet the criteria (N) and the bracket's top is the next one above it
+// (F, which fails: the walk held it until its failure was decided). With refine, while
+// F - N is more than 10% of N and more than 1, it holds the midpoint, exploring. Then it
+// confirms N (holds it until every criterion is decided, see model.LevelCall.Waiting)
+// unless N is already met at 95%. It is done (ok false) when no level meets the
+// criteria, when N is met at 95%, or when N's confirmation just ended (decided or not:
+// an undecided N is not confirmed again).
+func refineStep(levels []model.LevelStats, slo model.SLO, refine bool, last LevelEnd) (users, lo, hi int, confirm, ok bool) {
+	var n, f *model.LevelStats
+	for i := range levels {
+		l := &levels[i]
+		if !l.Measured() || l.Short || len(l.Undecided) > 0 {
+			continue
+		}
+		switch {
+		case slo.Meets(l):
+			n, f = l, nil
+		case n != nil && f == nil:
+			f = l
+		}
+	}
+	if n == nil {
+		return 0, 0, 0, false, false
+	}
+	if f != nil {
+		hi = f.Concurrency
+	}
+	lo = n.Concurrency
+	if refine && hi > 0 && hi-lo > max(1, lo/10) {
+		return lo + (hi-lo)/2, lo, hi, false, true
+	}
+	if (last.Confirm && last.Users == lo) || slo.Call(n).Met() {
+		return 0, 0, 0, false, false
+	}
+	return lo, lo, hi, true, true
+}
+
+// refineNext extends endpoint i's walk, whose levels are done, with its next refinement
+// step at now; false when there is none (the walk is over).
+func (e *Engine) refineNext(i int, now time.Time) (Notice, bool) {
+	ep := e.eps[i]
+	w := ep.walk
+	if e.cfg.Ramp.Fixed || ep.refined >= maxRefine {
+		return Notice{}, false
+	}
+	users, lo, hi, confirm, ok := refineStep(ep.book.Levels(), e.cfg.SLO, e.cfg.Refine, w.LastEnd())
+	if !ok {
+		return Notice{}, false
+	}
+	ep.refined++
+	_, was := w.Level()
+	w.Extend(users, lo, hi, confirm, now)
+	if users != was {
+		e.hold(ep, users)
+		w.Rebase(steadyOf(ep.book, users))
+	}
+	if !e.onRamp(users) {
+		ep.book.MarkRefined(users)
+	}
+	return Notice{Kind: LevelStarted, Endpoint: i, Name: ep.info.Name, Users: users, Level: w.Progress(now, LevelState{})}, true
+}
+
+// onRamp reports whether users is one of the ramp's own levels.
+func (e *Engine) onRamp(users int) bool {
+	for _, l := range e.cfg.Ramp.Levels {
+		if l == users {
+			return true
+		}
+	}
+	return false
+}
