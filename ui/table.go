@@ -37,6 +37,7 @@ type levelProgress struct {
 	Warming      bool          // not steady yet: the hold has not started
 	Left         time.Duration // hold time still to go (0 once held)
 	MaxLeft      time.Duration // time left before the maximum hold ends the level
+	Waits        string        // what the level waits for, with an estimate (engine.LevelProgress.Brief); "" in replay
 }
 
 // tablePanel is the level table of the focused endpoint: one row per concurrency held
@@ -159,7 +160,10 @@ func (p *tablePanel) footer() []string {
 	st := p.st
 	var foot []string
 	rate := openLoop(p.levels)
-	if lp := p.progress; lp.Users > 0 {
+	if lp := p.progress; lp.Users > 0 && lp.Waits != "" {
+		foot = append(foot, st.Open.Render("▸ ")+st.Text.Render(engine.LevelWord(rate, lp.Users))+st.Faint.Render(": ")+
+			st.Value.Render(strconv.Itoa(lp.Steady))+st.Faint.Render(" steady requests, "+lp.Waits))
+	} else if lp.Users > 0 {
 		line := st.Open.Render("▸ ") + st.Text.Render(engine.LevelWord(rate, lp.Users)) + st.Faint.Render(": ") +
 			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
 		switch {

@@ -23,7 +23,7 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 		_, c := w.Level()
 		e.hold(ep, c)
 		w.Rebase(steadyOf(ep.book, c))
-		ep.walk, ep.end, ep.stop, ep.refined = w, RampEnd{}, nil, 0
+		ep.walk, ep.end, ep.stop, ep.refined, ep.byHand = w, RampEnd{}, nil, 0, false
 		clear(ep.warned)
 	}
 }

@@ -163,6 +163,7 @@ type endpoint struct {
 	server  *serverView  // the server's own view (its /metrics) and the diagnosis
 	stop    *Stop        // the stop rule that ended the ramp's climb (the refinement may go on)
 	refined int          // levels the refinement added to the current walk
+	byHand  bool         // the current walk is a refinement started by hand (StartRefine)
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp

@@ -197,3 +197,41 @@ func (p LevelProgress) Waits() string {
 	}
 	return s + fmt.Sprintf("about %d more %s, about %s", p.More, plural(p.More, "request"), roundDur(p.ETA))
 }
+
+// Brief is Waits for a narrow line (the screen's header): "warming up", "held", "3s of
+// hold left", "waiting for TTFT p95 at 95%, ~19 more, ~30s".
+func (p LevelProgress) Brief() string {
+	switch {
+	case p.Fixed:
+		return fmt.Sprintf("%d/%d requests, %s left", p.Steady, p.Need, roundDur(p.Left))
+	case p.Warming:
+		return "warming up"
+	case p.Held:
+		return "held"
+	}
+	var what []string
+	if p.Steady < p.Need {
+		what = append(what, fmt.Sprintf("%d requests", p.Need))
+	}
+	for _, c := range p.Curve {
+		what = append(what, c+" ±5%")
+	}
+	if len(p.Waiting) > 0 {
+		what = append(what, model.TermsWords(p.Waiting)+" at 95%")
+	}
+	if len(what) == 0 {
+		return fmt.Sprintf("%s of hold left", roundDur(p.Left))
+	}
+	s := "waiting for " + strings.Join(what, ", ")
+	switch {
+	case p.More < 0:
+		return s + fmt.Sprintf(", at most %s", roundDur(p.MaxLeft))
+	case p.ETA < 0:
+		return s + fmt.Sprintf(", ~%d more", p.More)
+	case p.ETA > p.MaxLeft:
+		return s + fmt.Sprintf(", ~%d more: past the maximum hold in %s", p.More, roundDur(p.MaxLeft))
+	case p.More == 0:
+		return s + fmt.Sprintf(", ~%s", roundDur(p.ETA))
+	}
+	return s + fmt.Sprintf(", ~%d more, ~%s", p.More, roundDur(p.ETA))
+}

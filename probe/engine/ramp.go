@@ -102,6 +102,7 @@ const MinFloor = 6
 type Walk struct {
 	ramp    Ramp
 	levels  []int // the ramp's levels, then those Extend added
+	listLen int   // how many of levels are the ramp's (the others are the refinement's)
 	index   int
 	began   time.Time // when the current level began
 	steady  time.Time // when it became steady; zero while warming up
@@ -135,7 +136,7 @@ type LevelState struct {
 
 // Walk starts the plan at its first level at now. An empty plan is done at once.
 func (r Ramp) Walk(now time.Time) *Walk {
-	return &Walk{ramp: r, levels: slices.Clone(r.Levels), began: now, done: len(r.Levels) == 0}
+	return &Walk{ramp: r, levels: slices.Clone(r.Levels), listLen: len(r.Levels), began: now, done: len(r.Levels) == 0}
 }
 
 // Level is the current level's index and its users (the last level once done; -1 and
@@ -204,7 +205,7 @@ func (w *Walk) Progress(now time.Time, st LevelState) LevelProgress {
 	p := LevelProgress{Index: idx, Levels: len(w.ramp.Levels), Users: c, Need: w.needOf(c),
 		Steady: max(st.Steady-w.base, 0), Warming: w.steady.IsZero(), Left: w.ramp.Hold,
 		MaxLeft: max(w.ramp.MaxHoldOr()-now.Sub(w.began), 0), Fixed: w.ramp.Fixed,
-		Confirm: w.confirm, Refined: idx >= len(w.ramp.Levels), Lo: w.lo, Hi: w.hi, More: -1, ETA: -1}
+		Confirm: w.confirm, Refined: idx >= w.listLen, Lo: w.lo, Hi: w.hi, More: -1, ETA: -1}
 	if p.Fixed {
 		p.Left = max(w.ramp.Hold-now.Sub(w.began), 0)
 		p.MaxLeft = p.Left

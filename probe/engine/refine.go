@@ -59,7 +59,7 @@ func (e *Engine) refineNext(i int, now time.Time) (Notice, bool) {
 	if e.cfg.Ramp.Fixed || ep.refined >= maxRefine {
 		return Notice{}, false
 	}
-	users, lo, hi, confirm, ok := refineStep(ep.book.Levels(), e.cfg.SLO, e.cfg.Refine, w.LastEnd())
+	users, lo, hi, confirm, ok := refineStep(ep.book.Levels(), e.cfg.SLO, e.cfg.Refine || ep.byHand, w.LastEnd())
 	if !ok {
 		return Notice{}, false
 	}
@@ -85,3 +85,41 @@ func (e *Engine) onRamp(users int) bool {
 	}
 	return false
 }
+
+// StartRefine starts the capacity's refinement by hand at now (the screen's key) on the
+// endpoints targets: from the levels each has measured so far, it bisects between the
+// last level that meets the criteria and the failing one above it, then confirms the
+// capacity's level, and settles as the ramp does. It returns a LevelStarted notice per
+// endpoint it started on; none when no endpoint has a level that meets the criteria, or
+// whose capacity is not already decided.
+func (e *Engine) StartRefine(targets []int, now time.Time) []Notice {
+	if e.cfg.Ramp.Fixed {
+		return nil
+	}
+	e.clock(now)
+	var out []Notice
+	for _, i := range targets {
+		ep := e.eps[i]
+		if ep.ctl.Paused() {
+			continue
+		}
+		prev := ep.walk
+		ep.walk = &Walk{ramp: e.cfg.Ramp, began: now, done: true, need: e.need}
+		ep.stop, ep.refined, ep.byHand = nil, 0, true
+		n, ok := e.refineNext(i, now)
+		if !ok {
+			ep.walk, ep.byHand = prev, false
+			continue
+		}
+		ep.end = RampEnd{}
+		out = append(out, n)
+	}
+	return out
+}
+
+// Refines reports whether the ramp bisects the capacity once its levels are held.
+func (e *Engine) Refines() bool { return e.cfg.Refine && !e.cfg.Ramp.Fixed }
+
+// Floor is the steady requests a level holds at least by the sequential rule (MinFloor,
+// or Config.MinRequests when larger).
+func (e *Engine) Floor() int { return max(MinFloor, e.cfg.MinRequests) }

@@ -156,7 +156,7 @@ func TestNearTheTargetHoldsLonger(t *testing.T) {
 			// Rates spread over [lo, hi] in an order that fills the range evenly.
 			v := lo + (hi-lo)*float64((k*37)%101)/100
 			r.doneAt(0, 4, []float64{v}, at(time.Duration(k)*time.Second))
-			if r.step(time.Duration(k)*time.Second); r.ctls[0].conc != 4 {
+			if r.step(time.Duration(k) * time.Second); r.ctls[0].conc != 4 {
 				return k
 			}
 		}
