@@ -125,7 +125,6 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	}
 	root.SuggestionsMinimumDistance = suggestDistance
 	root.SetVersionTemplate("tpsmon {{.Version}}\n")
-	root.CompletionOptions.DisableDefaultCmd = true
 	f.register(root, screenRampFlag, "10s")
 	root.Flags().StringVar(&f.theme, "theme", "", "colour theme of the live screen (default adapts to the terminal; NO_COLOR gives mono)")
 	root.Flags().IntVar(&f.users, "users", 1, "concurrency to start the live screen at")
