@@ -11,6 +11,10 @@ import (
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
+// APIs are the APIs an endpoint may call, by the names --api and the config take (the
+// default first): chat is /chat/completions, completions the legacy /completions.
+func APIs() []string { return []string{DefaultAPI, "completions"} }
+
 // Endpoint is one OpenAI-compatible server under test and the workload sent to it.
 type Endpoint struct {
 	Name      string      // short label for screens and reports (defaults to the host)

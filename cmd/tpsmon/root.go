@@ -133,6 +133,7 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 
 	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newReplayCmd(), a.newVersionCmd())
 	a.setFlagErrors(root)
+	registerCompletions(root)
 	return root
 }
 
