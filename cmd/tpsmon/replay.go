@@ -67,11 +67,15 @@ func (a *app) runReplay(cmd *cobra.Command, path, theme string, speed int) error
 	if s.Cut {
 		fmt.Fprintf(a.stderr, "tpsmon: %s ends inside a line (the run was cut while writing): replaying its %d whole lines\n", path, len(s.Lines))
 	}
-	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
+	// Like the live screen, replay draws on the controlling terminal when stdin or
+	// stdout is not one.
+	screenIO, closeTTY, err := a.screenIO()
+	if err != nil {
 		return usageErrorf("replay shows the live screen and needs a terminal")
 	}
+	defer closeTTY()
 	return ui.Replay(cmd.Context(), ui.ReplayOptions{
 		Series: s, Name: path, Theme: theme, Speed: speed,
-		ProgramOptions: []tea.ProgramOption{tea.WithoutSignalHandler()},
+		ProgramOptions: append([]tea.ProgramOption{tea.WithoutSignalHandler()}, screenIO...),
 	})
 }
