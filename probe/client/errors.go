@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 )
 
 // keyEnvHint tells a user where tpsmon reads the API key from, in words that name no
-// flag (probe's messages never do: cmd and the config name their own).
+// flag (the client's messages never do: cmd and the config name their own).
 const keyEnvHint = "set it in the API key's environment variable ($OPENAI_API_KEY unless the run names another)"
 
 // errIdle is the cancel cause set by the watchdog when the server went quiet.

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // Buffer sizes of sseReader. A line longer than maxSSELine is a protocol error: no event
@@ -34,7 +36,7 @@ type sseReader struct {
 	buf   []byte
 	r, w  int   // the unread bytes are buf[r:w]
 	seen  int   // buf[r:seen] holds no '\n' (already searched)
-	now   int64 // Mono() at the last read that returned bytes
+	now   int64 // probe.Mono() at the last read that returned bytes
 	err   error // the body's error once it returned one (io.EOF at its end)
 	nhead int   // bytes in head (beside the fields above: one cache line per read)
 
@@ -107,7 +109,7 @@ func (s *sseReader) fill() {
 	}
 	n, err := s.body.Read(s.buf[s.w:])
 	if n > 0 {
-		s.now = Mono()
+		s.now = probe.Mono()
 		if s.now-s.stored >= s.grain {
 			s.alive.Store(s.now)
 			s.stored = s.now

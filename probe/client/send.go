@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bytes"
@@ -10,15 +10,17 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // reqState is one request's shared state between Stream, httptrace and the watchdog timer.
 type reqState struct {
-	p       *Progress
-	send    int64 // Mono() at t_send (stamped again when the request is retried)
+	p       *probe.Progress
+	send    int64 // probe.Mono() at t_send (stamped again when the request is retried)
 	status  int
-	headers atomic.Int64 // Mono() at the first response byte
-	alive   atomic.Int64 // Mono() when the server last showed life (send, headers, bytes)
+	headers atomic.Int64 // probe.Mono() at the first response byte
+	alive   atomic.Int64 // probe.Mono() when the server last showed life (send, headers, bytes)
 	reused  atomic.Bool  // the request went out on a connection that served an earlier one
 
 	timeout  time.Duration
@@ -37,7 +39,7 @@ func (rs *reqState) watch() {
 		return
 	}
 	limit := rs.timeout + time.Duration(rs.grain)
-	idle := time.Duration(Mono() - rs.alive.Load())
+	idle := time.Duration(probe.Mono() - rs.alive.Load())
 	if idle >= limit {
 		rs.timedOut.Store(true)
 		rs.cancel(errIdle)
@@ -61,7 +63,7 @@ func (rs *reqState) trace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) { rs.reused.Store(info.Reused) },
 		GotFirstResponseByte: func() {
-			now := Mono()
+			now := probe.Mono()
 			rs.headers.Store(now)
 			rs.alive.Store(now)
 		},
@@ -97,7 +99,7 @@ func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.R
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	req.Header = c.header.Clone()
 	rs.reused.Store(false)
-	rs.send = Mono()
+	rs.send = probe.Mono()
 	rs.alive.Store(rs.send)
 	rs.p.Send.Store(rs.send)
 	resp, err := hc.Do(req)
@@ -178,7 +180,7 @@ func readErrorBody(body io.Reader, alive *atomic.Int64) (b []byte, cut bool) {
 		}
 		n, err := body.Read(b[len(b):min(cap(b), maxErrorBody)])
 		if n > 0 {
-			alive.Store(Mono())
+			alive.Store(probe.Mono())
 			b = b[:len(b)+n]
 		}
 		if err != nil {

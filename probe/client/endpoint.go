@@ -1,8 +1,4 @@
-// Package probe generates load against OpenAI-compatible streaming endpoints: one
-// streaming client per endpoint, a closed-loop worker pool whose concurrency changes
-// live, the ramp plan, and the live collector that turns in-flight streams into
-// per-second ticks. Everything it measures leaves as model values on a channel.
-package probe
+package client
 
 import (
 	"net/http"
@@ -32,7 +28,7 @@ type Endpoint struct {
 	Insecure  bool // skip TLS verification (off by default)
 	Simulated bool // the endpoint is tpsmon's built-in simulator
 	// PromptSeed seeds the synthetic prompts (when Prompt is empty): every request gets
-	// the next prompt of the seed's sequence. 0 means a random seed, drawn by NewClient
+	// the next prompt of the seed's sequence. 0 means a random seed, drawn by New
 	// (Client.Endpoint tells which).
 	PromptSeed uint64
 	// Workload, when set, gives every request's prompt (or messages) and max_tokens in

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bytes"
@@ -12,38 +12,15 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 )
 
-// epoch anchors Mono: a process-wide monotonic origin.
-var epoch = time.Now()
-
-// Mono returns monotonic nanoseconds since the process epoch (cheap, storable in an atomic).
-func Mono() int64 { return int64(time.Since(epoch)) }
-
-// MonoTime converts a Mono reading back into a time.Time with a monotonic reading.
-func MonoTime(ns int64) time.Time { return epoch.Add(time.Duration(ns)) }
-
-// Progress is the live view of one in-flight stream, written by the goroutine that reads
-// the stream and read by the pool's collector. The per-token path touches only Chunks.
-type Progress struct {
-	Chunks atomic.Int64 // token-bearing events received so far
-	First  atomic.Int64 // Mono() at the first token-bearing event, 0 before it
-	Send   atomic.Int64 // Mono() at t_send, 0 before it
-}
-
-// Streamer sends one streamed request and reports it; the pool depends only on this,
-// so its tests can use a fake. Stream must return when ctx is canceled (Err = model.ErrCanceled).
-type Streamer interface {
-	Stream(ctx context.Context, p *Progress) model.Sample
-}
-
-// Defaults applied by NewClient to an Endpoint's zero fields.
+// Defaults applied by New to an Endpoint's zero fields.
 const (
 	DefaultAPI          = "chat"
 	DefaultMaxTokens    = 256
@@ -70,10 +47,10 @@ type Client struct {
 	redact      redactor
 }
 
-// NewClient builds the client for ep, with an HTTP connection pool sized for conns
+// New builds the client for ep, with an HTTP connection pool sized for conns
 // concurrent streams. It validates ep (URL, API) and returns an error that says what is
 // wrong and what to do.
-func NewClient(ep Endpoint, conns int) (*Client, error) {
+func New(ep Endpoint, conns int) (*Client, error) {
 	if conns < 1 {
 		return nil, fmt.Errorf("probe: the connection pool needs at least 1 connection (got %d)", conns)
 	}
@@ -263,15 +240,15 @@ func requestBody(ep Endpoint) ([]byte, error) {
 	return b, nil
 }
 
-// Stream implements Streamer: it sends one streaming request and reads it to the end.
-func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
+// Stream implements probe.Streamer: it sends one streaming request and reads it to the end.
+func (c *Client) Stream(ctx context.Context, p *probe.Progress) model.Sample {
 	if p == nil {
-		p = new(Progress)
+		p = new(probe.Progress)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	rs := &reqState{p: p, timeout: c.timeout, grain: aliveGrain(c.timeout), cancel: cancel}
-	rs.alive.Store(Mono())
+	rs.alive.Store(probe.Mono())
 	rs.timer = time.AfterFunc(time.Hour, rs.watch)
 	rs.timer.Reset(c.timeout)
 	defer func() {
@@ -283,7 +260,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 	r := result{gaps: new(model.GapSketch)}
 	resp, err := c.send(rctx, ctx, rs)
 	if err != nil {
-		r.end = Mono()
+		r.end = probe.Mono()
 		switch {
 		case isCanceled(ctx):
 			r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
@@ -342,5 +319,5 @@ func monoTime(ns int64) time.Time {
 	if ns == 0 {
 		return time.Time{}
 	}
-	return MonoTime(ns)
+	return probe.MonoTime(ns)
 }
