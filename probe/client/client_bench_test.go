@@ -121,7 +121,7 @@ func BenchmarkMinimalReaderMem(b *testing.B) {
 }
 
 // BenchmarkRecvRawMem is go-openai's own line reader alone on the same bytes: RecvRaw
-// in a loop, no decoding. tpsmon read streams this way before it had its own sseReader;
+// in a loop, no decoding. tpsmon read streams this way before it had its own lineReader;
 // kept as the reference for that choice.
 func BenchmarkRecvRawMem(b *testing.B) {
 	cfg := openai.DefaultConfig("")

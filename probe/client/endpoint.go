@@ -2,6 +2,9 @@ package client
 
 import (
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe/workload"
@@ -34,4 +37,56 @@ type Endpoint struct {
 	// Workload, when set, gives every request's prompt (or messages) and max_tokens in
 	// place of Prompt, PromptTokens and MaxTokens: a dataset or length distributions.
 	Workload workload.Source
+}
+
+// Defaults applied by New to an Endpoint's zero fields.
+const (
+	DefaultAPI          = "chat"
+	DefaultMaxTokens    = 256
+	DefaultPromptTokens = 128
+	DefaultTimeout      = 60 * time.Second
+)
+
+// normalize applies defaults and validates ep. A refused setting is a *FieldError.
+func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
+	base, err := NormalizeBaseURL(ep.BaseURL)
+	if err != nil {
+		return ep, nil, err
+	}
+	u, err := url.Parse(base)
+	if err != nil { // NormalizeBaseURL returns only URLs that parse
+		return ep, nil, &FieldError{Field: FieldURL, Value: safeRawURL(base), Problem: "is not a URL"}
+	}
+	ep.BaseURL = base
+	if ep.API == "" {
+		ep.API = DefaultAPI
+	}
+	if ep.API != "chat" && ep.API != "completions" {
+		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want chat or completions"}
+	}
+	if strings.TrimSpace(ep.Model) == "" {
+		return ep, nil, &FieldError{Field: FieldModel, Problem: "is required: the model name " + safeURL(u) + " serves (its GET /models lists them)"}
+	}
+	switch {
+	case ep.MaxTokens == 0:
+		ep.MaxTokens = DefaultMaxTokens
+	case ep.MaxTokens < 0:
+		return ep, nil, &FieldError{Field: FieldMaxTokens, Value: strconv.Itoa(ep.MaxTokens), Problem: "want at least 1"}
+	}
+	switch {
+	case ep.PromptTokens == 0:
+		ep.PromptTokens = DefaultPromptTokens
+	case ep.PromptTokens < 0:
+		return ep, nil, &FieldError{Field: FieldPromptTokens, Value: strconv.Itoa(ep.PromptTokens), Problem: "want at least 1"}
+	}
+	switch {
+	case ep.Timeout == 0:
+		ep.Timeout = DefaultTimeout
+	case ep.Timeout < 0:
+		return ep, nil, &FieldError{Field: FieldTimeout, Value: ep.Timeout.String(), Problem: "want a positive duration such as 60s"}
+	}
+	if ep.Name == "" {
+		ep.Name = u.Host
+	}
+	return ep, u, nil
 }

@@ -31,7 +31,7 @@ type result struct {
 // read reads the stream to its end. This is the per-event path: one line from the
 // buffer, a decode that allocates nothing for the common content delta, and one atomic
 // add; the clock is read once per read of the body, by sr.
-func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *result) {
+func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *result) {
 	dec := decoder{completions: c.completions}
 	p := rs.p
 	errEvent := false // the event being read is an `event: error`
