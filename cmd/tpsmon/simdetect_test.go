@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -67,7 +67,7 @@ func TestPreflightMarksOnlyTheSimulator(t *testing.T) {
 		for _, check := range []bool{false, true} {
 			var stderr bytes.Buffer
 			a := &app{stderr: &stderr, getenv: func(string) string { return "" }}
-			p := &plan{endpoints: []probe.Endpoint{{Name: "x", BaseURL: tc.url, Model: "m"}}, sources: []string{"--url"}, keyEnvs: []string{"OPENAI_API_KEY"}}
+			p := &plan{endpoints: []client.Endpoint{{Name: "x", BaseURL: tc.url, Model: "m"}}, sources: []string{"--url"}, keyEnvs: []string{"OPENAI_API_KEY"}}
 			err := a.preflight(context.Background(), p, check)
 			if (err != nil) != (check && tc.name == "down") {
 				t.Errorf("%s (check %v): err %v", tc.name, check, err)
