@@ -53,9 +53,10 @@ func TestPreflightMarksOnlyTheSimulator(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return srv.URL + "/v1"
 	}
+	// The down server is closed only once the others listen, so that none of them can
+	// take its port (a simulator there made "down" look simulated).
 	down := httptest.NewServer(http.NotFoundHandler())
-	down.Close()
-	for _, tc := range []struct {
+	cases := []struct {
 		name, url string
 		want      bool
 	}{
@@ -63,7 +64,9 @@ func TestPreflightMarksOnlyTheSimulator(t *testing.T) {
 		{"vLLM", models(`{"data":[{"id":"m","owned_by":"vllm"}]}`), false},
 		{"the simulator serving another model", models(`{"data":[{"id":"other","owned_by":"tpsmon-sim"}]}`), false},
 		{"down", down.URL + "/v1", false},
-	} {
+	}
+	down.Close()
+	for _, tc := range cases {
 		for _, check := range []bool{false, true} {
 			var stderr bytes.Buffer
 			a := &app{stderr: &stderr, getenv: func(string) string { return "" }}
