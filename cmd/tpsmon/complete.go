@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/sim"
 	"github.com/tpsmon/tpsmon/themes"
 	"github.com/tpsmon/tpsmon/ui/report"
@@ -19,7 +19,7 @@ import (
 var flagValues = map[string]func() []string{
 	"profile": sim.ProfileNames,
 	"theme":   themes.Names,
-	"api":     probe.APIs,
+	"api":     client.APIs,
 	"arrival": arrival.Names,
 	"speed": func() []string {
 		s := make([]string, len(replaySpeeds))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // complete asks the command tree for the completions of args (the last one being the
@@ -116,7 +116,7 @@ func TestCompletionOfValuesAndFiles(t *testing.T) {
 // TestCompletedValuesAreAccepted: every value completion offers is one the command
 // takes (the lists are the program's own, but the API check lives apart).
 func TestCompletedValuesAreAccepted(t *testing.T) {
-	for _, api := range probe.APIs() {
+	for _, api := range client.APIs() {
 		planned := false
 		r := cli(t, nil, nil, func(*plan) error { planned = true; return errors.New("planned") }, "bench", "--api", api)
 		if !planned {

@@ -1,11 +1,11 @@
-// Package probe generates load against OpenAI-compatible streaming endpoints: one
-// streaming client per endpoint, a closed-loop worker pool whose concurrency changes
-// live, the ramp plan, and the live collector that turns in-flight streams into
-// per-second ticks. Everything it measures leaves as model values on a channel.
-package probe
+package client
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe/workload"
@@ -36,10 +36,62 @@ type Endpoint struct {
 	Insecure  bool // skip TLS verification (off by default)
 	Simulated bool // the endpoint is tpsmon's built-in simulator
 	// PromptSeed seeds the synthetic prompts (when Prompt is empty): every request gets
-	// the next prompt of the seed's sequence. 0 means a random seed, drawn by NewClient
+	// the next prompt of the seed's sequence. 0 means a random seed, drawn by New
 	// (Client.Endpoint tells which).
 	PromptSeed uint64
 	// Workload, when set, gives every request's prompt (or messages) and max_tokens in
 	// place of Prompt, PromptTokens and MaxTokens: a dataset or length distributions.
 	Workload workload.Source
+}
+
+// Defaults applied by New to an Endpoint's zero fields.
+const (
+	DefaultAPI          = "chat"
+	DefaultMaxTokens    = 256
+	DefaultPromptTokens = 128
+	DefaultTimeout      = 60 * time.Second
+)
+
+// normalize applies defaults and validates ep. A refused setting is a *FieldError.
+func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
+	base, err := NormalizeBaseURL(ep.BaseURL)
+	if err != nil {
+		return ep, nil, err
+	}
+	u, err := url.Parse(base)
+	if err != nil { // NormalizeBaseURL returns only URLs that parse
+		return ep, nil, &FieldError{Field: FieldURL, Value: safeRawURL(base), Problem: "is not a URL"}
+	}
+	ep.BaseURL = base
+	if ep.API == "" {
+		ep.API = DefaultAPI
+	}
+	if !slices.Contains(APIs(), ep.API) {
+		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want " + strings.Join(APIs(), " or ")}
+	}
+	if strings.TrimSpace(ep.Model) == "" {
+		return ep, nil, &FieldError{Field: FieldModel, Problem: "is required: the model name " + safeURL(u) + " serves (its GET /models lists them)"}
+	}
+	switch {
+	case ep.MaxTokens == 0:
+		ep.MaxTokens = DefaultMaxTokens
+	case ep.MaxTokens < 0:
+		return ep, nil, &FieldError{Field: FieldMaxTokens, Value: strconv.Itoa(ep.MaxTokens), Problem: "want at least 1"}
+	}
+	switch {
+	case ep.PromptTokens == 0:
+		ep.PromptTokens = DefaultPromptTokens
+	case ep.PromptTokens < 0:
+		return ep, nil, &FieldError{Field: FieldPromptTokens, Value: strconv.Itoa(ep.PromptTokens), Problem: "want at least 1"}
+	}
+	switch {
+	case ep.Timeout == 0:
+		ep.Timeout = DefaultTimeout
+	case ep.Timeout < 0:
+		return ep, nil, &FieldError{Field: FieldTimeout, Value: ep.Timeout.String(), Problem: "want a positive duration such as 60s"}
+	}
+	if ep.Name == "" {
+		ep.Name = u.Host
+	}
+	return ep, u, nil
 }
