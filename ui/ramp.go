@@ -63,7 +63,6 @@ func (m *root) rampText() string {
 	return s + fmt.Sprintf(", %d %s, %s", p.Steady, plural(p.Steady, "request"), p.Brief())
 }
 
-
 // levelProgress is how the focused endpoint's ramp level stands at now, for the level
 // table's progress line (zero when the ramp does not drive it).
 func (m *root) levelProgress() levelProgress {
