@@ -69,7 +69,7 @@ func (t *book) add(s *Sample) {
 	}
 	l := t.level(s.Concurrency)
 	l.requests++
-	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
+	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt)) && !t.cooldown(s)
 	if s.OpenLoop {
 		l.openLoop = true
 		l.wait.Add(s.ClientWait, s.Capped)
@@ -89,6 +89,16 @@ func (t *book) add(s *Sample) {
 	if steady {
 		l.record(s)
 	}
+}
+
+// cooldown reports whether s ended after its segment closed: it was still in flight
+// when its level ended (the load changed, paused or stopped), so the end of its life ran
+// at another load. Like warm-up, it counts in its level's requests and errors, not in
+// its distributions nor its steady requests. (The pool sends a segment's closed state
+// before the samples that end after it.)
+func (t *book) cooldown(s *Sample) bool {
+	st := t.segments[s.Segment]
+	return st != nil && !st.seg.Open && !s.End.IsZero() && s.End.After(st.seg.End)
 }
 
 // reset forgets the levels and the closed segments at now. Open segments go on: their
@@ -315,10 +325,9 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		ls.RequestRate = float64(l.steady) / sec
 		ls.InFlight = l.busy.Seconds() / sec
 	}
-	ls.CI = l.ci(ls.AggregateTPS)
+	l.setCI(&ls)
 	ls.Undecided = slices.Clone(l.undecided)
 	ls.Refined = l.refined
-	ls.ttftHist, ls.ttfoHist, ls.userHist = l.ttft, l.ttfo, l.user
 	return ls
 }
 

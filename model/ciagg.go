@@ -51,7 +51,10 @@ func (a *AggSums) Merge(o AggSums) {
 
 // RelHalfWidth is the half-width of the 95% interval of the aggregate, as a share of it;
 // ok is false with fewer than 2 requests.
-func (a AggSums) RelHalfWidth() (rel float64, ok bool) {
+func (a AggSums) RelHalfWidth() (rel float64, ok bool) { return a.relHalfWidthAt(Confidence) }
+
+// relHalfWidthAt is RelHalfWidth at another two-sided confidence.
+func (a AggSums) relHalfWidthAt(confidence float64) (rel float64, ok bool) {
 	if a.N < 2 || a.X <= 0 || a.Y <= 0 {
 		return 0, false
 	}
@@ -59,13 +62,16 @@ func (a AggSums) RelHalfWidth() (rel float64, ok bool) {
 	r := a.X / a.Y
 	// s2 is the sample variance of the residuals x - r y.
 	s2 := max((a.XX-2*r*a.XY+r*r*a.YY)/(n-1), 0)
-	return tQuantile975(int(a.N-1)) * math.Sqrt(s2/n) / (a.X / n), true
+	return tQuantile(int(a.N-1), confidence) * math.Sqrt(s2/n) / (a.X / n), true
 }
 
 // CI is the 95% interval of an aggregate of agg tok/s; ok is false when it cannot be
 // told (fewer than 2 requests, or no aggregate).
-func (a AggSums) CI(agg float64) (Interval, bool) {
-	rel, ok := a.RelHalfWidth()
+func (a AggSums) CI(agg float64) (Interval, bool) { return a.ciAt(agg, Confidence) }
+
+// ciAt is CI at another two-sided confidence.
+func (a AggSums) ciAt(agg, confidence float64) (Interval, bool) {
+	rel, ok := a.relHalfWidthAt(confidence)
 	if !ok || agg <= 0 {
 		return Interval{}, false
 	}

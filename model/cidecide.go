@@ -68,14 +68,20 @@ type LevelCall struct {
 // tok/s p50 and aggregate tok/s): their 95% interval within ±5% of the figure.
 const CurvePrecision = 0.05
 
-// Call decides each criterion of the level at 95% and says which curve figures are not
-// known to ±CurvePrecision yet.
+// Call decides each criterion of the level and says which curve figures are not known
+// to ±CurvePrecision yet, on the intervals the level rule reads at each look
+// (LookConfidence: 99%, so that its repeated looks decide at 95%), or on the level's
+// 95% intervals when it has no others (a LevelStats built by hand).
 func (s SLO) Call(l *LevelStats) LevelCall {
-	c := LevelCall{Calls: s.calls(judgeStats(l))}
-	if iv := l.CI.UserTPSP50; iv == nil || !iv.Within(l.UserTPS.P50, CurvePrecision) {
+	j := judgeStats(l)
+	if l.look != nil {
+		j.ci = *l.look
+	}
+	c := LevelCall{Calls: s.calls(j)}
+	if iv := j.ci.UserTPSP50; iv == nil || !iv.Within(l.UserTPS.P50, CurvePrecision) {
 		c.Curve = append(c.Curve, "per-user p50")
 	}
-	if iv := l.CI.AggregateTPS; iv == nil || !iv.Within(l.AggregateTPS, CurvePrecision) {
+	if iv := j.ci.AggregateTPS; iv == nil || !iv.Within(l.AggregateTPS, CurvePrecision) {
 		c.Curve = append(c.Curve, "aggregate tok/s")
 	}
 	return c

@@ -40,15 +40,23 @@ func decisions(calls []Call) map[string]Decision {
 // of its target, and only then.
 func TestCallDecides(t *testing.T) {
 	tr := NewTracker(TrackerOptions{}) // 30 tok/s, TTFT p95 2 s, errors 1%
-	// 80 requests at 100 ms TTFT, 50 tok/s: the p95's upper bound is the largest TTFT
-	// (80 >= 72), the median's interval is 50 tok/s; 0 errors in 80 is below 4.6% only.
-	levelOf(tr, 1, 80, 0, 100*msec, sec, 0)
+	// 110 requests at 100 ms TTFT, 50 tok/s: the p95's 99% upper bound is the largest
+	// TTFT (from 104 on), the median's interval is 50 tok/s; 0 errors in 110 is below
+	// 5.7% only (99%).
+	levelOf(tr, 1, 110, 0, 100*msec, sec, 0)
 	c := callOf(t, tr, 1)
 	if got := decisions(c.Calls); got[TermTTFT] != Meets || got[TermUserTPS] != Meets || got[TermErrorRate] != Undecided {
-		t.Errorf("80 clean requests: %v", got)
+		t.Errorf("110 clean requests: %v", got)
 	}
 	if !c.Met() || c.Fails() || len(c.Curve) != 0 {
-		t.Errorf("80 clean requests: met %v fails %v curve %v", c.Met(), c.Fails(), c.Curve)
+		t.Errorf("110 clean requests: met %v fails %v curve %v", c.Met(), c.Fails(), c.Curve)
+	}
+	// The rule reads 99% intervals; the level reports 95% ones: with 80 requests its
+	// reported TTFT p95 is bounded (72 suffice), the rule's is not yet (104).
+	tr = NewTracker(TrackerOptions{})
+	levelOf(tr, 1, 80, 0, 100*msec, sec, 0)
+	if l, _ := tr.Level(1); !l.CI.TTFTP95.Bounded() || decisions(callOf(t, tr, 1).Calls)[TermTTFT] != Undecided {
+		t.Errorf("80 requests: reported TTFT p95 %v, the rule's call %v; want bounded, undecided", *l.CI.TTFTP95, decisions(callOf(t, tr, 1).Calls))
 	}
 	if w := c.Waiting(true); len(w) != 0 {
 		t.Errorf("confirming waits for %v: the error rate meets its target and is a share", Terms(w))
@@ -101,14 +109,14 @@ func TestCallDecides(t *testing.T) {
 // and the next one fails one at 95%.
 func TestCapacityDecided(t *testing.T) {
 	tr := NewTracker(TrackerOptions{})
-	levelOf(tr, 1, 80, 0, 100*msec, sec, 0)         // meets at 95%
+	levelOf(tr, 1, 110, 0, 100*msec, sec, 0)        // meets at 95%
 	levelOf(tr, 2, 10, 0, 100*msec, 2*sec, 100*sec) // 25 tok/s: fails at 95%
 	e := tr.ReportEndpoint(EndpointInfo{Name: "x"})
 	if e.Capacity != (ReportCap{Users: 1, Decided: true}) {
 		t.Errorf("capacity %+v, want 1 user decided", e.Capacity)
 	}
 	if u := e.Unproven(tr.SLO()); !slices.Equal(u, []string{TermErrorRate}) {
-		t.Errorf("unproven %v, want the error rate (0 of 80 is not below 1%% at 95%%)", u)
+		t.Errorf("unproven %v, want the error rate (0 of 110 is not below 1%% at 95%%)", u)
 	}
 	// The capacity's level with 30 requests: its TTFT p95 is not decided.
 	tr = NewTracker(TrackerOptions{})
@@ -120,8 +128,8 @@ func TestCapacityDecided(t *testing.T) {
 	// An undecided level above: it neither sets nor bounds the capacity, which is then a
 	// lower bound, not decided.
 	tr = NewTracker(TrackerOptions{})
-	levelOf(tr, 1, 80, 0, 100*msec, sec, 0)
-	levelOf(tr, 2, 20, 0, 100*msec, sec, 100*sec)
+	levelOf(tr, 1, 110, 0, 100*msec, sec, 0)
+	levelOf(tr, 2, 20, 0, 100*msec, sec, 200*sec)
 	tr.MarkUndecided(2, []string{TermTTFT})
 	if c := tr.ReportEndpoint(EndpointInfo{}).Capacity; c != (ReportCap{Users: 1, AtLeast: true}) {
 		t.Errorf("capacity %+v, want at least 1 user, not decided", c)
@@ -140,13 +148,13 @@ func TestMoreRequests(t *testing.T) {
 	levelOf(tr, 1, 40, 0, 100*msec, sec, 0)
 	l, _ := tr.Level(1)
 	slo := tr.SLO()
-	// The TTFT p95 is bounded from 72 samples on: 32 more.
-	if more, ok := slo.MoreRequests(&l, []string{TermTTFT}, nil); !ok || more != 32 {
-		t.Errorf("TTFT p95 of 40: %d more (%v), want 32", more, ok)
+	// The rule's TTFT p95 (99%) is bounded from 104 samples on: 64 more.
+	if more, ok := slo.MoreRequests(&l, []string{TermTTFT}, nil); !ok || more != 64 {
+		t.Errorf("TTFT p95 of 40: %d more (%v), want 64", more, ok)
 	}
-	// 0 errors in 40: 380 show the rate below 1% (3.84 / (n + 3.84) <= 1%).
-	if more, ok := slo.MoreRequests(&l, []string{TermErrorRate}, nil); !ok || more != 381-40 {
-		t.Errorf("errors 0 of 40: %d more (%v), want %d", more, ok, 381-40)
+	// 0 errors in 40: 657 show the rate below 1% at 99% (6.63 / (n + 6.63) <= 1%).
+	if more, ok := slo.MoreRequests(&l, []string{TermErrorRate}, nil); !ok || more != 657-40 {
+		t.Errorf("errors 0 of 40: %d more (%v), want %d", more, ok, 657-40)
 	}
 	// A median on its target (half the requests at 40 tok/s, half at 60) never decides.
 	tr = NewTracker(TrackerOptions{SLO: SLO{UserTPSMin: 50, TTFTP95Max: 2 * sec, ErrorRateMax: 0.01}})
@@ -159,8 +167,27 @@ func TestMoreRequests(t *testing.T) {
 		t.Error("a per-user p50 on its target is said to decide")
 	}
 	// A curve figure known to ±10% with 40 requests needs 4 times as many for ±5%.
-	l.UserTPS.P50, l.CI.UserTPSP50 = 50, &Interval{45, 55}
+	l.look, l.UserTPS.P50, l.CI.UserTPSP50 = nil, 50, &Interval{45, 55}
 	if more, ok := slo.MoreRequests(&l, nil, []string{"per-user p50"}); !ok || more != 120 {
 		t.Errorf("per-user p50 ±10%% of 40: %d more (%v), want 120", more, ok)
+	}
+}
+
+// TestCooldown: a request still in flight when its level ended (its segment closed)
+// counts in the level's requests and errors, not in its distributions nor its steady
+// requests: the end of its life ran at the next level's load.
+func TestCooldown(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	s := seg(1, 4, 0, 0, 10*sec, 400, false) // closed at 10 s
+	tr.UpdateSegment(s)
+	in := ok(4, 2*sec, 100*msec, 5*sec, 51) // ended at 7.1 s, inside
+	in.Segment = 1
+	late := ok(4, 8*sec, 100*msec, 5*sec, 11) // ended at 13.1 s, after the level
+	late.Segment = 1
+	tr.AddSample(in)
+	tr.AddSample(late)
+	l, _ := tr.Level(4)
+	if l.Requests != 2 || l.Succeeded != 2 || l.Steady != 1 || l.UserTPS.Count != 1 || l.UserTPS.P50 != 10 {
+		t.Errorf("requests %d succeeded %d steady %d, per-user %+v; want 2, 2, 1 and only the 10 tok/s request", l.Requests, l.Succeeded, l.Steady, l.UserTPS)
 	}
 }

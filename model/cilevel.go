@@ -23,22 +23,30 @@ func some(iv Interval, ok bool) *Interval {
 	return &iv
 }
 
-// ci computes the level's intervals; agg is its aggregate tok/s.
-func (l *level) ci(agg float64) LevelCI {
+// ci computes the level's intervals at confidence c; agg is its aggregate tok/s.
+func (l *level) ci(agg, c float64) LevelCI {
 	charged, n := chargedCounts(l.requests, l.errors)
 	out := LevelCI{
-		UserTPSP50:   some(l.user.QuantileCI(0.5)),
-		TTFTP50:      some(l.ttft.QuantileCI(0.5)),
-		TTFTP95:      some(l.ttft.QuantileCI(0.95)),
-		AggregateTPS: some(l.agg.CI(agg)),
-		ErrorRate:    some(RateCI(charged, n)),
-		TTFOP95:      some(l.ttfo.QuantileCI(0.95)),
+		UserTPSP50:   some(l.user.quantileCIAt(0.5, c)),
+		TTFTP50:      some(l.ttft.quantileCIAt(0.5, c)),
+		TTFTP95:      some(l.ttft.quantileCIAt(0.95, c)),
+		AggregateTPS: some(l.agg.ciAt(agg, c)),
+		ErrorRate:    some(rateCIAt(charged, n, c)),
+		TTFOP95:      some(l.ttfo.quantileCIAt(0.95, c)),
 	}
 	if l.traffic != nil {
 		g := l.traffic.Goodput
-		out.Goodput = some(RateCI(g.met, g.judged))
+		out.Goodput = some(rateCIAt(g.met, g.judged, c))
 	}
 	return out
+}
+
+// setCI sets a summary's intervals: the reported 95% ones, and the level rule's 99%.
+func (l *level) setCI(ls *LevelStats) {
+	ls.CI = l.ci(ls.AggregateTPS, Confidence)
+	look := l.ci(ls.AggregateTPS, LookConfidence)
+	ls.look = &look
+	ls.ttftHist, ls.ttfoHist, ls.userHist = l.ttft, l.ttfo, l.user
 }
 
 // rounded is the intervals rounded outwards for reading: latencies and rates to 0.01,

@@ -28,11 +28,11 @@ func (s SLO) MoreRequests(l *LevelStats, terms []string, curve []string) (more i
 		var rel float64
 		switch c {
 		case "per-user p50":
-			if iv := l.CI.UserTPSP50; iv != nil {
+			if iv := l.lookCI().UserTPSP50; iv != nil {
 				rel = iv.HalfWidth(l.UserTPS.P50)
 			}
 		case "aggregate tok/s":
-			if iv := l.CI.AggregateTPS; iv != nil {
+			if iv := l.lookCI().AggregateTPS; iv != nil {
 				rel = iv.HalfWidth(l.AggregateTPS)
 			}
 		}
@@ -72,7 +72,7 @@ func moreQuantile(h *Hist, p, target float64, atLeast bool) (int, bool) {
 	}
 	n := int(h.n)
 	decides := func(m int) bool {
-		iv := h.scaledCI(p, m)
+		iv := h.scaledCI(p, m, LookConfidence)
 		if atLeast {
 			return iv.Lo >= target || iv.Hi < target
 		}
@@ -89,7 +89,7 @@ func moreShare(k, n int, target float64, atLeast bool) (int, bool) {
 	}
 	share := float64(k) / float64(n)
 	decides := func(m int) bool {
-		iv, _ := RateCI(int(math.Round(share*float64(m))), m)
+		iv, _ := rateCIAt(int(math.Round(share*float64(m))), m, LookConfidence)
 		if atLeast {
 			return iv.Lo >= target || iv.Hi < target
 		}
@@ -124,8 +124,8 @@ func smallest(n int, decides func(m int) bool) (int, bool) {
 
 // scaledCI is the interval QuantileCI would give if the histogram held m samples
 // distributed as the n it holds: the ranks for m, read at the same fractions of n.
-func (h *Hist) scaledCI(p float64, m int) Interval {
-	l, u := QuantileRanks(m, p)
+func (h *Hist) scaledCI(p float64, m int, confidence float64) Interval {
+	l, u := quantileRanksAt(m, p, confidence)
 	n := h.n
 	iv := Interval{Lo: 0, Hi: math.Inf(1)}
 	if l > 0 {
@@ -138,4 +138,13 @@ func (h *Hist) scaledCI(p float64, m int) Interval {
 		iv.Hi = float64(min(v+hdrWidth(v)-1, h.max)) / h.div
 	}
 	return iv
+}
+
+// lookCI is the intervals the level rule reads: at LookConfidence, or the 95% ones of a
+// LevelStats built by hand.
+func (l *LevelStats) lookCI() LevelCI {
+	if l.look != nil {
+		return *l.look
+	}
+	return l.CI
 }

@@ -29,9 +29,9 @@ func (m *mergeLevel) addCI(rl *ReportLevel) {
 // undecided on stays undecided only when the merged intervals still leave it undecided:
 // the runs together may hold enough requests to decide it.
 func (m *mergeLevel) finishCI(ls *LevelStats, slo SLO) {
-	ls.CI = m.l.ci(ls.AggregateTPS)
+	m.l.setCI(ls)
 	if m.ci.noAgg {
-		ls.CI.AggregateTPS = nil
+		ls.CI.AggregateTPS, ls.look.AggregateTPS = nil, nil
 	}
 	ls.Refined = m.l.refined
 	ls.Undecided = nil

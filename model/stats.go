@@ -60,8 +60,10 @@ type LevelStats struct {
 	Undecided []string
 	Refined   bool // the capacity's bisection added the level (Tracker.MarkRefined)
 
-	// The level's own histograms, for SLO.MoreRequests (nil in a LevelStats built by
-	// hand). They are the book's: read them before the next sample comes in.
+	// look is the level's intervals at LookConfidence, what the level rule reads (nil in
+	// a LevelStats built by hand: CI then stands for it). The histograms are the level's
+	// own, for SLO.MoreRequests: the book's, to read before the next sample comes in.
+	look                         *LevelCI
 	ttftHist, ttfoHist, userHist *Hist
 }
 

@@ -19,7 +19,7 @@ func TestTableShowsRampProgress(t *testing.T) {
 	m.Update(press("r"))
 	steady(m, 1, 0)
 	tick(m, 5500*time.Millisecond)
-	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 0 steady requests, waiting for 6 requests, ~6 more") {
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 0 steady requests, waiting for 8 requests, ~8 more") {
 		t.Fatalf("the table does not show the level's progress:\n%s", v)
 	}
 	trs[0].levels[0].Steady += 12

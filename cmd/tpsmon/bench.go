@@ -266,6 +266,7 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 		SLO:           p.slo,
 		ServerMetrics: p.serverMetrics,
 		FullRamp:      p.bounds.fullRamp,
+		Refine:        true, // --refine=false skips the bisection (flag to come with the settings rewrite)
 		MaxDuration:   p.bounds.maxDuration,
 		MaxStreams:    p.streams,
 		Version:       toolVersion(),

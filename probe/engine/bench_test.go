@@ -67,9 +67,9 @@ func TestProgressString(t *testing.T) {
 	}{
 		// Issue 14: never "1/20 requests, 1s left" while 19 requests (about 30 s) are
 		// missing: what is missing, and an estimate from the observed rate.
-		{Progress{Name: "sim", Level: 2, Levels: 4, Concurrency: 4, Steady: 1, Need: 6, Live: live,
-			Walk: LevelProgress{Steady: 1, Need: 6, Waiting: []string{model.TermTTFT}, More: 19, ETA: 30 * time.Second, MaxLeft: 2 * time.Minute, Left: time.Second}},
-			"sim: level 2/4, 4 users, 1 request, waiting for its floor of 6 requests, TTFT p95 to be decided at 95%: about 19 more requests, about 30s, 812 tok/s, 203.2 tok/s/user, TTFT p95 123ms, 0 errors"},
+		{Progress{Name: "sim", Level: 2, Levels: 4, Concurrency: 4, Steady: 1, Need: 8, Live: live,
+			Walk: LevelProgress{Steady: 1, Need: 8, Waiting: []string{model.TermTTFT}, More: 19, ETA: 30 * time.Second, MaxLeft: 2 * time.Minute, Left: time.Second}},
+			"sim: level 2/4, 4 users, 1 request, waiting for its floor of 8 requests, TTFT p95 to be decided at 95%: about 19 more requests, about 30s, 812 tok/s, 203.2 tok/s/user, TTFT p95 123ms, 0 errors"},
 		{Progress{Name: "sim", Level: 2, Levels: 4, Concurrency: 4, Steady: 40, Need: 6, Live: live,
 			Walk: LevelProgress{Steady: 40, Need: 6, Curve: []string{"aggregate tok/s"}, Waiting: []string{model.TermUserTPS}, More: -1, ETA: -1, MaxLeft: 80 * time.Second}},
 			"sim: level 2/4, 4 users, 40 requests, waiting for aggregate tok/s to ±5%, per-user p50 to be decided at 95%: no estimate (a figure sits on its target); at most 1m20s more, 812 tok/s, 203.2 tok/s/user, TTFT p95 123ms, 0 errors"},
@@ -81,10 +81,10 @@ func TestProgressString(t *testing.T) {
 			"sim: confirming the capacity at 22 users, 50 requests, 2s of hold left, 812 tok/s, 203.2 tok/s/user, TTFT p95 123ms, 0 errors"},
 		{Progress{Name: "a", Level: 1, Levels: 1, Concurrency: 1, Hold: time.Second, Warming: true, Need: 6, Errors: 2, Walk: LevelProgress{Warming: true}},
 			"a: level 1/1, 1 user, 0 requests, warming up (the previous level's requests are ending), 0 tok/s, - tok/s/user, TTFT p95 -, 2 errors"},
-		{Progress{Name: "a", Level: 3, Levels: 6, Concurrency: 8, Hold: 15 * time.Second, Need: 6, LevelChange: true, Errors: 1},
-			"a: level 3/6: 8 users, held at least 15s and 6 requests once warm-up is over, until decided at 95%, 1 error so far"},
-		{Progress{Name: "a", Concurrency: 24, Hold: 5 * time.Second, Need: 6, LevelChange: true, Walk: LevelProgress{Refined: true, Lo: 16, Hi: 32}},
-			"a: refining the capacity: 24 users (between 16 and 32), held at least 5s and 6 requests once warm-up is over, until decided at 95%, 0 errors so far"},
+		{Progress{Name: "a", Level: 3, Levels: 6, Concurrency: 8, Hold: 15 * time.Second, Need: 8, LevelChange: true, Errors: 1},
+			"a: level 3/6: 8 users, held at least 15s and 8 requests once warm-up is over, until decided at 95%, 1 error so far"},
+		{Progress{Name: "a", Concurrency: 24, Hold: 5 * time.Second, Need: 8, LevelChange: true, Walk: LevelProgress{Refined: true, Lo: 16, Hi: 32}},
+			"a: refining the capacity: 24 users (between 16 and 32), held at least 5s and 8 requests once warm-up is over, until decided at 95%, 0 errors so far"},
 		{Progress{Name: "b", Ended: RampEnd{Kind: EndStopped, Users: 4, Stop: Stop{Users: 4, ErrorRate: 0.5, Requests: 10}}, Active: 2, Errors: 5},
 			"b: ramp ended at 4 users: errors 50% > 5% (10 requests); waiting for the other endpoints, 2 in flight, 5 errors"},
 		{Progress{Name: "a", Draining: true, Elapsed: 1500 * time.Millisecond, Active: 1, Errors: 1},
@@ -172,12 +172,12 @@ func TestRunWalksTheRamp(t *testing.T) {
 		}
 		sawProgress = sawProgress || (!p.LevelChange && p.Need == MinFloor)
 	}
-	// 2 users meet the criteria: the walk confirms it (its TTFT p95 needs 72 requests).
+	// 2 users meet the criteria: the walk confirms it (its TTFT p95 needs 104 requests at 99%).
 	if strings.Join(changes, ",") != "x,xx,xx,drain" || !sawProgress {
 		t.Errorf("level changes %v, want [x xx xx drain]; live progress with the rule's floor seen: %v", changes, sawProgress)
 	}
-	if l := rep.Endpoints[0].Levels[1]; l.Steady < 72 || !rep.Endpoints[0].Capacity.Decided {
-		t.Errorf("2 users confirmed with %d steady requests, capacity %+v; want 72 at least, decided", l.Steady, rep.Endpoints[0].Capacity)
+	if l := rep.Endpoints[0].Levels[1]; l.Steady < 104 || !rep.Endpoints[0].Capacity.Decided {
+		t.Errorf("2 users confirmed with %d steady requests, capacity %+v; want 104 at least, decided", l.Steady, rep.Endpoints[0].Capacity)
 	}
 }
 

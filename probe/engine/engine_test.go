@@ -101,13 +101,13 @@ func TestLevelRule(t *testing.T) {
 	r.e.StartRamp([]int{0}, at(0))
 	r.steady(0, 1, at(0))
 	r.done(0, 1, 5, 0, 100*time.Millisecond, at(5*time.Second))
-	r.step(10 * time.Second) // the hold is over but 5 < 6 requests
-	if p, _ := r.e.Status(0, at(10*time.Second)); c.conc != 1 || p.Steady != 5 || p.Need != MinFloor || p.Left != 0 || p.More != 1 {
-		t.Fatalf("10 s with 5 requests: users %d, progress %+v; want 1 user, 5/6, 1 more", c.conc, p)
+	r.step(10 * time.Second) // the hold is over but 5 < 8 requests
+	if p, _ := r.e.Status(0, at(10*time.Second)); c.conc != 1 || p.Steady != 5 || p.Need != MinFloor || p.Left != 0 || p.More != 3 {
+		t.Fatalf("10 s with 5 requests: users %d, progress %+v; want 1 user, 5/8, 3 more", c.conc, p)
 	}
-	r.done(0, 1, 1, 0, 100*time.Millisecond, at(11*time.Second))
+	r.done(0, 1, 3, 0, 100*time.Millisecond, at(11*time.Second))
 	if ns := r.step(11 * time.Second); c.conc != 16 || fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelStarted}) {
-		t.Fatalf("11 s with 6 requests: users %d, notices %v; want 16", c.conc, ns)
+		t.Fatalf("11 s with 8 requests: users %d, notices %v; want 16", c.conc, ns)
 	}
 	// 16 users: 32 requests come fast, but the hold counts from the steady moment.
 	r.steady(0, 16, at(20*time.Second))
@@ -130,7 +130,7 @@ func TestLevelRule(t *testing.T) {
 	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelShort, LevelStarted}) || !r.e.Short(0, 32) || r.e.Short(0, 16) || c.conc != 16 {
 		t.Fatalf("90 s: notices %v, short 32 %v, users %d; want the last level short, then 16 users again", ns, r.e.Short(0, 32), c.conc)
 	}
-	if !strings.Contains(ns[0].String(), "ep0: 32 users reached the maximum hold without its warm-up, 0/6 steady requests: marked short") {
+	if !strings.Contains(ns[0].String(), "ep0: 32 users reached the maximum hold without its warm-up, 0/8 steady requests: marked short") {
 		t.Errorf("short notice: %q", ns[0])
 	}
 	if want := "ep0: confirming the capacity at 16 users: held until each criterion is decided at 95%"; ns[1].String() != want {
@@ -139,13 +139,13 @@ func TestLevelRule(t *testing.T) {
 	r.steady(0, 16, at(95*time.Second))
 	r.done(0, 16, 30, 0, 100*time.Millisecond, at(100*time.Second))
 	r.step(105 * time.Second)
-	if p, _ := r.e.Status(0, at(105*time.Second)); !p.Confirm || !slices.Equal(p.Waiting, []string{model.TermTTFT}) || p.More != 72-62 {
-		t.Fatalf("62 requests at 16 users: %+v; want it waiting for the TTFT p95, 10 more requests", p)
+	if p, _ := r.e.Status(0, at(105*time.Second)); !p.Confirm || !slices.Equal(p.Waiting, []string{model.TermTTFT}) || p.More != 104-62 {
+		t.Fatalf("62 requests at 16 users: %+v; want it waiting for the TTFT p95, 42 more requests", p)
 	}
-	r.done(0, 16, 10, 0, 100*time.Millisecond, at(106*time.Second))
+	r.done(0, 16, 42, 0, 100*time.Millisecond, at(106*time.Second))
 	ns = r.step(106 * time.Second)
 	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{RampFinished}) || !strings.Contains(ns[0].String(), "all 3 levels held, and 1 to find the capacity") {
-		t.Fatalf("72 requests: %v; want the ramp finished", ns)
+		t.Fatalf("104 requests: %v; want the ramp finished", ns)
 	}
 	if cp := r.e.Report(false).Endpoints[0].Capacity; cp != (model.ReportCap{Users: 16, AtLeast: true, Decided: true}) {
 		t.Errorf("capacity %+v, want at least 16 users, decided", cp)
@@ -207,7 +207,7 @@ func TestStopRules(t *testing.T) {
 			r := newRig(t, Config{Ramp: Ramp{Levels: []int{1, 2, 4}, Hold: 10 * time.Second}, SLO: slo, Settle: tt.settle, FullRamp: tt.full}, 1)
 			r.e.StartRamp([]int{0}, at(0))
 			r.steady(0, 1, at(0))
-			r.done(0, 1, 80, 0, 100*time.Millisecond, at(5*time.Second))
+			r.done(0, 1, 110, 0, 100*time.Millisecond, at(5*time.Second))
 			r.step(10 * time.Second) // level 1 held: it meets the SLO at 95% (capacity 1, nothing to confirm)
 			r.steady(0, 2, at(10*time.Second))
 			r.done(0, 2, tt.n, tt.fail, tt.ttft, at(12*time.Second))

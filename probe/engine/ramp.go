@@ -78,11 +78,12 @@ func (r Ramp) Validate() error {
 	return errors.Join(errs...)
 }
 
-// MinFloor is the sequential level rule's floor of steady requests: 6, the fewest whose
-// median has a two-sided 95% interval (the smallest and the largest of 6 requests hold
-// the median with probability 1 - 2/64). Below it no per-user figure can be known to
-// ±5%, whatever the requests show. Config.MinRequests raises it.
-const MinFloor = 6
+// MinFloor is the sequential level rule's floor of steady requests: 8, the fewest whose
+// median has a two-sided interval at the rule's look confidence (model.LookConfidence,
+// 99%: the smallest and the largest of 8 requests hold the median with probability
+// 1 - 2/256). Below it no per-user figure can be known to ±5%, whatever the requests
+// show. Config.MinRequests raises it.
+const MinFloor = 8
 
 // Walk is one endpoint's way through a Ramp by the sequential level rule. A level is
 // held until, after its warm-up, it has at least its floor of steady requests and Hold of

@@ -69,7 +69,7 @@ func TestRefineStep(t *testing.T) {
 		{"bisect 16..24", [][3]float64{{16, 20, 50}, {24, 20, 20}, {32, 20, 20}}, true, LevelEnd{}, "20 16 24 false"},
 		{"bisect 20..24", [][3]float64{{16, 20, 50}, {20, 20, 50}, {24, 20, 20}}, true, LevelEnd{}, "22 20 24 false"},
 		{"22..24 is within 10%: confirm 22", [][3]float64{{20, 20, 50}, {22, 20, 50}, {24, 20, 20}}, true, LevelEnd{}, "22 22 24 true"},
-		{"22 met at 95%: done", [][3]float64{{22, 80, 50}, {24, 20, 20}}, true, LevelEnd{}, "done"},
+		{"22 met at 95%: done", [][3]float64{{22, 110, 50}, {24, 20, 20}}, true, LevelEnd{}, "done"},
 		{"adjacent levels", [][3]float64{{1, 20, 50}, {2, 20, 20}}, true, LevelEnd{}, "1 1 2 true"},
 		{"refine off: confirm", [][3]float64{{16, 20, 50}, {32, 20, 20}}, false, LevelEnd{}, "16 16 32 true"},
 		{"the top level meets: at least, confirm", [][3]float64{{8, 20, 50}, {16, 20, 50}}, true, LevelEnd{}, "16 16 0 true"},
@@ -102,30 +102,30 @@ func TestRefineWalk(t *testing.T) {
 	c := r.ctls[0]
 	r.e.StartRamp([]int{0}, at(0))
 	r.steady(0, 16, at(0))
-	r.doneAt(0, 16, spread(20, 48, 52), at(5*time.Second))
+	r.doneAt(0, 16, spread(20, 49, 51), at(5*time.Second))
 	r.step(5 * time.Second)
 	r.steady(0, 32, at(6*time.Second))
-	r.doneAt(0, 32, spread(10, 19, 21), at(10*time.Second))
+	r.doneAt(0, 32, spread(10, 19.5, 20.5), at(10*time.Second))
 	ns := r.step(10 * time.Second)
 	if c.conc != 24 || len(ns) != 1 || ns[0].String() != "ep0: refining the capacity: 24 users, between 16 users (meets the criteria) and 32 users (fails)" {
 		t.Fatalf("after 32 users failed: users %d, notices %v; want 24 users", c.conc, ns)
 	}
 	r.steady(0, 24, at(15*time.Second))
-	r.doneAt(0, 24, spread(10, 24, 26), at(20*time.Second)) // fails: 20 next
+	r.doneAt(0, 24, spread(10, 24.5, 25.5), at(20*time.Second)) // fails: 20 next
 	r.step(20 * time.Second)
 	r.steady(0, 20, at(25*time.Second))
-	r.doneAt(0, 20, spread(10, 33, 35), at(30*time.Second)) // meets: 22 next
+	r.doneAt(0, 20, spread(10, 33.5, 34.5), at(30*time.Second)) // meets: 22 next
 	r.step(30 * time.Second)
 	r.steady(0, 22, at(35*time.Second))
-	r.doneAt(0, 22, spread(10, 31, 33), at(40*time.Second)) // meets, 22..24 within 10%: confirm 22 where it is
+	r.doneAt(0, 22, spread(10, 31.5, 32.5), at(40*time.Second)) // meets, 22..24 within 10%: confirm 22 where it is
 	ns = r.step(40 * time.Second)
 	if c.conc != 22 || len(ns) != 1 || !ns[0].Level.Confirm {
 		t.Fatalf("22 users: users %d, notices %v; want it confirmed", c.conc, ns)
 	}
-	if p, _ := r.e.Status(0, at(40*time.Second)); p.Warming || !slices.Equal(p.Waiting, []string{model.TermTTFT}) || p.More != 62 {
-		t.Fatalf("confirming 22: %+v; want no new warm-up, the TTFT p95 waited for, 62 more requests", p)
+	if p, _ := r.e.Status(0, at(40*time.Second)); p.Warming || !slices.Equal(p.Waiting, []string{model.TermTTFT}) || p.More != 94 {
+		t.Fatalf("confirming 22: %+v; want no new warm-up, the TTFT p95 waited for, 94 more requests", p)
 	}
-	r.doneAt(0, 22, spread(62, 31, 33), at(50*time.Second))
+	r.doneAt(0, 22, spread(94, 31.5, 32.5), at(50*time.Second))
 	ns = r.step(50 * time.Second)
 	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{RampFinished}) || c.conc != 22 {
 		t.Fatalf("22 confirmed: notices %v users %d; want the ramp finished at the capacity", ns, c.conc)
