@@ -23,7 +23,7 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 		_, c := w.Level()
 		e.hold(ep, c)
 		w.Rebase(steadyOf(ep.book, c))
-		ep.walk, ep.end, ep.stop, ep.refined, ep.byHand = w, RampEnd{}, nil, 0, false
+		ep.walk, ep.end, ep.stop, ep.refined, ep.byHand, ep.probes = w, RampEnd{}, nil, 0, false, nil
 		clear(ep.warned)
 	}
 }

@@ -165,6 +165,7 @@ type endpoint struct {
 	stop    *Stop        // the stop rule that ended the ramp's climb (the refinement may go on)
 	refined int          // levels the refinement added to the current walk
 	byHand  bool         // the current walk is a refinement started by hand (StartRefine)
+	probes  []int        // the levels the current bisection explored, in order
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -16,12 +17,16 @@ const maxRefine = 24
 // neither short nor undecided. Among them, the capacity candidate is the largest level
 // whose figures meet the criteria (N) and the bracket's top is the next one above it
 // (F, which fails: the walk held it until its failure was decided). With refine, while
-// F - N is more than 10% of N and more than 1, it holds the midpoint, exploring. Then it
-// confirms N (holds it until every criterion is decided, see model.LevelCall.Waiting)
+// F - N is more than 10% of N and more than 1, it holds a level between them, exploring:
+// where the criterion F fails would cross its target, interpolated linearly between N's
+// figure and F's (the per-user p50 falls and the TTFT p95 rises about linearly with the
+// load between two close levels), at least one from either end; the midpoint when no
+// figure interpolates, or when the last two probes fell on the same side (halving then
+// bounds the search, as regula falsi's Illinois variant does). Then it confirms N (holds it until every criterion is decided, see model.LevelCall.Waiting)
 // unless N is already met at 95%. It is done (ok false) when no level meets the
 // criteria, when N is met at 95%, or when N's confirmation just ended (decided or not:
 // an undecided N is not confirmed again).
-func refineStep(levels []model.LevelStats, slo model.SLO, refine bool, last LevelEnd) (users, lo, hi int, confirm, ok bool) {
+func refineStep(levels []model.LevelStats, slo model.SLO, refine bool, last LevelEnd, halve bool) (users, lo, hi int, confirm, ok bool) {
 	var n, f *model.LevelStats
 	for i := range levels {
 		l := &levels[i]
@@ -43,7 +48,11 @@ func refineStep(levels []model.LevelStats, slo model.SLO, refine bool, last Leve
 	}
 	lo = n.Concurrency
 	if refine && hi > 0 && hi-lo > max(1, lo/10) {
-		return lo + (hi-lo)/2, lo, hi, false, true
+		next := lo + (hi-lo)/2
+		if x, ok := crossing(n, f, slo); ok && !halve {
+			next = min(max(x, lo+1), hi-1)
+		}
+		return next, lo, hi, false, true
 	}
 	if (last.Confirm && last.Users == lo) || slo.Call(n).Met() {
 		return 0, 0, 0, false, false
@@ -59,11 +68,15 @@ func (e *Engine) refineNext(i int, now time.Time) (Notice, bool) {
 	if e.cfg.Ramp.Fixed || ep.refined >= maxRefine {
 		return Notice{}, false
 	}
-	users, lo, hi, confirm, ok := refineStep(ep.book.Levels(), e.cfg.SLO, e.cfg.Refine || ep.byHand, w.LastEnd())
+	levels := ep.book.Levels()
+	users, lo, hi, confirm, ok := refineStep(levels, e.cfg.SLO, e.cfg.Refine || ep.byHand, w.LastEnd(), sameSide(levels, e.cfg.SLO, ep.probes))
 	if !ok {
 		return Notice{}, false
 	}
 	ep.refined++
+	if !confirm {
+		ep.probes = append(ep.probes, users)
+	}
 	_, was := w.Level()
 	w.Extend(users, lo, hi, confirm, now)
 	if users != was {
@@ -105,7 +118,7 @@ func (e *Engine) StartRefine(targets []int, now time.Time) []Notice {
 		}
 		prev := ep.walk
 		ep.walk = &Walk{ramp: e.cfg.Ramp, began: now, done: true, need: e.need}
-		ep.stop, ep.refined, ep.byHand = nil, 0, true
+		ep.stop, ep.refined, ep.byHand, ep.probes = nil, 0, true, nil
 		n, ok := e.refineNext(i, now)
 		if !ok {
 			ep.walk, ep.byHand = prev, false
@@ -123,3 +136,46 @@ func (e *Engine) Refines() bool { return e.cfg.Refine && !e.cfg.Ramp.Fixed }
 // Floor is the steady requests a level holds at least by the sequential rule (MinFloor,
 // or Config.MinRequests when larger).
 func (e *Engine) Floor() int { return max(MinFloor, e.cfg.MinRequests) }
+
+// crossing is the load at which the first criterion f fails would cross its target,
+// interpolated linearly between n's figure (it meets) and f's; ok is false when the
+// figures do not bracket the target.
+func crossing(n, f *model.LevelStats, slo model.SLO) (int, bool) {
+	var a, b, target float64
+	switch {
+	case n.UserTPS.Count > 0 && f.UserTPS.Count > 0 && f.UserTPS.P50 < slo.UserTPSMin:
+		a, b, target = n.UserTPS.P50, f.UserTPS.P50, slo.UserTPSMin
+	case n.TTFT.Count > 0 && f.TTFT.Count > 0 && f.TTFT.P95 > float64(slo.TTFTP95Max)/float64(time.Millisecond):
+		a, b, target = n.TTFT.P95, f.TTFT.P95, float64(slo.TTFTP95Max)/float64(time.Millisecond)
+	case f.ErrorRate > slo.ErrorRateMax:
+		a, b, target = n.ErrorRate, f.ErrorRate, slo.ErrorRateMax
+	default:
+		return 0, false
+	}
+	if a == b || (a-target)*(b-target) > 0 {
+		return 0, false
+	}
+	x := float64(n.Concurrency) + float64(f.Concurrency-n.Concurrency)*(a-target)/(a-b)
+	return int(math.Round(x)), true
+}
+
+// sameSide reports whether the last two probes of a bisection fell on the same side of
+// the capacity: both meet the criteria, or both fail them.
+func sameSide(levels []model.LevelStats, slo model.SLO, probes []int) bool {
+	if len(probes) < 2 {
+		return false
+	}
+	meets := func(users int) int {
+		for i := range levels {
+			if levels[i].Concurrency == users {
+				if slo.Meets(&levels[i]) {
+					return 1
+				}
+				return 0
+			}
+		}
+		return -1
+	}
+	a, b := meets(probes[len(probes)-1]), meets(probes[len(probes)-2])
+	return a >= 0 && a == b
+}
