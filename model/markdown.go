@@ -183,16 +183,12 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 		hdr = strings.Replace(hdr, "| users |", "| rate req/s |", 1)
 	}
 	b.WriteString(hdr)
-	short := false
 	for i := range e.Levels {
 		b.WriteString(levelRow(&e.Levels[i]))
-		short = short || e.Levels[i].Short
 	}
 	b.WriteString("\n")
 	writeTraffic(b, e)
-	if short {
-		b.WriteString("short: the level reached its maximum hold before it had max(20, 2 x users) steady requests; its figures rest on fewer requests.\n")
-	}
+	writeLevelNotes(b, e)
 	writeServer(b, e)
 	writeCapacity(b, e, slo, interrupted)
 	writeSaturation(b, e)
@@ -207,15 +203,19 @@ func levelRow(l *ReportLevel) string {
 	stall := ok && l.StallMs != (LatencyJSON{})
 	agg := "-"
 	if l.DurationS > 0 {
-		agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
+		agg = pm(l.AggregateTPS, l.CI95.AggregateTPS)
 	}
-	steady := strconv.Itoa(l.Steady)
-	if l.Short {
-		steady += " (short)"
+	p50 := "-"
+	if user {
+		p50 = pm(l.UserTPS.P50, l.CI95.UserTPSP50)
 	}
-	return fmt.Sprintf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		l.Concurrency, l.Requests, steady, errorsCell(l),
-		cell(user, l.UserTPS.P50), cell(user, l.UserTPS.P10), agg,
+	level := strconv.Itoa(l.Concurrency)
+	if l.Refined {
+		level += " (refined)"
+	}
+	return fmt.Sprintf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		level, l.Requests, strconv.Itoa(l.Steady)+levelMarks(l), errorsCell(l),
+		p50, cell(user, l.UserTPS.P10), agg,
 		cell(ttft, l.TTFTMs.P50), cell(ttft, l.TTFTMs.P95),
 		cell(ok && l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
 		cell(stall, l.StallMs.P95), cell(stall, l.StallMs.Max))
@@ -258,7 +258,7 @@ func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 		fmt.Fprintf(b, "Capacity: not measured (no level got past its warm-up: no steady request delivered a token and none failed)\n")
 		return
 	}
-	fmt.Fprintf(b, "Capacity: %s\n", capacityWords(c, &slo, stopped, name))
+	fmt.Fprintf(b, "Capacity: %s%s\n", capacityWords(c, &slo, stopped, name), e.DecisionWords(slo))
 	if c.Users == 0 {
 		for i := range e.Levels {
 			l := &e.Levels[i]

@@ -338,7 +338,8 @@ func CSV(r *Report) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
 	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
-	_ = w.Write(append(head, csvServerHeader...)) // a strings.Builder does not fail
+	head = append(head, csvServerHeader...)
+	_ = w.Write(append(head, csvCIHeader...)) // a strings.Builder does not fail
 	f := func(ok bool, v float64) string {
 		if !ok {
 			return ""
@@ -347,7 +348,7 @@ func CSV(r *Report) string {
 	}
 	for _, e := range r.Endpoints {
 		for _, l := range e.Levels {
-			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
+			traffic := append(append(trafficCells(&l, f), serverCells(&l, f)...), ciCells(&l, f)...)
 			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
 			steady := l.DurationS > 0
 			_ = w.Write(append([]string{
