@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/tpsmon/tpsmon/probe/settings"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func TestBuildVersion(t *testing.T) {
 // TestTTFOCriterion: ttfo_p95 is accepted from --slo and from the config's slo block.
 func TestTTFOCriterion(t *testing.T) {
 	var got []time.Duration
-	hook := func(p *plan) error { got = append(got, p.slo.TTFOP95Max); return errors.New("planned") }
+	hook := func(p *settings.Plan) error { got = append(got, p.SLO.TTFOP95Max); return errors.New("planned") }
 	cli(t, nil, nil, hook, "bench", "--slo", "ttfo_p95<=8s")
 	path := writeFile(t, "tpsmon.yaml", "slo:\n  ttfo_p95_max: 12s\n")
 	cli(t, nil, nil, hook, "bench", "--config", path)

@@ -1,9 +1,8 @@
-package main
+package settings
 
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -116,7 +115,7 @@ func goKind(t string) string {
 	switch {
 	case strings.HasPrefix(t, "[]"):
 		return "a list"
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "main."):
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "settings."):
 		return "a mapping (key: value)"
 	case t == "bool":
 		return "true or false"
@@ -126,12 +125,4 @@ func goKind(t string) string {
 		return "a number"
 	}
 	return t
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
