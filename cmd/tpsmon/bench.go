@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/settings"
 )
@@ -147,7 +147,7 @@ func benchExit(res *engine.Result, p *settings.Plan, minCapacity int) error {
 				failed = "the only request failed"
 			}
 			unusable = append(unusable, fmt.Sprintf("endpoint %s (%s): %s; last error: %s",
-				p.Endpoints[i].Name, probe.RedactedURL(p.Endpoints[i].BaseURL), failed, msg))
+				p.Endpoints[i].Name, client.RedactedURL(p.Endpoints[i].BaseURL), failed, msg))
 		}
 	}
 	if len(unusable) > 0 {
@@ -234,7 +234,7 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 
 // saySimulated writes, above the Markdown, a line for the built-in simulator (sim) or
 // for each endpoint that is a tpsmon sim elsewhere.
-func (a *app) saySimulated(sim *simulator, eps []probe.Endpoint) {
+func (a *app) saySimulated(sim *simulator, eps []client.Endpoint) {
 	if sim != nil {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", sim.profile)
 		return

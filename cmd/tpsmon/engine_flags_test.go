@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
 )
 
 // TestEngineErrorsNameFlags: the engine's refusals of a run setting name its flag.

@@ -2,11 +2,11 @@ package settings
 
 import (
 	"fmt"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"net/http"
 	"strings"
 
 	"github.com/spf13/pflag"
-	"github.com/tpsmon/tpsmon/probe"
 )
 
 // The environment variables of the endpoint: the base URL when nothing else names one,
@@ -143,7 +143,7 @@ func (f *Flags) sharedFlags(merged Endpoint) (Settings, error) {
 	}
 	if k := Apply(merged, given.Endpoint).KeyEnv; k.V == "" {
 		return given, errorf("--api-key-env: want the name of an environment variable, e.g. OPENAI_API_KEY")
-	} else if err := probe.CheckKeyEnv(k.V); err != nil {
+	} else if err := client.CheckKeyEnv(k.V); err != nil {
 		return given, fieldUsage(err, k.From)
 	}
 	return given, nil
@@ -152,7 +152,7 @@ func (f *Flags) sharedFlags(merged Endpoint) (Settings, error) {
 // endpoints are the run's endpoints sending the workload w: each one's own settings
 // over below (what the defaults, the environment and the file set for every endpoint),
 // under the flags given.
-func (p *Plan) endpoints(s Settings, below, given Endpoint, w probe.Endpoint, getenv func(string) string) error {
+func (p *Plan) endpoints(s Settings, below, given Endpoint, w client.Endpoint, getenv func(string) string) error {
 	for _, own := range s.Endpoints.V {
 		if !own.URL.Set {
 			return errorf("%s: url is required, e.g. url: http://127.0.0.1:8000/v1", own.Where)
@@ -161,7 +161,7 @@ func (p *Plan) endpoints(s Settings, below, given Endpoint, w probe.Endpoint, ge
 			return own.invalid
 		}
 		e := Apply(Apply(below, own), given)
-		u, err := probe.NormalizeBaseURL(e.URL.V)
+		u, err := client.NormalizeBaseURL(e.URL.V)
 		if err != nil {
 			return fieldUsage(err, e.URL.From)
 		}
@@ -185,11 +185,11 @@ func (p *Plan) endpoints(s Settings, below, given Endpoint, w probe.Endpoint, ge
 }
 
 // nameEndpoints gives every endpoint a distinct name: its own, else its host.
-func nameEndpoints(eps []probe.Endpoint) {
+func nameEndpoints(eps []client.Endpoint) {
 	seen := map[string]int{}
 	for i := range eps {
 		if eps[i].Name == "" {
-			eps[i].Name = probe.EndpointLabel(eps[i])
+			eps[i].Name = client.EndpointLabel(eps[i])
 		}
 		seen[eps[i].Name]++
 		if n := seen[eps[i].Name]; n > 1 {

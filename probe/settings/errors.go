@@ -3,8 +3,8 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"github.com/tpsmon/tpsmon/probe/client"
 
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -16,10 +16,10 @@ func (e *Error) Error() string { return e.msg }
 
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 
-// fieldUsage is err said at from: a *probe.FieldError names its setting by field; the
+// fieldUsage is err said at from: a *client.FieldError names its setting by field; the
 // message names where the value was written instead, and how to write it there.
 func fieldUsage(err error, from Origin) error {
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if !errors.As(err, &fe) {
 		return errorf("%s: %v", from.Where, err)
 	}
@@ -35,20 +35,20 @@ func fieldUsage(err error, from Origin) error {
 }
 
 // fieldFlags names the flag behind each setting that probe or the engine may refuse
-// (probe.FieldError.Field) once the plan is made.
+// (client.FieldError.Field) once the plan is made.
 var fieldFlags = map[string]string{
-	probe.FieldURL: "url", probe.FieldAPI: "api", probe.FieldModel: "model", probe.FieldMaxTokens: "max-tokens",
-	probe.FieldPromptTokens: "prompt-tokens", probe.FieldTimeout: "timeout", probe.FieldAPIKeyEnv: "api-key-env",
+	client.FieldURL: "url", client.FieldAPI: "api", client.FieldModel: "model", client.FieldMaxTokens: "max-tokens",
+	client.FieldPromptTokens: "prompt-tokens", client.FieldTimeout: "timeout", client.FieldAPIKeyEnv: "api-key-env",
 	engine.FieldRamp: "ramp", engine.FieldHold: "hold", engine.FieldMaxHold: "max-hold",
 	engine.FieldSettle: "settle", engine.FieldMaxDuration: "max-duration",
 	engine.FieldServerMetrics: "server-metrics", engine.FieldShard: "shard", engine.FieldStartAt: "start-at",
 }
 
 // Refused is an error of probe or the engine about a setting of the plan (a
-// *probe.FieldError) said at the setting's flag; any other error as it is. Both are
+// *client.FieldError) said at the setting's flag; any other error as it is. Both are
 // an *Error.
 func Refused(err error) error {
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if errors.As(err, &fe) {
 		if name, ok := fieldFlags[fe.Field]; ok {
 			return fieldUsage(fe, flagOrigin(Flag, name))

@@ -104,7 +104,7 @@ func parseConfig(path string, data []byte) (*fileConfig, error) {
 		return cfg, nil // empty file, or only comments
 	}
 	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("config %s: line %d: want a mapping with endpoints, workload, ramp and slo (see the example in the README)", path, doc.Line)
+		return nil, fmt.Errorf("config %s: line %d: want a mapping with endpoints, workload, ramp and slo (see the examples in docs/config.md)", path, doc.Line)
 	}
 	// Second pass: strict decoding into the typed config.
 	dec := yaml.NewDecoder(bytes.NewReader(data))

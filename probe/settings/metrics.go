@@ -2,10 +2,10 @@ package settings
 
 import (
 	"fmt"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"net/url"
 	"strings"
 
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -45,7 +45,7 @@ func checkMetricsSource(v string) error {
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q: want an http:// or https:// URL such as http://127.0.0.1:8000/metrics, or off", probe.RedactedURL(v))
+		return fmt.Errorf("%q: want an http:// or https:// URL such as http://127.0.0.1:8000/metrics, or off", client.RedactedURL(v))
 	}
 	return nil
 }

@@ -2,10 +2,12 @@ package settings
 
 import (
 	"fmt"
+	"github.com/tpsmon/tpsmon/probe/client"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
@@ -14,14 +16,14 @@ import (
 // environment before anything touches the network.
 type Plan struct {
 	Command   Command
-	Endpoints []probe.Endpoint // empty when Simulate (until the simulator is started)
-	Sources   []string         // where each endpoint was configured, for messages
-	KeyEnvs   []string         // the variable each endpoint's key comes from, for hints
-	Simulate  bool             // no endpoint configured: measure the built-in simulator
-	Template  probe.Endpoint   // the workload (and API) every request sends
-	Profile   string           // the simulator's profile
-	Rate      RateMode         // rate mode: the ramp's levels are arrival rates
-	Workload  string           // the workload in words, for the report ("" for the default)
+	Endpoints []client.Endpoint // empty when Simulate (until the simulator is started)
+	Sources   []string          // where each endpoint was configured, for messages
+	KeyEnvs   []string          // the variable each endpoint's key comes from, for hints
+	Simulate  bool              // no endpoint configured: measure the built-in simulator
+	Template  client.Endpoint   // the workload (and API) every request sends
+	Profile   string            // the simulator's profile
+	Rate      RateMode          // rate mode: the ramp's levels are arrival rates
+	Workload  string            // the workload in words, for the report ("" for the default)
 	Ramp      engine.Ramp
 	SLO       model.SLO
 
@@ -114,16 +116,16 @@ func resolve(f *Flags, file *fileConfig, in Input) (*Plan, error) {
 	return p, nil
 }
 
-// checkAPI refuses an API tpsmon does not speak.
+// checkAPI refuses an API the client does not speak.
 func checkAPI(api Value[string]) error {
-	if api.V != "chat" && api.V != "completions" {
-		return errorf("--api %q: want chat or completions", api.V)
+	if !slices.Contains(client.APIs(), api.V) {
+		return errorf("--api %q: want %s", api.V, strings.Join(client.APIs(), " or "))
 	}
 	return nil
 }
 
 // simulated plans a run on the built-in simulator: no endpoint is configured.
-func (p *Plan) simulated(s Settings, w probe.Endpoint) error {
+func (p *Plan) simulated(s Settings, w client.Endpoint) error {
 	p.Simulate = true
 	p.Template = w
 	e := s.Endpoint

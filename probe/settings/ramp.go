@@ -3,12 +3,12 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -105,7 +105,7 @@ func (p *Plan) ramp(r Ramp) error {
 	if p.Ramp.Hold <= 0 {
 		return errorf("--hold %s: want a positive duration such as 15s", p.Ramp.Hold)
 	}
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if err := p.Ramp.Validate(); errors.As(err, &fe) {
 		from := map[string]Origin{engine.FieldRamp: r.Levels.From, engine.FieldHold: r.Hold.From, engine.FieldMaxHold: r.MaxHold.From}
 		return fieldUsage(fe, from[fe.Field])

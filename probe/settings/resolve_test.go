@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"math"
 	"net/http"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 )
 
 // testKey is a distinctive secret: it must never appear in any message.
@@ -83,18 +83,18 @@ func TestResolveWorkload(t *testing.T) {
 		name  string
 		args  []string
 		wc    workloadFile
-		check func(probe.Endpoint) bool
+		check func(client.Endpoint) bool
 		err   []string
 	}{
-		{name: "defaults", check: func(w probe.Endpoint) bool {
+		{name: "defaults", check: func(w client.Endpoint) bool {
 			return w.MaxTokens == 256 && w.PromptTokens == 128 && w.Timeout == time.Minute
 		}},
 		{name: "config over defaults", wc: workloadFile{MaxTokens: &lengthSpec{text: "9"}, Timeout: ptr(posDur(time.Second)), IgnoreEOS: ptr(true), Prompt: ptr("hi")},
-			check: func(w probe.Endpoint) bool {
+			check: func(w client.Endpoint) bool {
 				return w.MaxTokens == 9 && w.Timeout == time.Second && w.IgnoreEOS && w.Prompt == "hi"
 			}},
 		{name: "flag over config", args: []string{"--max-tokens", "7"},
-			wc: workloadFile{MaxTokens: &lengthSpec{text: "9"}}, check: func(w probe.Endpoint) bool { return w.MaxTokens == 7 }},
+			wc: workloadFile{MaxTokens: &lengthSpec{text: "9"}}, check: func(w client.Endpoint) bool { return w.MaxTokens == 7 }},
 		{name: "bad timeout", args: []string{"--timeout", "0s"}, err: []string{"--timeout 0s", "positive"}},
 	}
 	for _, tt := range tests {
@@ -113,7 +113,7 @@ func TestResolveWorkload(t *testing.T) {
 		t.Errorf("api given: %q", s.Endpoint.API.V)
 	}
 	errSays(t, "bad api", checkAPI(merged(t, nil, "--api", "responses").Endpoint.API), `--api "responses"`)
-	ok := probe.Endpoint{MaxTokens: 256, PromptTokens: 128, Timeout: time.Minute}
+	ok := client.Endpoint{MaxTokens: 256, PromptTokens: 128, Timeout: time.Minute}
 	bad := ok
 	bad.MaxTokens = 0
 	errSays(t, "bad max tokens", checkRequest(bad), "--max-tokens 0", "at least 1")
@@ -263,9 +263,9 @@ func TestFlagUsage(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&probe.FieldError{Field: probe.FieldModel, Problem: "is required"}, "--model: is required"},
-		{&probe.FieldError{Field: probe.FieldMaxTokens, Value: "-1", Problem: "want at least 1"}, `--max-tokens "-1": want at least 1`},
-		{&probe.FieldError{Field: probe.FieldURL, Value: "x", Problem: "p", Suggest: "http://x"}, `--url "x": p; write e.g. --url http://x`},
+		{&client.FieldError{Field: client.FieldModel, Problem: "is required"}, "--model: is required"},
+		{&client.FieldError{Field: client.FieldMaxTokens, Value: "-1", Problem: "want at least 1"}, `--max-tokens "-1": want at least 1`},
+		{&client.FieldError{Field: client.FieldURL, Value: "x", Problem: "p", Suggest: "http://x"}, `--url "x": p; write e.g. --url http://x`},
 		{errors.New("other"), "other"},
 	}
 	for _, tt := range tests {

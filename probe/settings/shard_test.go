@@ -1,12 +1,12 @@
 package settings
 
 import (
+	"github.com/tpsmon/tpsmon/probe/client"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -74,7 +74,7 @@ func TestParseSettle(t *testing.T) {
 // is said at its flag.
 func TestRefusedNamesFlags(t *testing.T) {
 	for field, name := range fieldFlags {
-		err := Refused(&probe.FieldError{Field: field, Problem: "bad"})
+		err := Refused(&client.FieldError{Field: field, Problem: "bad"})
 		if se, ok := err.(*Error); !ok || se.msg != "--"+name+": bad" {
 			t.Errorf("%s: %v; want a refused setting %q", field, err, "--"+name+": bad")
 		}

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
@@ -77,19 +77,19 @@ const maxExactSeed = 1 << 53
 
 // workload is the request every endpoint sends (its endpoint fields left to
 // endpoints), and the workload in words for the report. shard gets its own seed.
-func (p *Plan) workload(w Workload, shard *model.ReportShard) (probe.Endpoint, error) {
+func (p *Plan) workload(w Workload, shard *model.ReportShard) (client.Endpoint, error) {
 	if v := w.PrefixTokens; v.V < 0 && v.From.Layer == File {
-		return probe.Endpoint{}, errorf("%s: the shared prefix must be 0 tokens or more", v.From.Where)
+		return client.Endpoint{}, errorf("%s: the shared prefix must be 0 tokens or more", v.From.Where)
 	}
 	maxTok, err := workload.ParseLengths(w.MaxTokens.V)
 	if err != nil {
-		return probe.Endpoint{}, errorf("--max-tokens: %v", err)
+		return client.Endpoint{}, errorf("--max-tokens: %v", err)
 	}
 	promptTok, err := workload.ParseLengths(w.PromptTokens.V)
 	if err != nil {
-		return probe.Endpoint{}, errorf("--prompt-tokens: %v", err)
+		return client.Endpoint{}, errorf("--prompt-tokens: %v", err)
 	}
-	ep := probe.Endpoint{MaxTokens: int(maxTok.Mean()), Prompt: w.Prompt.V, PromptTokens: int(promptTok.Mean()),
+	ep := client.Endpoint{MaxTokens: int(maxTok.Mean()), Prompt: w.Prompt.V, PromptTokens: int(promptTok.Mean()),
 		IgnoreEOS: w.IgnoreEOS.V, Timeout: w.Timeout.V}
 	if err := checkRequest(ep); err != nil {
 		return ep, err
@@ -111,7 +111,7 @@ func (p *Plan) workload(w Workload, shard *model.ReportShard) (probe.Endpoint, e
 }
 
 // checkRequest refuses a request no server could answer, naming the flag.
-func checkRequest(ep probe.Endpoint) error {
+func checkRequest(ep client.Endpoint) error {
 	switch {
 	case ep.MaxTokens < 1:
 		return errorf("--max-tokens %d: want at least 1", ep.MaxTokens)
@@ -125,7 +125,7 @@ func checkRequest(ep probe.Endpoint) error {
 
 // source is the run's workload: the dataset, or length distributions and a shared
 // prefix; nil when every request is the default synthetic one.
-func source(w Workload, ep probe.Endpoint, maxTok, promptTok workload.Lengths, dist bool) (workload.Source, error) {
+func source(w Workload, ep client.Endpoint, maxTok, promptTok workload.Lengths, dist bool) (workload.Source, error) {
 	prefix, seed := w.PrefixTokens.V, ep.PromptSeed
 	if ds := w.Dataset.V; ds != "" {
 		entries, _, err := workload.LoadFile(ds)

@@ -2,12 +2,13 @@ package settings
 
 import (
 	"fmt"
+	"github.com/tpsmon/tpsmon/probe/client"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/workload"
@@ -17,12 +18,12 @@ import (
 // The config file's value types: each refuses a bad value at its line, saying what is
 // wanted, as the flag of the same setting would.
 
-// apiName is "chat" or "completions".
+// apiName is one of client.APIs.
 type apiName string
 
 func (a *apiName) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode || (n.Value != "chat" && n.Value != "completions") {
-		return lineError(n, "want chat or completions, got %q", n.Value)
+	if n.Kind != yaml.ScalarNode || !slices.Contains(client.APIs(), n.Value) {
+		return lineError(n, "want %s, got %q", strings.Join(client.APIs(), " or "), n.Value)
 	}
 	*a = apiName(n.Value)
 	return nil
@@ -33,10 +34,10 @@ type envName string
 
 func (e *envName) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return lineError(n, "%s", probe.KeyEnvHint)
+		return lineError(n, "%s", client.KeyEnvHint)
 	}
-	if probe.CheckKeyEnv(n.Value) != nil {
-		return lineError(n, "%s", probe.KeyEnvHint)
+	if client.CheckKeyEnv(n.Value) != nil {
+		return lineError(n, "%s", client.KeyEnvHint)
 	}
 	*e = envName(n.Value)
 	return nil
