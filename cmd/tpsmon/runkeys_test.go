@@ -139,3 +139,30 @@ ramp:
 		t.Error("the engine is not given the limit (the screen's keys stop there)")
 	}
 }
+
+// TestSeedAndURLWords: a seed that is not one says what a seed is and what to write,
+// not strconv's words; a URL whose scheme is misspelled or lacks its // says so and
+// suggests the URL meant, not "http://htp:/bad".
+func TestSeedAndURLWords(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--seed", "-1"}, `invalid argument "-1" for "--seed" flag: want a whole number from 0 to 18446744073709551615 (2^64-1)`},
+		{[]string{"bench", "--seed", "18446744073709551616"}, "want a whole number from 0 to 18446744073709551615"},
+		{[]string{"--seed", "x"}, "0 or no --seed draws a new seed each run"},
+		{[]string{"bench", "--url", "htp:/bad"}, `--url "htp:/bad": is malformed: the scheme "htp" is not http or https (a typo?); write e.g. --url http://bad`},
+		{[]string{"bench", "--url", "http:/127.0.0.1:8000/v1"}, "a scheme is followed by // (http://, not http:/); write e.g. --url http://127.0.0.1:8000/v1"},
+	} {
+		r := cli(t, nil, secretEnv, func(*settings.Plan) error { return errors.New("planned") }, tt.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "strconv") || strings.Contains(r.stderr, "http://htp") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+		}
+		checkClean(t, r)
+	}
+	path := writeFile(t, "url.yaml", "endpoints:\n  - url: htps://127.0.0.1:8443\n")
+	r := cli(t, nil, secretEnv, nil, "bench", "--config", path)
+	if want := `line 2: endpoints[0].url "htps://127.0.0.1:8443": is malformed: the scheme "htps" is not http or https (a typo?); write e.g. url: https://127.0.0.1:8443`; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("config: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+}

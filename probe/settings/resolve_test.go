@@ -337,3 +337,23 @@ func TestRampFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagTypeWords: a value that a flag's type refuses says what the flag wants, in
+// words, never strconv's or time's.
+func TestFlagTypeWords(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seed", "-1"}, `invalid argument "-1" for "--seed" flag: want a whole number from 0 to 18446744073709551615 (2^64-1), the same one to send the same requests again; 0 or no --seed draws a new seed each run`},
+		{[]string{"--hold", "15"}, `invalid argument "15" for "--hold" flag: want a duration with a unit such as 15s or 500ms`},
+		{[]string{"--users", "many"}, `invalid argument "many" for "--users" flag: want a whole number such as 8`},
+		{[]string{"--ignore-eos=maybe"}, `invalid argument "maybe" for "--ignore-eos" flag: want true or false`},
+	} {
+		fs := pflag.NewFlagSet("tpsmon", pflag.ContinueOnError)
+		Register(fs, Screen)
+		if err := fs.Parse(tt.args); err == nil || err.Error() != tt.want {
+			t.Errorf("%v: %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}
