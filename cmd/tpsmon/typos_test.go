@@ -31,22 +31,6 @@ func TestTypoHelp(t *testing.T) {
 	}
 }
 
-// TestEditDistance: a swap of two adjacent letters is one edit, as an insertion,
-// a deletion or a substitution is.
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want int
-	}{
-		{"hodl", "hold", 1}, {"uesrs", "users", 1}, {"hodl", "model", 2}, {"profle", "profile", 1},
-		{"hold", "hold", 0}, {"", "abc", 3}, {"ca", "abc", 3}, {"abcd", "badc", 2},
-	} {
-		if got := editDistance(c.a, c.b); got != c.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
-		}
-	}
-}
-
 // TestNearFlagTie: of flags equally near, the one with the same first letter wins,
 // whatever the order they were declared in.
 func TestNearFlagTie(t *testing.T) {

@@ -11,16 +11,29 @@ import (
 func Keys() []string {
 	var out []string
 	for _, keys := range blockKeys() {
-		out = append(out, keys...)
+		for _, k := range keys {
+			if !k.block {
+				out = append(out, k.path)
+			}
+		}
 	}
 	sort.Strings(out)
 	return out
 }
 
+// key is a key path of the file, and whether it holds a block of keys.
+type key struct {
+	path  string
+	block bool
+}
+
+// name is the key's own name, the last part of its path.
+func (k key) name() string { return k.path[strings.LastIndexAny(k.path, ".]")+1:] }
+
 // blockKeys maps each block of the file (its Go type's name, such as
-// "settings.rampFile") to the key paths it holds.
-func blockKeys() map[string][]string {
-	out := map[string][]string{}
+// "settings.rampFile") to the keys it holds.
+func blockKeys() map[string][]key {
+	out := map[string][]key{}
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
 		for i := range t.NumField() {
@@ -30,13 +43,13 @@ func blockKeys() map[string][]string {
 				continue
 			}
 			ft, path := f.Type, prefix+name
+			list := ft.Kind() == reflect.Slice && isBlock(ft.Elem())
+			out[t.String()] = append(out[t.String()], key{path: path, block: list || isBlock(ft)})
 			switch {
-			case ft.Kind() == reflect.Slice && isBlock(ft.Elem()):
+			case list:
 				walk(ft.Elem(), path+"[].")
 			case isBlock(ft):
 				walk(ft, path+".")
-			default:
-				out[t.String()] = append(out[t.String()], path)
 			}
 		}
 	}
