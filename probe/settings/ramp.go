@@ -23,7 +23,8 @@ type Ramp struct {
 	Settle      Value[string] // the live screen: capacity, 0 (stop the load) or users
 	Users       Value[int]    // the live screen: the users it starts at
 
-	Rates          Value[string] // rate mode: arrival rates per second, "2,4,8"
+	// Rate mode (rate.go).
+	Rates          Value[string] // arrival rates per second, "2,4,8"
 	Arrival        Value[string] // poisson or constant
 	MaxConcurrency Value[int]    // 0: no cap
 }
@@ -48,11 +49,7 @@ func (f *Flags) rampFlags(fs *pflag.FlagSet) {
 		bind(fs, &g.Settle, &d.Settle, text, "settle", "capacity",
 			"users to hold once the auto-ramp finished or stopped: capacity (the largest level meeting --slo), a number, or 0 to stop the load")
 	}
-	bind(fs, &g.Rates, &d.Rates, text, "rate", "",
-		"rate mode (open loop): requests start at R per second whatever the answers take; bench takes a list of rates to walk, e.g. 2,4,8,16 (excludes --ramp)")
-	bind(fs, &g.Arrival, &d.Arrival, text, "arrival", "poisson", "how rate-mode arrivals are spaced: poisson (seeded) or constant")
-	bind(fs, &g.MaxConcurrency, &d.MaxConcurrency, whole, "max-concurrency", 0,
-		"rate mode: the most requests in flight; an arrival that finds it full waits on tpsmon's side (measured apart from TTFT) (default: no cap)")
+	f.rateFlags(fs)
 }
 
 // rampFile is the config file's ramp block.
@@ -63,7 +60,7 @@ type rampFile struct {
 	Settle      *settle  `yaml:"settle"`
 	MaxDuration *posDur  `yaml:"max_duration"`
 	FullRamp    *bool    `yaml:"full_ramp"`
-	// Rate mode, as --rate, --arrival and --max-concurrency.
+	// Rate mode, as --rate, --arrival and --max-concurrency (rate.go).
 	Rate           *rateList    `yaml:"rate"`
 	Arrival        *arrivalKind `yaml:"arrival"`
 	MaxConcurrency *capInt      `yaml:"max_concurrency"`
@@ -73,15 +70,13 @@ type rampFile struct {
 func (r rampFile) layer(c *fileConfig) Ramp {
 	at := func(key string) Origin { return c.origin("ramp." + key) }
 	out := Ramp{
-		Hold:           opt(r.Hold, at("hold"), posDur.Duration),
-		MaxHold:        opt(r.MaxHold, at("max_hold"), posDur.Duration),
-		MaxDuration:    opt(r.MaxDuration, at("max_duration"), posDur.Duration),
-		FullRamp:       opt(r.FullRamp, at("full_ramp"), same),
-		Settle:         opt(r.Settle, at("settle"), settle.String),
-		Rates:          opt(r.Rate, at("rate"), func(l rateList) string { return l.text }),
-		Arrival:        opt(r.Arrival, at("arrival"), func(a arrivalKind) string { return string(a) }),
-		MaxConcurrency: opt(r.MaxConcurrency, at("max_concurrency"), capInt.Int),
+		Hold:        opt(r.Hold, at("hold"), posDur.Duration),
+		MaxHold:     opt(r.MaxHold, at("max_hold"), posDur.Duration),
+		MaxDuration: opt(r.MaxDuration, at("max_duration"), posDur.Duration),
+		FullRamp:    opt(r.FullRamp, at("full_ramp"), same),
+		Settle:      opt(r.Settle, at("settle"), settle.String),
 	}
+	r.rateLayer(&out, at)
 	if len(r.Levels) > 0 {
 		levels := make([]string, len(r.Levels))
 		for i, l := range r.Levels {

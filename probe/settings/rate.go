@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
 	"github.com/tpsmon/tpsmon/probe/engine"
@@ -18,6 +19,24 @@ type RateMode struct {
 	Kind           arrival.Kind
 	MaxConcurrency int    // 0: no cap
 	Seed           uint64 // the run's seed: arrivals, length draws, the dataset's order
+}
+
+// rateFlags registers rate mode's flags. Its keys are in the file's ramp block
+// (rampFile), read by rateLayer.
+func (f *Flags) rateFlags(fs *pflag.FlagSet) {
+	g, d := &f.Given.Ramp, &f.Defaults.Ramp
+	bind(fs, &g.Rates, &d.Rates, text, "rate", "",
+		"rate mode (open loop): requests start at R per second whatever the answers take; bench takes a list of rates to walk, e.g. 2,4,8,16 (excludes --ramp)")
+	bind(fs, &g.Arrival, &d.Arrival, text, "arrival", "poisson", "how rate-mode arrivals are spaced: poisson (seeded) or constant")
+	bind(fs, &g.MaxConcurrency, &d.MaxConcurrency, whole, "max-concurrency", 0,
+		"rate mode: the most requests in flight; an arrival that finds it full waits on tpsmon's side (measured apart from TTFT) (default: no cap)")
+}
+
+// rateLayer puts the ramp block's rate-mode keys into out, each at its line.
+func (r rampFile) rateLayer(out *Ramp, at func(key string) Origin) {
+	out.Rates = opt(r.Rate, at("rate"), func(l rateList) string { return l.text })
+	out.Arrival = opt(r.Arrival, at("arrival"), func(a arrivalKind) string { return string(a) })
+	out.MaxConcurrency = opt(r.MaxConcurrency, at("max_concurrency"), capInt.Int)
 }
 
 // rate reads rate mode. The walk is the levels (users) or the rates of the highest
