@@ -52,7 +52,7 @@ func (p *Plan) rate(r Ramp) error {
 	if err != nil {
 		return errorf("--arrival: %v", err)
 	}
-	if r.Rates.V == "" || r.Levels.Above(r.Rates) {
+	if r.Rates.V == "" || r.Levels.above(r.Rates) {
 		return strayRateKeys(r)
 	}
 	if r.Levels.Given() {

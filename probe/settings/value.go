@@ -53,14 +53,14 @@ func (v Value[T]) into(dst *T) {
 // Given reports whether the value was given by a flag on the command line.
 func (v Value[T]) Given() bool { return v.Set && v.From.Layer == Flag }
 
-// Above reports whether v was written in a higher layer than o (an unset value is
+// above reports whether v was written in a higher layer than o (an unset value is
 // below every layer).
-func (v Value[T]) Above(o ranked) bool {
+func (v Value[T]) above(o ranked) bool {
 	l, set := o.rank()
 	return v.Set && (!set || v.From.Layer > l)
 }
 
-// ranked is a Value of any type, as Above compares them.
+// ranked is a Value of any type, as above compares them.
 type ranked interface{ rank() (Layer, bool) }
 
 func (v Value[T]) rank() (Layer, bool) { return v.From.Layer, v.Set }
