@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/tpsmon/tpsmon/probe/settings"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // complete asks the command tree for the completions of args (the last one being the

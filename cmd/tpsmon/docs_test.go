@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/tpsmon/tpsmon/probe/settings"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tpsmon/tpsmon/probe/settings"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 

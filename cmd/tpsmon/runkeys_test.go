@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/tpsmon/tpsmon/probe/settings"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // TestConfigRunKeys: the config's ramp keys set what --max-hold, --settle,

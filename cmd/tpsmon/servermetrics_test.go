@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/tpsmon/tpsmon/probe/settings"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 func TestServerMetricsPlan(t *testing.T) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/tpsmon/tpsmon/probe/settings"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/settings"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 

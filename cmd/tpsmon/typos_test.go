@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
-	"github.com/tpsmon/tpsmon/probe/settings"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 func TestTypoHelp(t *testing.T) {

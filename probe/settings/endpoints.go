@@ -2,11 +2,11 @@ package settings
 
 import (
 	"fmt"
-	"github.com/tpsmon/tpsmon/probe/client"
 	"net/http"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // The environment variables of the endpoint: the base URL when nothing else names one,
@@ -121,10 +121,13 @@ func (e endpointFile) layer(c *fileConfig, i int) Endpoint {
 	return ep
 }
 
-// sharedFlags parses --header and --extra-body into the flags given, and checks the
+// sharedFlags is the flags given, with --header and --extra-body parsed; it checks the
 // API key's variable (given or not).
 func (f *Flags) sharedFlags(merged Endpoint) (Settings, error) {
 	given := f.Given
+	if e := given.Endpoints; e.Set && len(e.V) == 1 && e.V[0].URL.V == "" {
+		given.Endpoints = Value[[]Endpoint]{} // --url "" names no endpoint, as an empty $OPENAI_BASE_URL
+	}
 	if f.header.Set {
 		h := http.Header{}
 		for _, line := range f.header.V {

@@ -3,8 +3,8 @@ package settings
 import (
 	"errors"
 	"fmt"
-	"github.com/tpsmon/tpsmon/probe/client"
 
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 

@@ -2,10 +2,10 @@ package settings
 
 import (
 	"fmt"
-	"github.com/tpsmon/tpsmon/probe/client"
 	"net/url"
 	"strings"
 
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 

@@ -2,12 +2,12 @@ package settings
 
 import (
 	"fmt"
-	"github.com/tpsmon/tpsmon/probe/client"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )

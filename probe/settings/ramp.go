@@ -3,12 +3,12 @@ package settings
 import (
 	"errors"
 	"fmt"
-	"github.com/tpsmon/tpsmon/probe/client"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 

@@ -2,7 +2,6 @@ package settings
 
 import (
 	"errors"
-	"github.com/tpsmon/tpsmon/probe/client"
 	"math"
 	"net/http"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // testKey is a distinctive secret: it must never appear in any message.
@@ -355,5 +355,17 @@ func TestFlagTypeWords(t *testing.T) {
 		if err := fs.Parse(tt.args); err == nil || err.Error() != tt.want {
 			t.Errorf("%v: %v, want %q", tt.args, err, tt.want)
 		}
+	}
+}
+
+// TestEmptyURL: --url "" names no endpoint: the file's endpoints, $OPENAI_BASE_URL or
+// the simulator are measured, as without it.
+func TestEmptyURL(t *testing.T) {
+	cfg := &fileConfig{path: "c.yaml", Endpoints: []endpointFile{{URL: "http://h:1", Model: "m"}}}
+	if p, err := planOf(Bench, cfg, nil, "--url", ""); err != nil || len(p.Endpoints) != 1 || p.Endpoints[0].BaseURL != "http://h:1/v1" {
+		t.Errorf("--url \"\" with a config: %v, %v", p, err)
+	}
+	if p, err := planOf(Bench, nil, nil, "--url", ""); err != nil || !p.Simulate {
+		t.Errorf("--url \"\" alone: %v, %v", p, err)
 	}
 }

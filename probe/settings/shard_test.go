@@ -1,12 +1,12 @@
 package settings
 
 import (
-	"github.com/tpsmon/tpsmon/probe/client"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 

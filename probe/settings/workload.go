@@ -2,7 +2,6 @@ package settings
 
 import (
 	"errors"
-	"github.com/tpsmon/tpsmon/probe/client"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
 

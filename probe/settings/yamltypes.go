@@ -2,7 +2,6 @@ package settings
 
 import (
 	"fmt"
-	"github.com/tpsmon/tpsmon/probe/client"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/arrival"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/workload"
 	"go.yaml.in/yaml/v3"
