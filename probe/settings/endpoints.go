@@ -62,7 +62,7 @@ func (f *Flags) endpointFlags(fs *pflag.FlagSet) {
 	var noBody Value[string]
 	bind(fs, &f.extraBody, &noBody, text, "extra-body", "",
 		`JSON object merged into every request body, e.g. '{"temperature":0,"min_tokens":200}'`)
-	bind(fs, &g.Insecure, &d.Insecure, flag, "insecure", false, "skip TLS certificate verification")
+	bind(fs, &g.Insecure, &d.Insecure, boolean, "insecure", false, "skip TLS certificate verification")
 	bind(fs, &g.ServerMetrics, &d.ServerMetrics, text, "server-metrics", "",
 		"the server's Prometheus metrics (running, waiting, KV cache, generated tokens): a URL, or off (default: the endpoint URL's origin + /metrics, scraped once a second)")
 }

@@ -28,7 +28,7 @@ var (
 		}
 		return int(n), nil
 	}, show: strconv.Itoa}
-	flag = kind[bool]{typ: "bool", parse: func(s string) (bool, error) {
+	boolean = kind[bool]{typ: "bool", parse: func(s string) (bool, error) {
 		b, err := strconv.ParseBool(s)
 		if err != nil {
 			return false, fmt.Errorf("want true or false")
@@ -50,7 +50,7 @@ var (
 		}
 		return n, nil
 	}, show: func(n uint64) string { return strconv.FormatUint(n, 10) }}
-	real = kind[float64]{typ: "float64", parse: func(s string) (float64, error) {
+	decimal = kind[float64]{typ: "float64", parse: func(s string) (float64, error) {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return 0, fmt.Errorf("want a number such as 0.05")

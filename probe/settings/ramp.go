@@ -41,7 +41,7 @@ func (f *Flags) rampFlags(fs *pflag.FlagSet) {
 		"the longest a ramp level is held while it lacks max(20, 2 x users) steady requests; it is then marked short (default 2m or 4 x --hold, whichever is larger)")
 	bind(fs, &g.MaxDuration, &d.MaxDuration, duration, "max-duration", 0, "stop the whole run after this long, e.g. 30m (default: no limit)")
 	if c == Bench {
-		bind(fs, &g.FullRamp, &d.FullRamp, flag, "full-ramp", false,
+		bind(fs, &g.FullRamp, &d.FullRamp, boolean, "full-ramp", false,
 			"walk every level of the ramp, also past a level with more than 5% errors or a TTFT p95 over twice the --slo target")
 		d.Settle = val("capacity", Origin{}) // bench stops the load at the end; only the file's settle may say more
 	} else {

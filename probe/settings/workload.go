@@ -35,7 +35,7 @@ func (f *Flags) workloadFlags(fs *pflag.FlagSet) {
 		"size of the synthetic prompt, in tokens (about): N, or drawn per request from uniform:LO:HI or normal:MEAN:STDEV")
 	bind(fs, &g.Seed, &d.Seed, seedKind, "seed", 0,
 		"seed of the synthetic prompts, rate mode's arrivals, length draws and the dataset's order: the same seed sends the same requests again (default: a new random seed each run, written in the results' settings)")
-	bind(fs, &g.IgnoreEOS, &d.IgnoreEOS, flag, "ignore-eos", false,
+	bind(fs, &g.IgnoreEOS, &d.IgnoreEOS, boolean, "ignore-eos", false,
 		`ask the server to always generate max_tokens (extra body {"ignore_eos": true}, vLLM and SGLang)`)
 	bind(fs, &g.Timeout, &d.Timeout, duration, "timeout", 60*time.Second,
 		"longest wait for response headers and for each next event of a stream")
