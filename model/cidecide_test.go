@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -223,5 +224,34 @@ func TestMarkdownSaysHowSure(t *testing.T) {
 	r.Endpoints[0] = tr.ReportEndpoint(EndpointInfo{Name: "sim"})
 	if md := Markdown(r); !strings.Contains(md, ", decided at 95% (24 users fails: per-user p50 25 tok/s < 30 tok/s); errors not decided") {
 		t.Errorf("Markdown:\n%s", md)
+	}
+}
+
+// TestMergeRefinedLevels: merging runs whose bisections took different paths keeps each
+// refined level, marked, and recomputes its intervals from the merged histograms.
+func TestMergeRefinedLevels(t *testing.T) {
+	run := func(refined int, at time.Duration) *Report {
+		tr := NewTracker(TrackerOptions{})
+		levelOf(tr, 16, 40, 0, 100*msec, sec, at)
+		levelOf(tr, 32, 12, 0, 100*msec, 2*sec, at+100*sec)
+		levelOf(tr, refined, 20, 0, 100*msec, 1600*msec, at+200*sec)
+		tr.MarkRefined(refined)
+		return &Report{Schema: Schema, Settings: ReportSettings{Ramp: []int{16, 32}, SLO: DefaultSLO.Report()},
+			Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "sim"})}}
+	}
+	m, err := Merge([]MergeFile{{Name: "a.json", Report: run(23, 0)}, {Name: "b.json", Report: run(24, 1000*sec)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range m.Endpoints[0].Levels {
+		got = append(got, fmt.Sprintf("%d refined %v steady %d", l.Concurrency, l.Refined, l.Steady))
+		if l.Concurrency == 16 && (l.CI95.UserTPSP50 == nil || l.Hist.Aggregate == nil || l.Hist.Aggregate.N != 80) {
+			t.Errorf("16 users merged: ci95 %+v, aggregate sums %+v; want them over both runs' 80 requests", l.CI95, l.Hist.Aggregate)
+		}
+	}
+	want := []string{"16 refined false steady 80", "23 refined true steady 20", "24 refined true steady 20", "32 refined false steady 24"}
+	if !slices.Equal(got, want) {
+		t.Errorf("merged levels %v, want %v", got, want)
 	}
 }

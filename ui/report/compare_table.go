@@ -31,6 +31,11 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	var rows [][]string
 	for _, bl := range p.base.Endpoint.Levels {
 		nl, ok := levelAt(p.next.Endpoint.Levels, bl.Concurrency)
+		if !ok && bl.Refined {
+			// The capacity's bisection added it in BASE: NEW's search took another path.
+			rows = append(rows, []string{strconv.Itoa(bl.Concurrency), "refined in BASE only", "", "", "", "", "", "", ""})
+			continue
+		}
 		if !ok {
 			rows = append(rows, []string{strconv.Itoa(bl.Concurrency), "not measured in NEW", "", "", "", "", "", "", ""})
 			regs = append(regs, fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, p.level(bl.Concurrency)))
@@ -46,7 +51,11 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	}
 	for _, nl := range p.next.Endpoint.Levels {
 		if _, ok := levelAt(p.base.Endpoint.Levels, nl.Concurrency); !ok {
-			rows = append(rows, []string{strconv.Itoa(nl.Concurrency), "not measured in BASE", "", "", "", "", "", "", ""})
+			what := "not measured in BASE"
+			if nl.Refined {
+				what = "refined in NEW only"
+			}
+			rows = append(rows, []string{strconv.Itoa(nl.Concurrency), what, "", "", "", "", "", "", ""})
 		}
 	}
 	if len(rows) > 0 {
@@ -67,9 +76,14 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	return regs, note
 }
 
-// fewRequests reports whether level l of s rests on fewer requests than the hold rule
-// asks for (max(20, 2 x users), the engine's rule): steady requests when the file counts them.
+// fewRequests reports whether level l of s rests on too few requests to tell a change
+// from noise: short or undecided when the file carries the level rule's intervals (the
+// rule held it until its figures were known), else fewer than the older hold rule asked
+// for (max(20, 2 x users)): steady requests when the file counts them.
 func fewRequests(s *Series, l model.ReportLevel) bool {
+	if l.CI95 != (model.LevelCI{}) {
+		return l.Short || len(l.Undecided) > 0
+	}
 	n := l.Requests
 	for i := range s.Endpoint.Levels {
 		if s.Endpoint.Levels[i].Concurrency == l.Concurrency {

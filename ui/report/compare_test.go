@@ -169,3 +169,22 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareRefinedLevels: a level the capacity's bisection added in one run only (the
+// runs' searches took different paths) is shown as such, never a regression.
+func TestCompareRefinedLevels(t *testing.T) {
+	base := load(t, "base.json")[0]
+	refined := edited(t, base, "refined.json", func(r *model.Report) {
+		l := r.Endpoints[0].Levels[2]
+		l.Concurrency, l.Refined = 5, true
+		r.Endpoints[0].Levels = append(r.Endpoints[0].Levels, l)
+	})
+	c := Compare(refined, base, DefaultThresholds)
+	if len(c.Regressions) > 0 || !strings.Contains(c.Markdown, "| 5 | refined in BASE only |") {
+		t.Errorf("BASE's refined level: regressions %v\n%s", c.Regressions, c.Markdown)
+	}
+	c = Compare(base, refined, DefaultThresholds)
+	if len(c.Regressions) > 0 || !strings.Contains(c.Markdown, "| 5 | refined in NEW only |") {
+		t.Errorf("NEW's refined level: regressions %v\n%s", c.Regressions, c.Markdown)
+	}
+}
