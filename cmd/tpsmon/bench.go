@@ -207,8 +207,13 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 					n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 				continue
 			}
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
-				n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold without %s: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
+				n.Name, engine.LevelWord(n.Rate, n.Users), strings.Join(n.End.Missing, ", "))
+		case engine.LevelUndecided:
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %s undecided at 95%%: marked undecided, it decides no capacity; hold longer (--max-hold) to decide it\n",
+				n.Name, engine.LevelWord(n.Rate, n.Users), model.TermsWords(n.End.Undecided))
+		case engine.LevelImprecise:
+			fmt.Fprintf(a.stderr, "tpsmon: %s\n", n)
 		case engine.RampWarned:
 			why := "--full-ramp"
 			if res.Report.Settings.StartAt != "" {

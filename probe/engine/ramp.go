@@ -93,8 +93,9 @@ const MinFloor = 8
 // bisection), until no criterion whose figure fails its target is undecided;
 // confirming (the capacity's level), until every criterion is decided but a share of
 // requests whose figure meets its target. It ends earlier at MaxHold counted from its
-// start: short when its floor, hold or curve were not met, else undecided (naming the
-// criteria). On a fixed schedule (Ramp.Fixed) a level lasts exactly Hold and is short
+// start: short when its warm-up, floor or hold were not met, else undecided when a
+// criterion was (naming it); a curve figure still not known to ±5% is said, not marked
+// (the level's interval shows it). On a fixed schedule (Ramp.Fixed) a level lasts exactly Hold and is short
 // with fewer steady requests than its need.
 //
 // Once its levels are walked, a Walk is done; Extend gives it one more level (the
@@ -124,6 +125,11 @@ type LevelEnd struct {
 	Undecided []string
 	Missing   []string // Short: what it lacked, in words
 	Confirm   bool     // it was the capacity's level, being confirmed
+	// Imprecise names the curve figures not known to ±5% when it reached the maximum
+	// hold with its floor and hold met ("per-user p50", "aggregate tok/s"): its criteria
+	// may still be decided (it decides the capacity then); its intervals say how well
+	// those figures are known.
+	Imprecise []string
 }
 
 // LevelState is how the current level's row stands, as the engine reads it.
@@ -279,12 +285,10 @@ func endOf(p LevelProgress) LevelEnd {
 	if p.Left > 0 && !p.Warming {
 		end.Missing = append(end.Missing, "its hold")
 	}
-	for _, c := range p.Curve {
-		end.Missing = append(end.Missing, c+" to ±5%")
-	}
 	end.Short = len(end.Missing) > 0
 	if !end.Short {
 		end.Undecided = p.Waiting
+		end.Imprecise = p.Curve
 	}
 	return end
 }

@@ -16,6 +16,7 @@ const (
 	LevelStarted   NoticeKind = iota // the ramp moved an endpoint to its next level
 	LevelShort                       // a level reached the maximum hold before its floor, hold or curve were met
 	LevelUndecided                   // a level reached the maximum hold with a criterion undecided at 95%
+	LevelImprecise                   // a level reached the maximum hold with a curve figure not known to ±5%
 	RampFinished                     // every level held; the endpoint settled
 	RampStopped                      // a stop rule ended the ramp; the endpoint settled
 	RampWarned                       // a stop rule tripped under FullRamp: the ramp goes on
@@ -45,7 +46,7 @@ type Notice struct {
 
 // Bad reports whether the notice is a warning.
 func (n Notice) Bad() bool {
-	return n.Kind == LevelShort || n.Kind == LevelUndecided || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration ||
+	return n.Kind == LevelShort || n.Kind == LevelUndecided || n.Kind == LevelImprecise || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration ||
 		n.Kind == ServerTrouble
 }
 
@@ -64,6 +65,9 @@ func (n Notice) String() string {
 	case LevelUndecided:
 		return fmt.Sprintf("%s: %s reached the maximum hold with %s undecided at 95%%: marked undecided (it decides no capacity)",
 			n.Name, n.word(n.Users), model.TermsWords(n.End.Undecided))
+	case LevelImprecise:
+		return fmt.Sprintf("%s: %s reached the maximum hold with %s not known to ±5%% (its requests vary too much): see its interval",
+			n.Name, n.word(n.Users), strings.Join(n.End.Imprecise, " and "))
 	case RampFinished:
 		if n.Refined > 0 {
 			return fmt.Sprintf("auto-ramp finished on %s: all %d levels held, and %d to find the capacity; %s",
@@ -230,6 +234,9 @@ func (e *Engine) sayEnd(i int, p LevelProgress, out []Notice) []Notice {
 		return append(out, Notice{Kind: LevelUndecided, Endpoint: i, Name: ep.info.Name, Users: end.Users, Level: p, End: end})
 	}
 	ep.book.MarkUndecided(end.Users, nil) // a later visit decided it
+	if len(end.Imprecise) > 0 {
+		return append(out, Notice{Kind: LevelImprecise, Endpoint: i, Name: ep.info.Name, Users: end.Users, Level: p, End: end})
+	}
 	return out
 }
 
