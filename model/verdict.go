@@ -70,6 +70,9 @@ func Verdict(levels []LevelStats, slo SLO, running, short bool) string {
 		crit = nil
 	}
 	s := "capacity " + capacityWords(c, crit, stopped, name)
+	if c.Decided && !running {
+		s += ", decided at 95%"
+	}
 	if c.Users == 0 {
 		if why := slo.Failures(&measured[0]); len(why) > 0 {
 			s += " - " + name(measured[0].Concurrency) + ": " + why[0]
