@@ -69,33 +69,37 @@ func (t *book) add(s *Sample) {
 	}
 	l := t.level(s.Concurrency)
 	l.requests++
-	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt)) && !t.cooldown(s)
+	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
+	judged := steady && !t.cooldown(s) // its whole life ran at the level's load
 	if s.OpenLoop {
 		l.openLoop = true
 		l.wait.Add(s.ClientWait, s.Capped)
 	}
 	if steady {
 		l.steady++
-		l.traffic.Add(s)
 		if !s.Send.IsZero() && s.End.After(s.Send) {
 			l.busy += s.End.Sub(s.Send)
 		}
+	}
+	if judged {
+		l.traffic.Add(s)
 	}
 	if !s.OK() {
 		l.errors[s.Err]++
 		return
 	}
 	l.success++
-	if steady {
+	if judged {
 		l.record(s)
 	}
 }
 
 // cooldown reports whether s ended after its segment closed: it was still in flight
 // when its level ended (the load changed, paused or stopped), so the end of its life ran
-// at another load. Like warm-up, it counts in its level's requests and errors, not in
-// its distributions nor its steady requests. (The pool sends a segment's closed state
-// before the samples that end after it.)
+// at another load. It counts in its level's requests, errors and steady requests (it was
+// sent in the steady window: the request rate counts it), not in its distributions nor
+// its goodput. (The pool sends a segment's closed state before the samples that end
+// after it.)
 func (t *book) cooldown(s *Sample) bool {
 	st := t.segments[s.Segment]
 	return st != nil && !st.seg.Open && !s.End.IsZero() && s.End.After(st.seg.End)

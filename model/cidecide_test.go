@@ -176,8 +176,8 @@ func TestMoreRequests(t *testing.T) {
 }
 
 // TestCooldown: a request still in flight when its level ended (its segment closed)
-// counts in the level's requests and errors, not in its distributions nor its steady
-// requests: the end of its life ran at the next level's load.
+// counts in the level's requests, errors and steady requests (the request rate), not in
+// its distributions nor its goodput: the end of its life ran at the next level's load.
 func TestCooldown(t *testing.T) {
 	tr := NewTracker(TrackerOptions{})
 	s := seg(1, 4, 0, 0, 10*sec, 400, false) // closed at 10 s
@@ -189,8 +189,8 @@ func TestCooldown(t *testing.T) {
 	tr.AddSample(in)
 	tr.AddSample(late)
 	l, _ := tr.Level(4)
-	if l.Requests != 2 || l.Succeeded != 2 || l.Steady != 1 || l.UserTPS.Count != 1 || l.UserTPS.P50 != 10 {
-		t.Errorf("requests %d succeeded %d steady %d, per-user %+v; want 2, 2, 1 and only the 10 tok/s request", l.Requests, l.Succeeded, l.Steady, l.UserTPS)
+	if l.Requests != 2 || l.Succeeded != 2 || l.Steady != 2 || l.UserTPS.Count != 1 || l.UserTPS.P50 != 10 || l.Traffic.Goodput.Judged != 1 {
+		t.Errorf("requests %d succeeded %d steady %d, per-user %+v, goodput judged %d; want 2, 2, 2 and only the 10 tok/s request judged", l.Requests, l.Succeeded, l.Steady, l.UserTPS, l.Traffic.Goodput.Judged)
 	}
 }
 
