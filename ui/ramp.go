@@ -22,8 +22,8 @@ func (m *root) startRamp() {
 	if !m.eng.Refines() {
 		then = "then confirms the capacity"
 	}
-	m.say(false, "auto-ramp started: %s %s, each held until decided at 95%% (%s to %s, %d+ requests); %s",
-		strings.Join(levels, ","), unit, r.Hold, r.MaxHoldOr(), m.eng.Floor(), then)
+	m.say(false, "auto-ramp started: %s %s, each held until decided at 95%% (%s to %s); %s",
+		strings.Join(levels, ","), unit, r.Hold, r.MaxHoldOr(), then)
 }
 
 // startRefine starts the capacity's refinement by hand on the load targets: the

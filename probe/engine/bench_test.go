@@ -375,3 +375,25 @@ func TestRunMaxDurationCutsTheDrain(t *testing.T) {
 		t.Errorf("took %s, over %v, interrupted %v; want the drain cut at the maximum duration", d, res.Over, res.Report.Interrupted)
 	}
 }
+
+// TestBrief: the screen's narrow form names the first thing a level waits for and counts
+// the others, with the estimate.
+func TestBrief(t *testing.T) {
+	for _, tc := range []struct {
+		p    LevelProgress
+		want string
+	}{
+		{LevelProgress{Steady: 1, Need: 8, Waiting: []string{model.TermTTFT}, Curve: []string{"per-user p50", "aggregate tok/s"}, More: 7, ETA: 20 * time.Second, MaxLeft: time.Minute},
+			"waiting for 8 requests (+3), ~7 more, ~20s"},
+		{LevelProgress{Steady: 40, Need: 8, Waiting: []string{model.TermTTFT}, More: 64, ETA: 25 * time.Second, MaxLeft: time.Minute},
+			"waiting for TTFT p95 at 95%, ~64 more, ~25s"},
+		{LevelProgress{Steady: 40, Need: 8, Waiting: []string{model.TermUserTPS}, More: -1, ETA: -1, MaxLeft: 80 * time.Second},
+			"waiting for per-user p50 at 95%, at most 1m20s"},
+		{LevelProgress{Warming: true}, "warming up"},
+		{LevelProgress{Steady: 9, Need: 8, Left: 2 * time.Second}, "2s of hold left"},
+	} {
+		if got := tc.p.Brief(); got != tc.want {
+			t.Errorf("Brief = %q, want %q", got, tc.want)
+		}
+	}
+}

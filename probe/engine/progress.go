@@ -199,7 +199,9 @@ func (p LevelProgress) Waits() string {
 }
 
 // Brief is Waits for a narrow line (the screen's header): "warming up", "held", "3s of
-// hold left", "waiting for TTFT p95 at 95%, ~19 more, ~30s".
+// hold left", "waiting for TTFT p95 at 95%, ~19 more, ~30s". It names the first thing
+// the level waits for (its floor, then a criterion, then a curve figure) and counts the
+// others: "waiting for 8 requests (+2), ~7 more, ~20s".
 func (p LevelProgress) Brief() string {
 	switch {
 	case p.Fixed:
@@ -213,16 +215,19 @@ func (p LevelProgress) Brief() string {
 	if p.Steady < p.Need {
 		what = append(what, fmt.Sprintf("%d requests", p.Need))
 	}
+	for _, t := range p.Waiting {
+		what = append(what, model.TermWords(t)+" at 95%")
+	}
 	for _, c := range p.Curve {
 		what = append(what, c+" ±5%")
-	}
-	if len(p.Waiting) > 0 {
-		what = append(what, model.TermsWords(p.Waiting)+" at 95%")
 	}
 	if len(what) == 0 {
 		return fmt.Sprintf("%s of hold left", roundDur(p.Left))
 	}
-	s := "waiting for " + strings.Join(what, ", ")
+	s := "waiting for " + what[0]
+	if len(what) > 1 {
+		s += fmt.Sprintf(" (+%d)", len(what)-1)
+	}
 	switch {
 	case p.More < 0:
 		return s + fmt.Sprintf(", at most %s", roundDur(p.MaxLeft))
