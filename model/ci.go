@@ -189,15 +189,31 @@ func (h *Hist) quantileCIAt(p, confidence float64) (iv Interval, ok bool) {
 	}
 	l, u := quantileRanksAt(int(h.n), p, confidence)
 	iv = Interval{Lo: 0, Hi: math.Inf(1)}
+	vl, vu := h.atRanks(int64(l), int64(u))
 	if l > 0 {
-		v := h.atRank(int64(l))
-		iv.Lo = float64(max(v, h.min)) / h.div
+		iv.Lo = float64(max(vl, h.min)) / h.div
 	}
 	if u <= int(h.n) {
-		v := h.atRank(int64(u))
-		iv.Hi = float64(min(v+hdrWidth(v)-1, h.max)) / h.div
+		iv.Hi = float64(min(vu+hdrWidth(vu)-1, h.max)) / h.div
 	}
 	return iv, true
+}
+
+// atRanks is atRank of two ranks a <= b in one walk over the buckets.
+func (h *Hist) atRanks(a, b int64) (va, vb int64) {
+	var run int64
+	gotA := a <= 0
+	for v, c := range h.h.ForEachBucket {
+		run += c
+		if !gotA && run >= a {
+			va, gotA = v, true
+		}
+		vb = v
+		if run >= b {
+			break
+		}
+	}
+	return va, vb
 }
 
 // atRank is the lowest value of the bucket that holds the k-th smallest value (1-based).
@@ -247,5 +263,23 @@ func rateCIAt(k, n int, confidence float64) (Interval, bool) {
 // tQuantile is the quantile of Student's t with df degrees of freedom that bounds a
 // two-sided interval at confidence c.
 func tQuantile(df int, c float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - (1-c)/2)
+	key := rankKey{df, 0, c}
+	ranksMu.Lock()
+	q, ok := tCache[key]
+	ranksMu.Unlock()
+	if ok {
+		return q
+	}
+	q = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - (1-c)/2)
+	ranksMu.Lock()
+	if len(tCache) >= 4096 {
+		clear(tCache)
+	}
+	tCache[key] = q
+	ranksMu.Unlock()
+	return q
 }
+
+// tCache holds the t quantiles asked for (the inverse incomplete beta function behind
+// them costs tens of microseconds; every level asks at every read).
+var tCache = map[rankKey]float64{}
