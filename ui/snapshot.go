@@ -16,7 +16,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
-	"github.com/tpsmon/tpsmon/ui/report"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 )
 
 // snapshotMsg reports where a snapshot was written, or why it was not.
@@ -27,7 +27,7 @@ type snapshotMsg struct {
 }
 
 // snapshotCmd writes the report as JSON, its Markdown summary and an SVG picture of the
-// degradation curve (ui/report) to timestamped files in dir (off the Update goroutine:
+// degradation curve (probe/output/report) to timestamped files in dir (off the Update goroutine:
 // the report is a copy that nothing else touches).
 func snapshotCmd(dir string, r *model.Report, now time.Time) tea.Cmd {
 	return func() tea.Msg {

@@ -10,9 +10,9 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/probe/engine"
-	"github.com/tpsmon/tpsmon/probe/engine/promexport"
-	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
-	"github.com/tpsmon/tpsmon/ui/report"
+	"github.com/tpsmon/tpsmon/probe/output/promexport"
+	"github.com/tpsmon/tpsmon/probe/output/report"
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 )
 
 // liveFlags are the outputs a run feeds as it goes (the live screen and bench).
