@@ -82,7 +82,7 @@ func TestSLOFailures(t *testing.T) {
 		{"meets", lv(100, 100, 40, 500, 0), nil},
 		{"errors", lv(220, 210, 40, 500, 10.0/220), []string{"errors 4.55% > 1%"}},
 		{"errors just above the limit", lv(1000, 990, 40, 500, 0.01004), []string{"errors 1.004% > 1%"}},
-		{"TTFT and per-user", lv(20, 20, 25.34, 3100, 0), []string{"TTFT p95 3100 ms > 2000 ms", "per-user p50 25.3 tok/s < 30 tok/s"}},
+		{"TTFT and per-user", lv(20, 20, 25.34, 3100, 0), []string{"TTFT p95 3.10 s > 2 s", "per-user p50 25.3 tok/s < 30 tok/s"}},
 		{"no request", LevelStats{Concurrency: 4}, []string{"no request ended"}},
 		{"every request failed", lv(10, 0, 0, 0, 1), []string{"no TTFT measured (no steady request delivered a token)",
 			"per-user tok/s not measured (needs >= 30 tok/s)", "errors 100% > 1%"}},
@@ -99,11 +99,13 @@ func TestSLOFailures(t *testing.T) {
 }
 
 // TestCapacityAtLeast is item 6 of issue 6: a capacity is a lower bound ("at least")
-// when the highest level measured still meets the criteria, or the run was interrupted.
+// when the highest level measured still meets the criteria, or the run was interrupted
+// before a level above it was measured in full and failed. A level above that failed in
+// its warm-up only was not measured in full: it bounds nothing (the one judgement).
 func TestCapacityAtLeast(t *testing.T) {
 	meet := func(c int) LevelStats { l := mkLevel(c, 10*sec, 40, 40, 50, 300, 100); l.Steady = 40; return l }
 	fail := func(c int) LevelStats { l := mkLevel(c, 10*sec, 40, 30, 50, 300, 100); l.Steady = 40; return l }
-	warmOnly := func(c int) LevelStats { l := fail(c); l.Steady = 0; return l }
+	warmOnly := func(c int) LevelStats { l := fail(c); l.Steady, l.TTFT, l.UserTPS = 0, Dist{}, Dist{}; return l }
 	empty := func(c int) LevelStats { return LevelStats{Concurrency: c, Open: true} }
 	tests := []struct {
 		name        string
@@ -113,8 +115,9 @@ func TestCapacityAtLeast(t *testing.T) {
 	}{
 		{"highest level meets", []LevelStats{meet(1), meet(8), meet(16)}, false, ReportCap{Users: 16, AtLeast: true}},
 		{"a level above fails", []LevelStats{meet(1), meet(8), fail(16)}, false, ReportCap{Users: 8}},
-		{"interrupted", []LevelStats{meet(1), meet(8), fail(16)}, true, ReportCap{Users: 8, AtLeast: true}},
-		{"the level above failed in its warm-up", []LevelStats{meet(1), meet(8), warmOnly(16)}, false, ReportCap{Users: 8}},
+		{"interrupted after a level above failed", []LevelStats{meet(1), meet(8), fail(16)}, true, ReportCap{Users: 8}},
+		{"interrupted", []LevelStats{meet(1), meet(8), warmOnly(16)}, true, ReportCap{Users: 8, AtLeast: true}},
+		{"the level above failed in its warm-up", []LevelStats{meet(1), meet(8), warmOnly(16)}, false, ReportCap{Users: 8, AtLeast: true}},
 		{"the level above has no request yet", []LevelStats{meet(1), meet(8), empty(16)}, false, ReportCap{Users: 8, AtLeast: true}},
 		{"none meets", []LevelStats{fail(1)}, true, ReportCap{}},
 	}
@@ -136,8 +139,9 @@ func TestMarkdownCapacityWording(t *testing.T) {
 	}}
 	md := Markdown(r)
 	for _, want := range []string{
-		"Capacity: at least 16 users (limit not reached: the highest level measured meets per-user p50 >= 30 tok/s",
-		"Capacity: no level meets per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%\n- 4 users: errors 4.55% > 1%\n- 8 users: errors 50% > 1%\n",
+		"**Verdict**: capacity at least 16 users (limit not reached: the highest level measured in full meets the criteria); saturation not reached",
+		"- criteria: per-user p50 >= 30 tok/s, TTFT p95 <= 2 s, errors <= 1%\n",
+		"**Verdict**: capacity none: no level measured in full meets the criteria (4 users: errors 4.55% > 1%); saturation not reached (every doubling of users added at least 10% aggregate tok/s)\n- 4 users: errors 4.55% > 1%\n- 8 users: errors 50% > 1%\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
@@ -149,7 +153,7 @@ func TestMarkdownCapacityWording(t *testing.T) {
 	r.Interrupted = true
 	md = Markdown(r)
 	for _, want := range []string{"**Interrupted**: the run was stopped before its end",
-		"Capacity: at least 16 users (limit not reached: the run was interrupted) for"} {
+		"**Verdict**: capacity at least 16 users (limit not reached: the run was interrupted); saturation"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("interrupted Markdown lacks %q:\n%s", want, md)
 		}

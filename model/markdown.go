@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,10 +15,10 @@ import (
 func Markdown(r *Report) string {
 	var b strings.Builder
 	writeSettings(&b, r)
-	slo := r.Settings.SLO.SLO()
+	j := Judge(r)
 	for i := range r.Endpoints {
 		b.WriteString("\n")
-		writeEndpoint(&b, &r.Endpoints[i], slo, r.Interrupted)
+		writeEndpoint(&b, &r.Endpoints[i], &j.Endpoints[i], r.Settings.SLO.SLO())
 	}
 	return b.String()
 }
@@ -157,12 +158,17 @@ func tokenSourceWords(src string) string {
 	return "tokens: none received"
 }
 
-// mdHeader is the header of a level table.
-const mdHeader = "| users | requests | steady | errors | per-user tok/s p50 | p10 | aggregate tok/s | TTFT p50 ms | TTFT p95 ms | TPOT p50 ms | E2E p50 ms | stall p95 ms | stall max ms |\n" +
-	"|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+// mdColumns are the level table's columns; the TTFO ones only when TTFO is worth
+// showing (ShowsTTFO).
+var mdColumns = []string{"users", "requests", "steady", "errors", "per-user tok/s p50", "p10", "aggregate tok/s",
+	"TTFT p50 ms", "TTFT p95 ms", "TTFO p50 ms", "TTFO p95 ms", "TPOT p50 ms", "E2E p50 ms", "stall p95 ms", "stall max ms"}
 
-// writeEndpoint writes one endpoint's heading, level table, capacity and saturation.
-func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted bool) {
+// mdTTFO is the index of "TTFO p50 ms" in mdColumns.
+const mdTTFO = 9
+
+// writeEndpoint writes one endpoint's heading, level tables, server's view and its
+// judgement: the verdict, the failing levels, the notes and the diagnosis.
+func writeEndpoint(b *strings.Builder, e *ReportEndpoint, j *EndpointJudgement, slo SLO) {
 	head := []string{e.Name}
 	if e.Model != "" {
 		head = append(head, e.Model)
@@ -178,29 +184,44 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	}
 	head = append(head, tokenSourceWords(e.TokenSource))
 	fmt.Fprintf(b, "### %s\n\n", strings.Join(head, " · "))
-	hdr := mdHeader
-	if e.rateMode() {
-		hdr = strings.Replace(hdr, "| users |", "| rate req/s |", 1)
+	cols := slices.Clone(mdColumns)
+	if !j.TTFO {
+		cols = slices.Delete(cols, mdTTFO, mdTTFO+2)
 	}
-	b.WriteString(hdr)
-	short := false
+	if j.Rate {
+		cols[0] = "rate req/s"
+	}
+	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---:|", len(cols)) + "\n")
 	for i := range e.Levels {
-		b.WriteString(levelRow(&e.Levels[i]))
-		short = short || e.Levels[i].Short
+		b.WriteString(levelRow(&e.Levels[i], j.Levels[i], slo, j.TTFO))
 	}
 	b.WriteString("\n")
 	writeTraffic(b, e)
-	if short {
-		b.WriteString("short: the level reached its maximum hold before it had max(20, 2 x users) steady requests; its figures rest on fewer requests.\n")
-	}
 	writeServer(b, e)
-	writeCapacity(b, e, slo, interrupted)
-	writeSaturation(b, e)
-	writeRampEnd(b, e)
+	WriteJudgement(b, j)
 }
 
-// levelRow is one row of the level table.
-func levelRow(l *ReportLevel) string {
+// WriteJudgement writes an endpoint's judgement as Markdown: the verdict sentence, the
+// levels that fail the criteria, the notes, and the diagnosis.
+func WriteJudgement(b *strings.Builder, j *EndpointJudgement) {
+	b.WriteString("**Verdict**: " + j.Verdict.Text + "\n")
+	for _, f := range j.Failing() {
+		b.WriteString("- " + f + "\n")
+	}
+	for _, n := range j.Notes {
+		b.WriteString("- " + n.Text + "\n")
+	}
+	if len(j.Diagnosis) > 0 {
+		b.WriteString("\nDiagnosis:\n")
+		for _, d := range j.Diagnosis {
+			b.WriteString("- " + d.Line() + "\n")
+		}
+	}
+}
+
+// levelRow is one row of the level table. A figure that fails its target is never
+// shown rounded onto it (Cell).
+func levelRow(l *ReportLevel, lj LevelJudgement, slo SLO, ttfo bool) string {
 	ok := l.Succeeded > 0
 	user := ok && l.UserTPS != (RateJSON{})
 	ttft := ok && l.TTFTMs != (LatencyJSON{})
@@ -210,15 +231,30 @@ func levelRow(l *ReportLevel) string {
 		agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
 	}
 	steady := strconv.Itoa(l.Steady)
-	if l.Short {
-		steady += " (short)"
+	if m := lj.State.Mark(); m != "" && l.Requests > 0 {
+		steady += " (" + m + ")"
 	}
-	return fmt.Sprintf("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		l.Concurrency, l.Requests, steady, errorsCell(l),
-		cell(user, l.UserTPS.P50), cell(user, l.UserTPS.P10), agg,
-		cell(ttft, l.TTFTMs.P50), cell(ttft, l.TTFTMs.P95),
-		cell(ok && l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
+	ttftLim := ms(slo.TTFTP95Max)
+	cells := []string{strconv.Itoa(l.Concurrency), strconv.Itoa(l.Requests), steady, errorsCell(l),
+		failCell(user, l.UserTPS.P50, slo.UserTPSMin, l.UserTPS.P50 < slo.UserTPSMin), cell(user, l.UserTPS.P10), agg,
+		cell(ttft, l.TTFTMs.P50), failCell(ttft, l.TTFTMs.P95, ttftLim, l.TTFTMs.P95 > ttftLim)}
+	if ttfo {
+		has := ok && l.TTFOMs != (LatencyJSON{})
+		lim := ms(slo.TTFOP95Max)
+		cells = append(cells, cell(has, l.TTFOMs.P50), failCell(has, l.TTFOMs.P95, lim, lim > 0 && l.TTFOMs.P95 > lim))
+	}
+	cells = append(cells, cell(ok && l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
 		cell(stall, l.StallMs.P95), cell(stall, l.StallMs.Max))
+	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+// failCell is cell, with the decimals it takes to show a failing figure apart from its
+// target (Cell).
+func failCell(ok bool, v, target float64, fails bool) string {
+	if !ok {
+		return "-"
+	}
+	return Cell(v, target, 1, fails)
 }
 
 // errorsCell is "0", or the failures with the charged rate and the kinds, e.g.
@@ -243,58 +279,6 @@ func errorsCell(l *ReportLevel) string {
 		return s + " (" + FormatPercent(l.ErrorRate) + ")"
 	}
 	return s + " (" + FormatPercent(l.ErrorRate) + ": " + strings.Join(kinds, ", ") + ")"
-}
-
-// writeCapacity writes the capacity line; when no level meets the criteria, one line
-// per level naming the criteria it failed.
-func writeCapacity(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted bool) {
-	name := levelName(e)
-	c := e.Capacity
-	stopped := ""
-	if interrupted {
-		stopped = "the run was interrupted"
-	}
-	if !AnyMeasured(e.Levels) {
-		fmt.Fprintf(b, "Capacity: not measured (no level got past its warm-up: no steady request delivered a token and none failed)\n")
-		return
-	}
-	fmt.Fprintf(b, "Capacity: %s\n", capacityWords(c, &slo, stopped, name))
-	if c.Users == 0 {
-		for i := range e.Levels {
-			l := &e.Levels[i]
-			why := slo.failures(judgeReport(l))
-			if len(why) == 0 {
-				why = []string{"meets them once its figures are rounded (the unrounded figures do not)"}
-			}
-			fmt.Fprintf(b, "- %s: %s\n", name(l.Concurrency), strings.Join(why, "; "))
-		}
-	}
-}
-
-// writeSaturation writes the saturation line.
-func writeSaturation(b *strings.Builder, e *ReportEndpoint) {
-	name := levelName(e)
-	switch {
-	case e.SaturationUsers != nil:
-		fmt.Fprintf(b, "Saturation: %s (doubling %s from there raises aggregate tok/s by less than 10%%)\n", name(*e.SaturationUsers), e.LoadWords())
-	case doubled(e.Levels):
-		fmt.Fprintf(b, "Saturation: not reached (no doubling of %s raised aggregate tok/s by less than 10%%)\n", e.LoadWords())
-	default:
-		fmt.Fprintf(b, "Saturation: not measured (no level was followed by one with at least twice its %s)\n", strings.TrimPrefix(e.LoadWords(), "the "))
-	}
-}
-
-// doubled reports whether the saturation rule compared anything: some level with a
-// steady window has a later one, also with a steady window, of at least twice its users.
-func doubled(levels []ReportLevel) bool {
-	for _, l := range levels {
-		for _, m := range levels {
-			if l.Concurrency > 0 && l.DurationS > 0 && m.DurationS > 0 && m.Concurrency >= 2*l.Concurrency {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // users is "1 user" or "N users".

@@ -13,7 +13,8 @@ const mdServerHeader = "| users | waiting mean | waiting max | running mean | KV
 // writeServer writes the server's own view per level (from its /metrics), when some
 // level has one: mean and max waiting requests, mean running, mean KV-cache use, the
 // tokens the server generated per second beside those tpsmon received, and the
-// preemptions. Nothing when no level has one.
+// preemptions. Nothing when no level has one. The cross-check of the two is the
+// judgement's (a note).
 func writeServer(b *strings.Builder, e *ReportEndpoint) {
 	any := false
 	for i := range e.Levels {
@@ -24,7 +25,6 @@ func writeServer(b *strings.Builder, e *ReportEndpoint) {
 	}
 	b.WriteString("Server's view (its own /metrics, scraped once a second in each level's steady time):\n\n")
 	b.WriteString(mdServerHeader)
-	var gaps []string
 	for i := range e.Levels {
 		l := &e.Levels[i]
 		sv := l.Server
@@ -38,15 +38,8 @@ func writeServer(b *strings.Builder, e *ReportEndpoint) {
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", l.Concurrency,
 			ptrCell(sv.WaitingMean, 1), ptrCell(sv.WaitingMax, 0), ptrCell(sv.RunningMean, 1),
 			ptrCell(sv.KVMeanPct, 1), ptrCell(sv.GenTPS, 1), recv, ptrCell(sv.Preemptions, 0))
-		if g, ok := ServerGap(sv, l.AggregateTPS); ok && l.DurationS > 0 {
-			gaps = append(gaps, fmt.Sprintf("%s: the server generated %.2fx what tpsmon received", users(l.Concurrency), g))
-		}
 	}
 	b.WriteString("\n")
-	if len(gaps) > 0 {
-		b.WriteString("Cross-check (over 10% apart: another client on the same server, a proxy, or tpsmon falling behind): " +
-			strings.Join(gaps, "; ") + ".\n")
-	}
 }
 
 // ServerGap is the server's generated tok/s over the tokens tpsmon received, when the

@@ -234,8 +234,10 @@ func TestMergeWholeRuns(t *testing.T) {
 	if !got.Interrupted || got.StartedAt != a.StartedAt || got.FinishedAt != b.FinishedAt || got.MergedFrom != 2 {
 		t.Errorf("interrupted %v, %s to %s, merged_from %d", got.Interrupted, got.StartedAt, got.FinishedAt, got.MergedFrom)
 	}
-	if c := got.Endpoints[0].Capacity; c.Users != 4 || !c.AtLeast {
-		t.Errorf("capacity %+v, want at least 4 (interrupted)", c)
+	// Two steady requests are too few to judge the level (20 are needed): its
+	// capacity is not measured, merged or not.
+	if c := got.Endpoints[0].Capacity; c != (ReportCap{}) {
+		t.Errorf("capacity %+v, want none claimed from 2 steady requests", c)
 	}
 	// A merged report merges again, counting the runs it holds.
 	again, err := Merge([]MergeFile{{"merged.json", got}, {"a.json", a}})

@@ -50,7 +50,7 @@ func TestMergeServerView(t *testing.T) {
 	}
 	md := Markdown(got)
 	if !strings.Contains(md, "| 4 | 3.0 | 9 | 11.0 | 45.0 | 1050.0 | 200.0 | 3 |") ||
-		!strings.Contains(md, "4 users: the server generated 5.25x what tpsmon received") {
+		!strings.Contains(md, "cross-check at 4 users: the server generated 5.25x what tpsmon received") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	// Whole runs, one after the other: the preemptions of both.

@@ -158,6 +158,11 @@ type ReportLevel struct {
 	// Server is the server's own view over the level's scrapes of its /metrics (absent
 	// when it publishes none, or when server metrics are off).
 	Server *ServerLevel `json:"server,omitempty"`
+	// Open says the level was still being measured when the report was made (a
+	// snapshot of the live screen); Stopped that a stop rule of the ramp ended it (see
+	// LevelState). Both are absent when false.
+	Open    bool `json:"open,omitempty"`
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -197,9 +202,9 @@ type EndpointInfo struct {
 }
 
 // ReportEndpoint builds the report entry of the endpoint this Tracker measures: every
-// level measured (ordered by concurrency) with its histograms and steady windows,
-// capacity (0 users when none; see ReportCap for AtLeast) and saturation (nil when not
-// reached), with floats rounded for reading.
+// level measured (ordered by concurrency) with its histograms and steady windows, with
+// floats rounded for reading, and the capacity and saturation its judgement claims
+// (SetClaims, with the default level rule: the engine sets them again with the run's).
 func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 	levels := t.Levels()
 	e := ReportEndpoint{
@@ -210,7 +215,6 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 		Simulated:   info.Simulated,
 		TokenSource: t.TokenSource(),
 		Levels:      make([]ReportLevel, 0, len(levels)),
-		Capacity:    capacityOf(levels, t.slo, info.Interrupted),
 	}
 	for i := range levels {
 		rl := levels[i].Report()
@@ -219,32 +223,8 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 		rl.Windows = reportWindows(t.book.windows(c), info.Clock)
 		e.Levels = append(e.Levels, rl)
 	}
-	if u, ok := saturation(levels); ok {
-		e.SaturationUsers = &u
-	}
+	e.SetClaims(&ReportSettings{SLO: t.slo.orDefault().Report()}, info.Interrupted)
 	return e
-}
-
-// capacityOf is the capacity over the given levels: a lower bound when the run was
-// interrupted or no level above it is measured (a measured level above the capacity
-// fails the criteria: the limit was reached, even when only warm-up requests ended
-// there and every one of them failed; a level the load left during its warm-up with
-// only successes was not measured, see LevelStats.Measured).
-func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
-	c := ReportCap{Users: capacity(levels, slo)}
-	if c.Users == 0 {
-		return c
-	}
-	c.AtLeast = true
-	if interrupted {
-		return c
-	}
-	for i := range levels {
-		if levels[i].Concurrency > c.Users && levels[i].Measured() {
-			c.AtLeast = false
-		}
-	}
-	return c
 }
 
 // Report converts a level to its report entry, without its histograms and windows
@@ -278,6 +258,7 @@ func (l *LevelStats) Report() ReportLevel {
 		Windows:      []ReportWindow{},
 		InFlightMean: round(l.InFlight, 2),
 		TrafficStats: l.Traffic.rounded(),
+		Open:         l.Open,
 	}
 	if l.OpenLoop {
 		rate, w := l.Concurrency, l.Wait

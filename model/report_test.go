@@ -35,8 +35,8 @@ func sorted(ks ...string) []string { slices.Sort(ks); return ks }
 func TestReportEndpointJSONShape(t *testing.T) {
 	tr := NewTracker(TrackerOptions{})
 	tr.UpdateSegment(seg(1, 1, 0, sec, 11*sec, 1000, false))
-	for i := range 5 {
-		tr.AddSample(ok(1, sec+time.Duration(i)*2*sec, 123456*time.Microsecond, sec, 51))
+	for i := range 20 { // the 20 steady requests a level of 1 user needs to be measured in full
+		tr.AddSample(ok(1, sec+time.Duration(i)*sec/2, 123456*time.Microsecond, sec, 51))
 	}
 	e := tr.ReportEndpoint(EndpointInfo{Name: "sim", URL: "http://127.0.0.1:1/v1", Model: "m", Simulated: true})
 	b, err := json.Marshal(e)
@@ -73,7 +73,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	if got, want := keys(t, ttft), sorted("unit", "count", "sum", "min", "max", "clamped", "hdr"); !slices.Equal(got, want) {
 		t.Errorf("hist.ttft keys %v, want %v", got, want)
 	}
-	if ttft["unit"] != "us" || ttft["count"] != 5.0 || ttft["min"] != 123456.0 || ttft["sum"] != 5*123456.0 {
+	if ttft["unit"] != "us" || ttft["count"] != 20.0 || ttft["min"] != 123456.0 || ttft["sum"] != 20*123456.0 {
 		t.Errorf("hist.ttft = %v", ttft)
 	}
 	// The steady window [1 s, 11 s] of segment 1, in UTC with ms (t0 is the Unix epoch).
@@ -96,18 +96,23 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	if got := lm["ttft_ms"].(map[string]any)["p50"]; got != 123.46 {
 		t.Errorf("ttft p50 %v, want 123.46", got)
 	}
-	if lm["aggregate_tps"] != 100.0 || lm["duration_s"] != 10.0 || lm["request_rate"] != 0.5 {
+	if lm["aggregate_tps"] != 100.0 || lm["duration_s"] != 10.0 || lm["request_rate"] != 2.0 {
 		t.Errorf("aggregate %v duration %v rate %v", lm["aggregate_tps"], lm["duration_s"], lm["request_rate"])
 	}
 
-	// Saturation reached, errors present, capacity none.
+	// Saturation reached, errors present, capacity none: both levels measured in full
+	// (20 steady requests each), 2 users failing on errors.
 	tr = NewTracker(TrackerOptions{})
 	tr.UpdateSegment(seg(1, 1, 0, sec, 11*sec, 1000, false))
 	tr.UpdateSegment(seg(2, 2, 11*sec, 12*sec, 22*sec, 1050, false))
+	for i := range 20 {
+		tr.AddSample(ok(1, sec+time.Duration(i)*sec/2, 100*msec, sec, 51))
+		tr.AddSample(ok(2, 12*sec+time.Duration(i)*sec/2, 100*msec, sec, 51))
+	}
 	tr.AddSample(failed(2, 15*sec, HTTPError(429), "slow down"))
 	e = tr.ReportEndpoint(EndpointInfo{Name: "x"})
 	b, _ = json.Marshal(e)
-	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":0,"at_least":false}`, `"errors":{"http_429":1}`, `"token_source":""`} {
+	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":1,"at_least":false}`, `"errors":{"http_429":1}`, `"token_source":"usage"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, b)
 		}
@@ -206,7 +211,8 @@ func TestMarkdownUnmeasuredIsADash(t *testing.T) {
 		Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "one-token"})}}
 	row := mdRow(t, Markdown(r), 2)
 	// users | requests | steady | errors | user p50 | p10 | aggregate | TTFT p50 | TTFT p95 | TPOT p50 | E2E p50 | stall p95 | max
-	want := []string{"2", "10", "10", "0", "-", "-", "2.0", "150.0", "150.0", "-", "150.0", "-", "-"}
+	// 10 of the 20 steady requests a level needs: marked too few to judge.
+	want := []string{"2", "10", "10 (too few)", "0", "-", "-", "2.0", "150.0", "150.0", "-", "150.0", "-", "-"}
 	if !slices.Equal(row, want) {
 		t.Errorf("row %q, want %q", row, want)
 	}
@@ -216,7 +222,8 @@ func TestMarkdownUnmeasuredIsADash(t *testing.T) {
 // was compared with one of at least twice its users; otherwise nothing was tested.
 func TestMarkdownSaturationLine(t *testing.T) {
 	lv := func(c int, dur, agg float64) ReportLevel {
-		return ReportLevel{Concurrency: c, DurationS: dur, AggregateTPS: agg, Errors: map[string]int{}}
+		return ReportLevel{Concurrency: c, DurationS: dur, AggregateTPS: agg, Errors: map[string]int{},
+			Requests: 40, Succeeded: 40, Steady: 40, TTFTMs: LatencyJSON{P50: 100, P95: 200}}
 	}
 	sat := 2
 	tests := []struct {
@@ -226,21 +233,21 @@ func TestMarkdownSaturationLine(t *testing.T) {
 		want   string
 	}{
 		{"reached", []ReportLevel{lv(1, 10, 80), lv(2, 10, 150), lv(4, 10, 160)}, &sat,
-			"Saturation: 2 users (doubling users from there raises aggregate tok/s by less than 10%)"},
+			"; saturates at 2 users (150 tok/s; doubling to 4 users adds less than 10%)"},
 		{"compared, not reached", []ReportLevel{lv(1, 10, 80), lv(2, 10, 150)}, nil,
-			"Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)"},
+			"; saturation not reached (every doubling of users added at least 10% aggregate tok/s)"},
 		{"one level", []ReportLevel{lv(4, 10, 300)}, nil,
-			"Saturation: not measured (no level was followed by one with at least twice its users)"},
+			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
 		{"no steady window at the double", []ReportLevel{lv(1, 10, 80), lv(2, 0, 0)}, nil,
-			"Saturation: not measured (no level was followed by one with at least twice its users)"},
+			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
 		{"1, 3: 3 is the comparison level", []ReportLevel{lv(1, 10, 80), lv(3, 10, 200)}, nil,
-			"Saturation: not reached (no doubling of users raised aggregate tok/s by less than 10%)"},
+			"; saturation not reached (every doubling of users added at least 10% aggregate tok/s)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Report{Endpoints: []ReportEndpoint{{Name: "e", Levels: tc.levels, SaturationUsers: tc.sat}}}
 			md := Markdown(r)
-			if !strings.Contains(md, "\n"+tc.want+"\n") {
+			if !strings.Contains(md, tc.want+"\n") {
 				t.Errorf("want line %q in:\n%s", tc.want, md)
 			}
 		})

@@ -50,6 +50,10 @@ func ttftP95(l model.ReportLevel) (float64, bool) {
 	return l.TTFTMs.P95, l.Succeeded > 0 && l.TTFTMs != (model.LatencyJSON{})
 }
 
+func ttfoP95(l model.ReportLevel) (float64, bool) {
+	return l.TTFOMs.P95, l.Succeeded > 0 && l.TTFOMs != (model.LatencyJSON{})
+}
+
 // points is a series' curve of one metric, in increasing users.
 func points(s *Series, m metric) plotter.XYs {
 	var xys plotter.XYs

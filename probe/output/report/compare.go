@@ -50,7 +50,8 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 			endpointNames(base), endpointNames(next)))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# tpsmon compare: NEW %s vs BASE %s\n\n", next.Name, base.Name)
+	names := runLabels([]*Run{base, next})
+	fmt.Fprintf(&b, "# tpsmon compare: NEW %s vs BASE %s\n\n", mdEscape(names[1]), mdEscape(names[0]))
 	fmt.Fprintf(&b, "BASE: %s · NEW: %s\n", runWords(base), runWords(next))
 	if len(c.Mismatches) == 0 {
 		for _, p := range pairs {
@@ -148,12 +149,7 @@ func (p *endpointPair) unit() string {
 }
 
 // level names a level of the pair: "8 users", or "8 requests/s" in rate mode.
-func (p *endpointPair) level(n int) string {
-	if p.rate() {
-		return strconv.Itoa(n) + " requests/s"
-	}
-	return users(n)
-}
+func (p *endpointPair) level(n int) string { return model.LevelName(p.rate(), n) }
 
 // rateRun reports whether r is a rate-mode run (its levels are arrival rates).
 func rateRun(r *Run) bool { return r.Report.Settings.Mode == "rate" }
@@ -166,15 +162,19 @@ func modeWords(rate bool) string {
 }
 
 // pairEndpoints pairs the endpoints of base and next by name, or the two endpoints of
-// two single-endpoint runs whatever their names.
+// two single-endpoint runs whatever their names. Each pair is named as a report of both
+// files names its series (SeriesOf: the file, and the endpoint when the run has
+// several): "NEW vs BASE".
 func pairEndpoints(base, next *Run) ([]endpointPair, []string) {
-	bs, ns := SeriesOf([]*Run{base}), SeriesOf([]*Run{next})
+	all := SeriesOf([]*Run{base, next})
+	bs, ns := all[:len(base.Report.Endpoints)], all[len(base.Report.Endpoints):]
+	name := func(b, n Series) string { return n.Label + " vs " + b.Label }
 	if len(bs) == 1 && len(ns) == 1 {
 		var notes []string
 		if bs[0].Endpoint.Name != ns[0].Endpoint.Name {
 			notes = append(notes, fmt.Sprintf("the endpoints have different names (BASE %s, NEW %s): compared as one", bs[0].Endpoint.Name, ns[0].Endpoint.Name))
 		}
-		return []endpointPair{{bs[0].Endpoint.Name, bs[0], ns[0]}}, notes
+		return []endpointPair{{name(bs[0], ns[0]), bs[0], ns[0]}}, notes
 	}
 	var pairs []endpointPair
 	var notes []string
@@ -184,7 +184,7 @@ func pairEndpoints(base, next *Run) ([]endpointPair, []string) {
 			notes = append(notes, "endpoint "+b.Endpoint.Name+" is only in BASE")
 			continue
 		}
-		pairs = append(pairs, endpointPair{b.Endpoint.Name, b, ns[i]})
+		pairs = append(pairs, endpointPair{name(b, ns[i]), b, ns[i]})
 	}
 	for _, n := range ns {
 		if !slices.ContainsFunc(bs, func(b Series) bool { return b.Endpoint.Name == n.Endpoint.Name }) {

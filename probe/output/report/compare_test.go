@@ -30,9 +30,9 @@ func TestCompareDefaultAgainstSmallGPUIsARegression(t *testing.T) {
 		t.Fatalf("same ramp and workload must compare: %v", c.Mismatches)
 	}
 	want := []string{
-		"simulator: capacity fell from at least 8 users to 2 users",
-		"simulator at 8 users: per-user tok/s p50 52.2 → 26 tok/s (-50.3%)",
-		"simulator at 1 user: TTFT p95 22.3 → 87.9 ms (+293.6%)",
+		"small-gpu vs base: capacity fell from at least 8 users to 2 users",
+		"small-gpu vs base at 8 users: per-user tok/s p50 52.2 → 26 tok/s (-50.3%)",
+		"small-gpu vs base at 1 user: TTFT p95 22 ms → 88 ms (+293.6%)",
 	}
 	all := strings.Join(c.Regressions, "\n")
 	for _, w := range want {
@@ -40,7 +40,9 @@ func TestCompareDefaultAgainstSmallGPUIsARegression(t *testing.T) {
 			t.Errorf("regressions lack %q:\n%s", w, all)
 		}
 	}
-	for _, w := range []string{"| 8 (few requests) | 52.2 → 26 | **-50.3%** | 412.6 → 185.7 | **-55%** | 54.1 → 126.4 | **+133.6%** | 0% → 0% | 0 pt |",
+	for _, w := range []string{"| 8 | 52.2 → 26 | **-50.3%** | 412.6 → 185.7 | **-55%** | 54.1 → 126.4 | **+133.6%** | 0% → 0% | 0 pt |",
+		"- BASE base: capacity at least 8 users (limit not reached: the highest level measured in full meets the criteria)",
+		"- NEW small-gpu: capacity 2 users;",
 		"Capacity: BASE at least 8 users, NEW 2 users (**worse**)", "Model: BASE sim-14b-h100, NEW sim-8b-awq-l4", "**Result: NEW is worse than BASE**"} {
 		if !strings.Contains(c.Markdown, w) {
 			t.Errorf("Markdown lacks %q:\n%s", w, c.Markdown)
@@ -73,7 +75,7 @@ func TestCompareThresholds(t *testing.T) {
 	for _, tc := range []struct {
 		rate float64
 		regs int
-	}{{0.005, 0}, {0.01, 0}, {0.02, 1}} {
+	}{{0.005, 0}, {0.01, 0}, {0.02, 2}} { // 2% errors at 8 users: a regression, and the capacity falls to 4 users
 		next := edited(t, base, "next.json", func(r *model.Report) { r.Endpoints[0].Levels[3].ErrorRate = tc.rate })
 		c := Compare(base, next, DefaultThresholds)
 		if len(c.Regressions) != tc.regs {
@@ -95,7 +97,7 @@ func TestCompareMissingLevelIsARegression(t *testing.T) {
 	// Cut short by the user, NEW says nothing about the levels it did not reach.
 	cut := edited(t, next, "cut.json", func(r *model.Report) { r.Interrupted = true })
 	c = Compare(base, cut, DefaultThresholds)
-	if len(c.Regressions) > 0 || strings.Join(c.Mismatches, "") != "simulator: NEW was interrupted before 8 users, which BASE measured" {
+	if len(c.Regressions) > 0 || strings.Join(c.Mismatches, "") != "cut vs base: NEW was interrupted before 8 users, which BASE measured" {
 		t.Errorf("interrupted NEW: regressions %v, mismatches %v", c.Regressions, c.Mismatches)
 	}
 	// The other way round, NEW went further than BASE: shown, not a regression.
@@ -141,18 +143,26 @@ func TestCompareRefusesDifferentRuns(t *testing.T) {
 
 func TestCompareNotesFewRequests(t *testing.T) {
 	base := load(t, "base.json")[0]
-	c := Compare(base, base, DefaultThresholds)
+	few := edited(t, base, "few.json", func(r *model.Report) {
+		for i := range r.Endpoints[0].Levels {
+			r.Endpoints[0].Levels[i].Requests -= 20 // the file's 2 to 11 requests a level
+		}
+	})
+	c := Compare(few, few, DefaultThresholds)
 	if len(c.Regressions) > 0 {
 		t.Errorf("a run against itself: %v", c.Regressions)
 	}
-	if !strings.Contains(strings.Join(c.Notes, "\n"), "simulator: at 1, 2, 4, 8 users, BASE or NEW has fewer requests") {
-		t.Errorf("notes %v: want the levels with fewer than 20 requests", c.Notes)
+	if !strings.Contains(strings.Join(c.Notes, "\n"), "few (2) vs few: at 1, 2, 4, 8 users, BASE or NEW was not measured in full") ||
+		!strings.Contains(c.Markdown, "| 8 (too few) |") {
+		t.Errorf("notes %v: want the levels with fewer than 20 requests\n%s", c.Notes, c.Markdown)
 	}
-	// With enough steady requests recorded, no note.
+	if c := Compare(base, base, DefaultThresholds); len(c.Notes) > 0 {
+		t.Errorf("levels measured in full: notes %v", c.Notes)
+	}
+	// With enough steady requests recorded, and none short, no note.
 	r := load(t, "newkeys.json")[0]
-	for i := range r.extra.Endpoints[0].Levels {
-		n := 40
-		r.extra.Endpoints[0].Levels[i].SteadyRequests = &n
+	for i := range r.Report.Endpoints[0].Levels {
+		r.Report.Endpoints[0].Levels[i].Steady, r.Report.Endpoints[0].Levels[i].Short = 40, false
 	}
 	if c := Compare(r, r, DefaultThresholds); len(c.Notes) > 0 {
 		t.Errorf("40 steady requests a level: notes %v", c.Notes)

@@ -49,8 +49,8 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 <h1>{{.Title}}</h1>
 <h2>Verdict</h2>
 <ul class="verdict">
-{{range .Lines}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>: <span class="{{if .Meets}}ok{{else}}bad{{end}}">{{.Capacity}}</span>; {{.Saturation}}{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
-{{if .Failures}}<ul class="fails">{{range .Failures}}<li>fails at {{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
+{{range .Lines}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>: <span class="{{if .Meets}}ok{{else}}bad{{end}}">{{.Text}}</span>{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
+{{if or .Failures .Notes}}<ul class="fails">{{range .Failures}}<li>fails at {{.}}</li>{{end}}{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
 {{end}}{{range .Changes}}<li>{{.}}</li>
 {{end}}</ul>
 {{if .Criteria}}<p class="faint">Criteria: {{.Criteria}}.</p>{{end}}

@@ -13,9 +13,12 @@ func Markdown(runs []*Run, series []Series) string {
 	fmt.Fprintf(&b, "# %s\n\n## Verdict\n\n", Title(series))
 	v := VerdictOf(series)
 	for _, l := range v.Lines {
-		fmt.Fprintf(&b, "- **%s**: %s; %s\n", mdEscape(l.Label), l.Capacity, l.Saturation)
-		for _, f := range l.Failures {
+		fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(l.Label), mdEscape(l.Text()))
+		for _, f := range l.Failures() {
 			fmt.Fprintf(&b, "  - fails at %s\n", mdEscape(f))
+		}
+		for _, n := range l.Notes() {
+			fmt.Fprintf(&b, "  - %s\n", mdEscape(n))
 		}
 		if l.Criteria != "" {
 			fmt.Fprintf(&b, "  - criteria: %s\n", l.Criteria)

@@ -70,9 +70,12 @@ func newPosterText(runs []*Run, series []Series) posterText {
 	var owner []int
 	for i, l := range v.Lines {
 		owner = append(owner, i)
-		s := l.Label + ": " + l.Capacity + "; " + l.Saturation
-		if len(l.Failures) > 0 {
-			s += ". Fails at " + strings.Join(l.Failures, "; ")
+		s := l.Label + ": " + l.Text()
+		if f := l.Failures(); len(f) > 0 {
+			s += ". Fails at " + strings.Join(f, "; ")
+		}
+		if n := l.Notes(); len(n) > 0 {
+			s += ". " + strings.Join(n, ". ")
 		}
 		if l.Criteria != "" {
 			s += ". Criteria: " + l.Criteria

@@ -32,15 +32,11 @@ type extraReport struct {
 }
 
 type extraEndpoint struct {
-	API      string `json:"api"`
-	Capacity struct {
-		AtLeast *bool `json:"at_least"`
-	} `json:"capacity"`
+	API    string       `json:"api"`
 	Levels []extraLevel `json:"levels"`
 }
 
 type extraLevel struct {
-	Short          bool               `json:"short"`
 	SteadyRequests *int               `json:"steady_requests"`
 	StallMs        *model.LatencyJSON `json:"stall_ms"`
 }
@@ -83,25 +79,14 @@ func NewRun(name string, rep *model.Report) (*Run, error) {
 	return Decode(name, data)
 }
 
-// Series is one endpoint of one run: one curve on the charts, one table in the text.
+// Series is one endpoint of one run: one curve on the charts, one table in the text,
+// and its judgement (model.JudgeEndpoint: what every report says of it).
 type Series struct {
-	Label    string
-	Run      *Run
-	Endpoint model.ReportEndpoint
-	extra    extraEndpoint
-}
-
-// AtLeast reports whether the capacity is a lower bound: the file says so, or (files
-// without the key) the highest level measured meets the criteria or the run was interrupted.
-func (s *Series) AtLeast() bool {
-	if s.extra.Capacity.AtLeast != nil {
-		return *s.extra.Capacity.AtLeast
-	}
-	c := s.Endpoint.Capacity.Users
-	if c == 0 {
-		return false
-	}
-	return s.Run.Report.Interrupted || c == maxUsers(s.Endpoint.Levels)
+	Label     string
+	Run       *Run
+	Endpoint  model.ReportEndpoint
+	Judgement model.EndpointJudgement
+	extra     extraEndpoint
 }
 
 // API is the endpoint's API (chat or completions): its own when the file records it,
@@ -111,11 +96,6 @@ func (s *Series) API() string {
 		return s.extra.API
 	}
 	return s.Run.Report.Settings.API
-}
-
-// Short reports whether level i ended at its maximum hold before it had enough steady requests.
-func (s *Series) Short(i int) bool {
-	return i < len(s.extra.Levels) && s.extra.Levels[i].Short
 }
 
 // SteadyRequests is level i's steady request count; ok is false when the file has none.
@@ -148,6 +128,8 @@ func SeriesOf(runs []*Run) []Series {
 			if j < len(r.extra.Endpoints) {
 				s.extra = r.extra.Endpoints[j]
 			}
+			s.Judgement = model.JudgeEndpoint(&r.Report.Settings, &s.Endpoint, r.Report.Interrupted, false)
+			s.Judgement.Name = label
 			out = append(out, s)
 		}
 	}
@@ -156,6 +138,7 @@ func SeriesOf(runs []*Run) []Series {
 		seen[out[i].Label]++
 		if n := seen[out[i].Label]; n > 1 {
 			out[i].Label += fmt.Sprintf(" (%d)", n)
+			out[i].Judgement.Name = out[i].Label
 		}
 	}
 	return out
@@ -176,13 +159,4 @@ func runLabels(runs []*Run) []string {
 		}
 	}
 	return base
-}
-
-// maxUsers is the highest concurrency among levels (0 when none).
-func maxUsers(levels []model.ReportLevel) int {
-	m := 0
-	for _, l := range levels {
-		m = max(m, l.Concurrency)
-	}
-	return m
 }

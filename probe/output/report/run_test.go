@@ -3,8 +3,11 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // load decodes testdata files, named as given.
@@ -44,11 +47,13 @@ func TestDecodeReadsTheNewerKeys(t *testing.T) {
 	if s.API() != "completions" {
 		t.Errorf("API = %q, want the endpoint's own (completions)", s.API())
 	}
-	if s.AtLeast() {
-		t.Error("AtLeast: the file says at_least false, the fallback rule must not override it")
+	// Its levels rest on 1 to 10 steady requests (20 needed), the last short: the
+	// judgement claims no capacity, whatever the file's capacity says.
+	if k := s.Judgement.Capacity.Kind; k != model.CapNotMeasured {
+		t.Errorf("capacity kind %v, want not measured", k)
 	}
-	if !s.Short(3) || s.Short(0) {
-		t.Errorf("Short(3) = %v, Short(0) = %v: want true, false", s.Short(3), s.Short(0))
+	if s.Judgement.Levels[3].State != model.LevelShort || s.Judgement.Levels[0].State != model.LevelFew {
+		t.Errorf("states %v, %v: want short, too few", s.Judgement.Levels[3].State, s.Judgement.Levels[0].State)
 	}
 	if n, ok := s.SteadyRequests(0); !ok || n != s.Endpoint.Levels[0].Requests-1 {
 		t.Errorf("SteadyRequests(0) = %d, %v", n, ok)
@@ -63,8 +68,9 @@ func TestDecodeReadsTheNewerKeys(t *testing.T) {
 		}
 	}
 	header, rows := levelTable(&s)
-	if header[stallColumn] != "stall p95 ms" || rows[2][stallColumn] != "42.5" {
-		t.Errorf("stall column: header %q, level 2 %q", header[stallColumn], rows[2][stallColumn])
+	stall := slices.Index(header, "stall p95 ms")
+	if stall < 0 || rows[2][stall] != "42.5" {
+		t.Errorf("stall column: header %q, level 2 %q", header, rows[2])
 	}
 	if rows[3][0] != "8 (short)" || !strings.Contains(rows[0][1], "steady") {
 		t.Errorf("short and steady cells: %q, %q", rows[3][0], rows[0][1])
@@ -75,11 +81,11 @@ func TestDecodeToleratesMissingNewerKeys(t *testing.T) {
 	runs := load(t, "base.json", "small-gpu.json")
 	ss := SeriesOf(runs)
 	// base meets the criteria at its highest level (8 users): a lower bound.
-	if !ss[0].AtLeast() {
-		t.Error("base: capacity 8 at the top level 8 must read as at least 8")
+	if c := ss[0].Judgement.Capacity; c.Kind != model.CapAtLeast || c.Level != 8 {
+		t.Errorf("base: capacity 8 at the top level 8 must read as at least 8: %+v", c)
 	}
-	if ss[1].AtLeast() {
-		t.Error("small-gpu: capacity 2 below the top level is not a lower bound")
+	if c := ss[1].Judgement.Capacity; c.Kind != model.CapExact || c.Level != 2 {
+		t.Errorf("small-gpu: capacity 2 below the top level is exact: %+v", c)
 	}
 	if ss[0].API() != "chat" {
 		t.Errorf("API falls back to the run's: %q", ss[0].API())

@@ -8,21 +8,45 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 )
 
-// Verdict is what a report says first, in words.
+// Verdict is what a report says first: each series' judgement (model.JudgeEndpoint,
+// the words every surface says), and each later series against the first.
 type Verdict struct {
 	Lines    []VerdictLine // one per series
 	Criteria string        // the criteria, when every series used the same
 	Changes  []string      // each later series against the first, at the highest level both measured
 }
 
-// VerdictLine is one series' capacity and saturation.
+// VerdictLine is one series' judgement, labelled.
 type VerdictLine struct {
-	Label      string
-	Capacity   string   // "capacity 16 users", "at least 16 users (limit not reached)", "no level meets the criteria"
-	Failures   []string // per level that fails the criteria, which ones and by how much
-	Saturation string
-	Criteria   string // this series' criteria, when they differ between series
-	Meets      bool   // some level meets the criteria
+	Label     string
+	Judgement *model.EndpointJudgement
+	Criteria  string // this series' criteria, when they differ between series
+}
+
+// Meets reports whether a capacity was found: some level measured in full meets the
+// criteria.
+func (l VerdictLine) Meets() bool {
+	k := l.Judgement.Capacity.Kind
+	return k == model.CapExact || k == model.CapAtLeast
+}
+
+// Text is the verdict sentence.
+func (l VerdictLine) Text() string { return l.Judgement.Verdict.Text }
+
+// Failures are the levels that fail the criteria, each with how ("4 users: per-user
+// p50 28.9 tok/s < 30 tok/s").
+func (l VerdictLine) Failures() []string { return l.Judgement.Failing() }
+
+// Notes are the judgement's other statements and its diagnosis, one line each.
+func (l VerdictLine) Notes() []string {
+	var out []string
+	for _, n := range l.Judgement.Notes {
+		out = append(out, n.Text)
+	}
+	for _, d := range l.Judgement.Diagnosis {
+		out = append(out, "diagnosis: "+d.Line())
+	}
+	return out
 }
 
 // VerdictOf words the verdict of every series.
@@ -36,22 +60,7 @@ func VerdictOf(series []Series) Verdict {
 	}
 	for i := range series {
 		s := &series[i]
-		line := VerdictLine{Label: s.Label, Saturation: saturationWords(s), Meets: s.Endpoint.Capacity.Users > 0}
-		for _, l := range s.Endpoint.Levels {
-			if f := Failures(l, s.SLO()); len(f) > 0 {
-				line.Failures = append(line.Failures, s.Endpoint.LevelWords(l.Concurrency)+": "+strings.Join(f, ", "))
-			}
-		}
-		switch {
-		case !model.AnyMeasured(s.Endpoint.Levels):
-			line.Capacity = "capacity not measured (no level got past its warm-up)"
-		case s.Endpoint.Capacity.Users == 0:
-			line.Capacity = "no level meets the criteria"
-		case s.AtLeast():
-			line.Capacity = "capacity at least " + s.Endpoint.LevelWords(s.Endpoint.Capacity.Users) + " (limit not reached)"
-		default:
-			line.Capacity = "capacity " + s.Endpoint.LevelWords(s.Endpoint.Capacity.Users)
-		}
+		line := VerdictLine{Label: s.Label, Judgement: &s.Judgement}
 		if !same {
 			line.Criteria = s.SLO().String()
 		}
@@ -69,54 +78,32 @@ func VerdictOf(series []Series) Verdict {
 }
 
 // Failures names each criterion level l fails, with its value and the limit, e.g.
-// "errors 4.55% > 1%"; none when l meets them all. The words are the Markdown's
+// "errors 4.55% > 1%"; none when l meets them all. The words are the judgement's
 // (model.SLO.ReportFailures), so that every report says a level's failures alike.
 func Failures(l model.ReportLevel, slo model.SLO) []string { return slo.ReportFailures(&l) }
 
-// saturationWords follows the Markdown of tpsmon bench.
-func saturationWords(s *Series) string {
-	if s.Endpoint.SaturationUsers != nil {
-		return "saturates at " + s.Endpoint.LevelWords(*s.Endpoint.SaturationUsers) + " (doubling " + s.Endpoint.LoadWords() + " from there adds less than 10% aggregate tok/s)"
-	}
-	levels := s.Endpoint.Levels
-	for _, l := range levels {
-		for _, m := range levels {
-			if l.DurationS > 0 && m.DurationS > 0 && m.Concurrency >= 2*l.Concurrency {
-				return "saturation not reached (every doubling of " + s.Endpoint.LoadWords() + " added at least 10% aggregate tok/s)"
-			}
-		}
-	}
-	return "saturation not measured (no level was followed by one with twice its " + strings.TrimPrefix(s.Endpoint.LoadWords(), "the ") + ")"
-}
-
 // change compares series b with series a at the highest level both measured with a
-// steady window, e.g. "after vs before at 8 users: per-user p50 26 vs 52.2 tok/s (-50.2%), ...".
+// steady window, e.g. "after vs before: capacity 4 users vs at least 8 users; at 8
+// users per-user p50 26 vs 52.2 tok/s (-50.2%), ...".
 func change(a, b *Series) string {
 	la, lb, ok := highestCommon(a.Endpoint.Levels, b.Endpoint.Levels)
 	if !ok {
 		what := "number of users"
-		if a.Endpoint.LoadWords() != "users" {
+		if a.Judgement.Rate {
 			what = "rate"
 		}
 		return fmt.Sprintf("%s vs %s: no level with the same %s in both", b.Label, a.Label, what)
 	}
-	capA, capB := capWords(a), capWords(b)
-	return fmt.Sprintf("%s vs %s: capacity %s vs %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s ms (%s)",
-		b.Label, a.Label, capB, capA, a.Endpoint.LevelWords(la.Concurrency),
+	s := fmt.Sprintf("%s vs %s: capacity %s vs %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s (%s)",
+		b.Label, a.Label, b.Judgement.Capacity.Words(b.Judgement.Rate), a.Judgement.Capacity.Words(a.Judgement.Rate),
+		model.LevelName(a.Judgement.Rate, la.Concurrency),
 		num(lb.UserTPS.P50), num(la.UserTPS.P50), Percent(la.UserTPS.P50, lb.UserTPS.P50),
 		num(lb.AggregateTPS), num(la.AggregateTPS), Percent(la.AggregateTPS, lb.AggregateTPS),
-		num(lb.TTFTMs.P95), num(la.TTFTMs.P95), Percent(la.TTFTMs.P95, lb.TTFTMs.P95))
-}
-
-// capWords is a series' capacity in a few words: "8 users", "at least 8 users", "none".
-func capWords(s *Series) string {
-	switch {
-	case s.Endpoint.Capacity.Users == 0:
-		return "none"
-	case s.AtLeast():
-		return "at least " + s.Endpoint.LevelWords(s.Endpoint.Capacity.Users)
+		model.Millis(lb.TTFTMs.P95), model.Millis(la.TTFTMs.P95), Percent(la.TTFTMs.P95, lb.TTFTMs.P95))
+	if a.Judgement.TTFO || b.Judgement.TTFO {
+		s += fmt.Sprintf(", TTFO p95 %s vs %s (%s)", model.Millis(lb.TTFOMs.P95), model.Millis(la.TTFOMs.P95), Percent(la.TTFOMs.P95, lb.TTFOMs.P95))
 	}
-	return s.Endpoint.LevelWords(s.Endpoint.Capacity.Users)
+	return s
 }
 
 // highestCommon finds the levels of a and b with the highest concurrency both measured
@@ -156,12 +143,4 @@ func Percent(a, b float64) string {
 func num(v float64) string {
 	s := strconv.FormatFloat(v, 'f', 1, 64)
 	return strings.TrimSuffix(s, ".0")
-}
-
-// users is "1 user" or "N users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return strconv.Itoa(n) + " users"
 }

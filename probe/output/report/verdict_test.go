@@ -12,19 +12,19 @@ import (
 func TestVerdictWording(t *testing.T) {
 	runs := load(t, "base.json", "small-gpu.json")
 	v := VerdictOf(SeriesOf(runs))
-	if got := v.Lines[0].Capacity; got != "capacity at least 8 users (limit not reached)" {
+	if got := v.Lines[0].Text(); !strings.HasPrefix(got, "capacity at least 8 users (limit not reached: the highest level measured in full meets the criteria); saturation not reached") {
 		t.Errorf("base: %q", got)
 	}
-	if got := v.Lines[1].Capacity; got != "capacity 2 users" {
+	if got := v.Lines[1].Text(); !strings.HasPrefix(got, "capacity 2 users; ") {
 		t.Errorf("small-gpu: %q", got)
 	}
-	if got := strings.Join(v.Lines[1].Failures, "; "); got != "4 users: per-user p50 28.9 tok/s < 30 tok/s; 8 users: per-user p50 26 tok/s < 30 tok/s" {
+	if got := strings.Join(v.Lines[1].Failures(), "; "); got != "4 users: per-user p50 28.9 tok/s < 30 tok/s; 8 users: per-user p50 26 tok/s < 30 tok/s" {
 		t.Errorf("small-gpu failures: %q", got)
 	}
-	if len(v.Lines[0].Failures) != 0 || !v.Lines[0].Meets {
-		t.Errorf("base: failures %v, meets %v", v.Lines[0].Failures, v.Lines[0].Meets)
+	if len(v.Lines[0].Failures()) != 0 || !v.Lines[0].Meets() {
+		t.Errorf("base: failures %v, meets %v", v.Lines[0].Failures(), v.Lines[0].Meets())
 	}
-	if v.Criteria != "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%" {
+	if v.Criteria != "per-user p50 >= 30 tok/s, TTFT p95 <= 2 s, errors <= 1%" {
 		t.Errorf("criteria %q", v.Criteria)
 	}
 	if len(v.Changes) != 1 || !strings.HasPrefix(v.Changes[0], "small-gpu vs base: capacity 2 users vs at least 8 users; at 8 users per-user p50 26 vs 52.2 tok/s (-50.3%)") {
@@ -42,17 +42,17 @@ func TestVerdictNoLevelMeets(t *testing.T) {
 	})
 	v := VerdictOf(SeriesOf([]*Run{r}))
 	l := v.Lines[0]
-	if l.Capacity != "no level meets the criteria" || l.Meets {
-		t.Errorf("capacity %q, meets %v", l.Capacity, l.Meets)
+	if !strings.HasPrefix(l.Text(), "capacity none: no level measured in full meets the criteria (1 user: per-user p50 10 tok/s < 30 tok/s)") || l.Meets() {
+		t.Errorf("verdict %q, meets %v", l.Text(), l.Meets())
 	}
 	want := []string{
 		"1 user: per-user p50 10 tok/s < 30 tok/s",
-		"2 users: TTFT p95 30.7 ms > 25 ms, errors 4.55% > 1%",
-		"4 users: TTFT p95 34.7 ms > 25 ms",
-		"8 users: TTFT p95 54.1 ms > 25 ms",
+		"2 users: TTFT p95 31 ms > 25 ms; errors 4.55% > 1%",
+		"4 users: TTFT p95 35 ms > 25 ms",
+		"8 users: TTFT p95 54 ms > 25 ms",
 	}
-	if strings.Join(l.Failures, "\n") != strings.Join(want, "\n") {
-		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(l.Failures, "\n"), strings.Join(want, "\n"))
+	if strings.Join(l.Failures(), "\n") != strings.Join(want, "\n") {
+		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(l.Failures(), "\n"), strings.Join(want, "\n"))
 	}
 	if v.Criteria != "per-user p50 >= 30 tok/s, TTFT p95 <= 25 ms, errors <= 1%" {
 		t.Errorf("criteria %q", v.Criteria)
@@ -60,8 +60,9 @@ func TestVerdictNoLevelMeets(t *testing.T) {
 }
 
 func TestVerdictInterruptedIsALowerBound(t *testing.T) {
-	// A file from before capacity.at_least was written: the verdict derives it, and an
-	// interrupted run's capacity is a lower bound.
+	// A file from before capacity.at_least was written: the judgement derives it, and
+	// an interrupted run's capacity is a lower bound unless a level above it measured in
+	// full fails: small-gpu's 4 and 8 users do, so its capacity stays exact.
 	small := load(t, "small-gpu.json")[0]
 	small.Report.Interrupted = true
 	data, err := json.Marshal(small.Report)
@@ -76,8 +77,12 @@ func TestVerdictInterruptedIsALowerBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := VerdictOf(SeriesOf([]*Run{r})).Lines[0].Capacity; got != "capacity at least 2 users (limit not reached)" {
+	if got := VerdictOf(SeriesOf([]*Run{r})).Lines[0].Text(); !strings.HasPrefix(got, "capacity 2 users;") {
 		t.Errorf("interrupted run: %q", got)
+	}
+	r.Report.Endpoints[0].Levels = r.Report.Endpoints[0].Levels[:2]
+	if got := VerdictOf(SeriesOf([]*Run{r})).Lines[0].Text(); !strings.HasPrefix(got, "capacity at least 2 users (limit not reached: the run was interrupted)") {
+		t.Errorf("interrupted run, nothing failing above: %q", got)
 	}
 }
 
@@ -107,11 +112,11 @@ func TestVerdictWordingRateMode(t *testing.T) {
 	}
 	v := VerdictOf(SeriesOf(runs))
 	l := v.Lines[0]
-	if l.Capacity != "capacity 2 requests/s" {
-		t.Errorf("capacity: %q", l.Capacity)
+	if !strings.HasPrefix(l.Text(), "capacity 2 requests/s;") {
+		t.Errorf("verdict: %q", l.Text())
 	}
-	all := l.Capacity + strings.Join(l.Failures, "; ") + l.Saturation
-	if !strings.Contains(strings.Join(l.Failures, "; "), "4 requests/s: per-user p50") || strings.Contains(all, "users") || strings.Contains(all, " 1 user") {
-		t.Errorf("rate-mode verdict speaks of users: %q / %q / %q", l.Capacity, l.Failures, l.Saturation)
+	all := l.Text() + strings.Join(l.Failures(), "; ") + strings.Join(l.Notes(), "; ")
+	if !strings.Contains(strings.Join(l.Failures(), "; "), "4 requests/s: per-user p50") || strings.Contains(all, "users") || strings.Contains(all, " 1 user") {
+		t.Errorf("rate-mode verdict speaks of users: %q / %q / %q", l.Text(), l.Failures(), l.Notes())
 	}
 }
