@@ -1,0 +1,169 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+)
+
+// result is what the read loop learned about one stream.
+type result struct {
+	first, firstAnswer, last, end int64
+	chunks, tokens, promptTokens  int
+	usage                         bool
+	maxGap                        int64
+	gaps                          *model.GapSketch // every chunk gap: one allocation per request
+	finish                        string
+	status                        int
+	kind                          model.ErrorKind
+	msg                           string
+
+	dataLines int    // data lines read (with or without a payload)
+	warm      uint16 // what gaps.Warm read (kept only so that the read happens)
+	done      bool   // a `data: [DONE]` line arrived
+}
+
+// read reads the stream to its end. This is the per-event path: one line from the
+// buffer, a decode that allocates nothing for the common content delta, and one atomic
+// add; the clock is read once per read of the body, by sr.
+func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *result) {
+	dec := decoder{completions: c.completions}
+	p := rs.p
+	errEvent := false // the event being read is an `event: error`
+	for {
+		line, ok := sr.line()
+		// Bring the live count and this chunk's gap bucket into the CPU's cache now, so
+		// that they arrive while the event is decoded: at 1,000 streams, most of read's own
+		// time was the atomic add and the gap's count stalling on cache misses.
+		_ = p.Chunks.Load()
+		if r.first != 0 {
+			r.warm += r.gaps.Warm(time.Duration(sr.now - r.last))
+		}
+		if !ok {
+			r.end = probe.Mono()
+			if isDoneLine(sr.rest()) { // [DONE] without a line end, then the end of the body
+				r.done = true
+			}
+			c.endErr(ctx, sr.err, rs, r, sr.headBytes())
+			return
+		}
+		if len(line) == 0 {
+			errEvent = false // a blank line ends an event
+			continue
+		}
+		field, payload := sseField(line)
+		if string(field) != "data" {
+			if string(field) == "event" {
+				errEvent = string(payload) == "error"
+			}
+			continue // comments (": ping"), id:, retry:
+		}
+		now := sr.now
+		r.dataLines++
+		if len(payload) == 0 {
+			if errEvent {
+				r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: the server sent an error event in the stream"
+				return
+			}
+			continue
+		}
+		if payload[0] == '[' && string(payload) == "[DONE]" {
+			r.end, r.done = now, true
+			c.endErr(ctx, nil, rs, r, nil)
+			return
+		}
+		info, derr := dec.decode(payload)
+		if derr != nil {
+			r.end, r.kind = now, model.ErrProtocol
+			r.msg = "protocol: an event is not valid JSON: " + c.redact.line(payload, 120)
+			if errEvent {
+				r.kind = model.ErrStream
+				r.msg = "stream_error: the server sent an error event: " + c.redact.line(payload, 200)
+			}
+			return
+		}
+		if info.token {
+			r.token(now, info.answer, p)
+		}
+		if info.finish != "" {
+			r.finish = info.finish
+		}
+		if info.usage {
+			r.usage, r.tokens, r.promptTokens = true, info.compTok, info.promTok
+		}
+		if info.isErr || errEvent {
+			msg := info.errMsg
+			if msg == "" {
+				msg = "the server sent an error event: " + string(payload)
+			}
+			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.line([]byte(msg), 300)
+			return
+		}
+	}
+}
+
+// token counts a token-bearing event that arrived at now: the live count, the first
+// token, the chunk gap since the previous one and the first answer token.
+func (r *result) token(now int64, answer bool, p *probe.Progress) {
+	r.chunks++
+	p.Chunks.Add(1)
+	if r.first == 0 {
+		r.first = now
+		p.First.Store(now)
+	} else {
+		r.maxGap = max(r.maxGap, now-r.last)
+		r.gaps.Add(time.Duration(now - r.last))
+	}
+	r.last = now
+	if answer && r.firstAnswer == 0 {
+		r.firstAnswer = now
+	}
+}
+
+// isDoneLine reports whether b is a `data: [DONE]` line.
+func isDoneLine(b []byte) bool {
+	field, v := sseField(b)
+	return string(field) == "data" && string(v) == "[DONE]"
+}
+
+// endErr classifies the end of a stream: [DONE] (r.done), the end of the body (io.EOF)
+// or a read error. head is the start of the body (to tell a body that is not an event
+// stream), nil when not needed.
+func (c *Client) endErr(ctx context.Context, err error, rs *reqState, r *result, head []byte) {
+	switch {
+	case isCanceled(ctx) && !r.done && r.finish == "":
+		// Our own cancel (quit, Ctrl-C) closed the stream: the body may end with a clean
+		// io.EOF, which must not read as the server's truncation.
+		r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
+	case r.done || errors.Is(err, io.EOF):
+		switch {
+		case r.finish == "abort" || r.finish == "error":
+			// vLLM ends a request its engine dropped with finish_reason "abort"; some
+			// servers say "error". The answer is cut short: a failure, not a success.
+			r.kind = model.ErrStream
+			r.msg = fmt.Sprintf("stream_error: the server ended the stream with finish_reason %q after %d chunks", r.finish, r.chunks)
+		case r.done || r.finish != "":
+			// success
+		case r.dataLines == 0 && !looksLikeSSE(head):
+			r.kind = model.ErrProtocol
+			r.msg = "protocol: the server answered 200 but not with an event stream: " + c.redact.line(head, 120)
+		default:
+			r.kind = model.ErrTruncated
+			r.msg = fmt.Sprintf("truncated: the server closed the stream after %d chunks without a finish_reason or [DONE]", r.chunks)
+		}
+	case isCanceled(ctx):
+		r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
+	case rs.timedOut.Load():
+		r.kind, r.msg = model.ErrTimeout, timeoutMessage(c.timeout, true, r.chunks)
+	case errors.Is(err, errLineTooLong):
+		r.kind, r.msg = model.ErrProtocol, "protocol: "+errLineTooLong.Error()
+	default:
+		r.kind = model.ErrTruncated
+		r.msg = fmt.Sprintf("truncated: the connection broke after %d chunks (%s)", r.chunks, c.redact.clean(innermost(err)))
+	}
+}
