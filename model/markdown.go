@@ -52,7 +52,7 @@ func writeSettings(b *strings.Builder, r *Report) {
 		work = append(work, "max_tokens "+strconv.Itoa(s.MaxTokens))
 	}
 	if s.PromptTokens > 0 {
-		work = append(work, "prompt "+strconv.Itoa(s.PromptTokens)+" tokens")
+		work = append(work, "prompt about "+strconv.Itoa(s.PromptTokens)+" tokens")
 	}
 	work = append(work, "ignore_eos "+map[bool]string{true: "on", false: "off"}[s.IgnoreEOS])
 	if s.Workload != "" {

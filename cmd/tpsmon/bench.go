@@ -161,7 +161,8 @@ func benchExit(res *engine.Result, p *plan, f *runFlags) error {
 		var below []string
 		for _, e := range rep.Endpoints {
 			if e.Capacity.Users < f.minCapacity {
-				below = append(below, fmt.Sprintf("endpoint %s: capacity %d users is below --min-capacity %d", e.Name, e.Capacity.Users, f.minCapacity))
+				j := model.JudgeEndpoint(&rep.Settings, &e, rep.Interrupted, false)
+				below = append(below, fmt.Sprintf("endpoint %s: capacity %s is below --min-capacity %d", e.Name, j.Capacity.Words(j.Rate), f.minCapacity))
 			}
 		}
 		if len(below) > 0 {
@@ -329,14 +330,6 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	if res.Over {
 		fmt.Fprintf(a.stdout, "\n> The run reached its maximum duration (%s): the ramp was cut; the report covers what was measured until then.\n", maxDuration)
 	}
-}
-
-// users is "1 user" or "n users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return fmt.Sprintf("%d users", n)
 }
 
 // saySimulated writes, above the Markdown, a line for the built-in simulator (sim) or

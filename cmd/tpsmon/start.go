@@ -138,6 +138,7 @@ func (a *app) setup(ctx context.Context, p *plan, f *runFlags, check bool) (*run
 	}
 	cfg := a.runConfig(p, f)
 	cfg.Observers = live.observers
+	cfg.InProcessSim = s != nil // a tpsmon sim elsewhere is simulated too, but not in this process
 	return &runSetup{sim: s, live: live, cfg: cfg}, nil
 }
 

@@ -90,6 +90,10 @@ type Config struct {
 	RateLevels []int
 	// Workload describes the requests' workload for the report ("" for the default).
 	Workload string
+	// InProcessSim says the built-in simulator runs in this process: tpsmon's own CPU
+	// figure then holds the simulator's ("tpsmon+sim"), and the CPU rule is off. A
+	// tpsmon sim in another process is simulated too, but its CPU is not ours.
+	InProcessSim bool
 
 	Version string           // the report's tool_version
 	Now     func() time.Time // wall clock for the report's timestamps; nil means time.Now
@@ -180,6 +184,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		cfg.Ramp.Fixed = true
 	}
 	e := &Engine{cfg: cfg, started: cfg.Now()}
+	e.self.WithSim = cfg.InProcessSim
 	e.initRate()
 	for i, p := range parts {
 		book := p.Book
@@ -192,7 +197,6 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 			info: model.EndpointInfo{Name: client.EndpointLabel(p.Endpoint), URL: client.RedactedURL(p.Endpoint.BaseURL),
 				Model: p.Endpoint.Model, API: apiOf(p.Endpoint), Simulated: p.Endpoint.Simulated},
 		})
-		e.self.WithSim = e.self.WithSim || p.Endpoint.Simulated
 	}
 	return e, nil
 }

@@ -36,7 +36,7 @@ func (r *Run) Settings() []Setting {
 		add("max_tokens", strconv.Itoa(st.MaxTokens))
 	}
 	if st.PromptTokens > 0 {
-		add("prompt", strconv.Itoa(st.PromptTokens)+" tokens")
+		add("prompt", "about "+strconv.Itoa(st.PromptTokens)+" tokens")
 	}
 	if x := r.extra.Settings.IgnoreEOS; x != nil {
 		add("ignore_eos", strconv.FormatBool(*x))
