@@ -113,7 +113,7 @@ func TestPromptLengthNote(t *testing.T) {
 	}{
 		{"chat", "", 128, "prompt: about 128 tokens asked (tpsmon's synthetic prompt counts a word a token); the server counted 152 on average (usage.prompt_tokens: its own tokenizer, and the chat template around the message)"},
 		{"completions", "", 128, "prompt: about 128 tokens asked (tpsmon's synthetic prompt counts a word a token); the server counted 152 on average (usage.prompt_tokens: its own tokenizer)"},
-		{"chat", "", 150, ""},                    // within 5%: nothing to explain
+		{"chat", "", 150, ""},                      // within 5%: nothing to explain
 		{"chat", "dataset prompts.jsonl", 128, ""}, // a dataset's prompts are not the synthetic one
 	} {
 		s := ReportSettings{API: tc.api, PromptTokens: tc.prompt, Workload: tc.workload, SLO: DefaultSLO.Report()}

@@ -163,7 +163,7 @@ func (p *serverPanel) selfRow(compact bool) string {
 	}
 	line := st.Title.Render(who) + st.Faint.Render(" CPU ") + vs.Render(cpu)
 	if u.Cores > 0 {
-		line += st.Faint.Render(" of "+model.Plural(u.Cores, "core"))
+		line += st.Faint.Render(" of " + model.Plural(u.Cores, "core"))
 	}
 	line += st.Faint.Render(" · readers wait ") + vs.Render(fmtSched(u.Sched)) + st.Faint.Render(" to run (p99)")
 	if busy {
