@@ -204,7 +204,7 @@ func TestReportStallAndSettings(t *testing.T) {
 	}
 	md := Markdown(r)
 	if !strings.HasPrefix(md, "## tpsmon results\n\n- run: started 2026-11-23T14:00:00Z · tpsmon v9\n- model: m\n- API: completions\n"+
-		"- workload: max_tokens 64 · prompt 32 tokens · ignore_eos on · extra_body keys top_k · timeout 30 s\n") {
+		"- workload: max_tokens 64 · prompt about 32 tokens · ignore_eos on · extra_body keys top_k · timeout 30 s\n") {
 		t.Errorf("Markdown does not start with the settings:\n%s", md)
 	}
 	if row := mdRow(t, md, 2); row[len(row)-1] != "900.0" {

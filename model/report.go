@@ -284,6 +284,10 @@ func (d Dist) Rate() RateJSON {
 	}
 }
 
+// csvTTFOHeader are CSV's last columns: the time to the first answer token (reasoning
+// models think first: TTFT is then the first reasoning token).
+var csvTTFOHeader = []string{"ttfo_p50_ms", "ttfo_p95_ms"}
+
 // csvHeader is the header row of CSV.
 var csvHeader = []string{
 	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
@@ -301,7 +305,8 @@ func CSV(r *Report) string {
 	var b strings.Builder
 	w := csv.NewWriter(&b)
 	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
-	_ = w.Write(append(head, csvServerHeader...)) // a strings.Builder does not fail
+	head = append(head, csvServerHeader...)
+	_ = w.Write(append(head, csvTTFOHeader...)) // a strings.Builder does not fail
 	f := func(ok bool, v float64) string {
 		if !ok {
 			return ""
@@ -311,6 +316,7 @@ func CSV(r *Report) string {
 	for _, e := range r.Endpoints {
 		for _, l := range e.Levels {
 			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
+			traffic = append(traffic, f(l.TTFOMs != (LatencyJSON{}), l.TTFOMs.P50), f(l.TTFOMs != (LatencyJSON{}), l.TTFOMs.P95))
 			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
 			steady := l.DurationS > 0
 			_ = w.Write(append([]string{

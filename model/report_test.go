@@ -133,10 +133,12 @@ func sampleReport() *Report {
 				Levels: []ReportLevel{
 					{Concurrency: 1, DurationS: 15, Requests: 13, Steady: 12, Succeeded: 13, Errors: map[string]int{}, ErrorRate: 0,
 						TTFTMs: LatencyJSON{P50: 85.25, P95: 101.5, P99: 110}, TPOTMs: LatencyJSON{P50: 12.5}, E2EMs: LatencyJSON{P50: 3260.4},
+						TTFOMs:  LatencyJSON{P50: 1650.5, P95: 1900},
 						StallMs: LatencyJSON{P95: 40.5, Max: 61},
 						UserTPS: RateJSON{P10: 78.4, P50: 80.05, P90: 81}, AggregateTPS: 79.9, RequestRate: 0.8, OutputTokens: 3072},
 					{Concurrency: 8, DurationS: 14.5, Requests: 90, Steady: 80, Succeeded: 87, Errors: map[string]int{"http_500": 1, "truncated": 0, "client": 2}, ErrorRate: 0.0114,
 						TTFTMs: LatencyJSON{P50: 160, P95: 410.25, P99: 500}, TPOTMs: LatencyJSON{P50: 22.2}, E2EMs: LatencyJSON{P50: 5800},
+						TTFOMs:  LatencyJSON{P50: 1749, P95: 2300.5}, // a reasoning model: the answer starts after the thinking
 						StallMs: LatencyJSON{P95: 80, Max: 2100.25},
 						UserTPS: RateJSON{P10: 40, P50: 45.04, P90: 47}, AggregateTPS: 355.55, RequestRate: 5.517, OutputTokens: 20224,
 						InFlightMean: 7.9, TrafficStats: TrafficStats{Goodput: GoodputStats{Judged: 80, Met: 76, Share: 0.95, Rate: 5.241},

@@ -67,6 +67,16 @@ type Line struct {
 	// held now among them while it has requests): a reader keeps the newest of each.
 	Levels []Level `json:"levels,omitempty"`
 	Server *Server `json:"server,omitempty"` // the server's own /metrics, when scraped
+
+	// Reasoning says a request sent reasoning before its answer (a reasoning model):
+	// TTFO, the time to the first answer token, is then shown beside TTFT. TTFOP50 and
+	// TTFOP95 are over the successful requests that ended in the trailing window.
+	Reasoning bool     `json:"reasoning,omitempty"`
+	TTFOP50   *float64 `json:"ttfo_p50_ms,omitempty"`
+	TTFOP95   *float64 `json:"ttfo_p95_ms,omitempty"`
+	// SLO is the criteria the levels are judged against, on an endpoint's first line
+	// (a reader keeps it): replay says the verdict the live screen said.
+	SLO *model.ReportSLO `json:"slo,omitempty"`
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.
@@ -98,6 +108,8 @@ type Level struct {
 	UserTPSP10     *float64 `json:"user_tps_p10,omitempty"` // tokens/s per request, 10th percentile
 	TTFTP50        *float64 `json:"ttft_p50_ms,omitempty"`
 	TTFTP95        *float64 `json:"ttft_p95_ms,omitempty"`
+	TTFOP50        *float64 `json:"ttfo_p50_ms,omitempty"` // the first answer token (reasoning models)
+	TTFOP95        *float64 `json:"ttfo_p95_ms,omitempty"`
 }
 
 // Server is the server's own view in the bucket, from its /metrics (keys it does not

@@ -30,6 +30,7 @@ type epState struct {
 	requests int
 	errs     map[model.ErrorKind]int
 	levels   map[int]levelMark
+	sloSent  bool // the criteria went out on a line
 }
 
 // levelMark is what a level showed at the previous line.
@@ -111,6 +112,13 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	if live.HasTTFT {
 		l.TTFTP50, l.TTFTP95 = ms(live.TTFTP50), ms(live.TTFTP95)
 	}
+	if l.Reasoning = live.Reasoning; live.Reasoning && live.HasTTFO {
+		l.TTFOP50, l.TTFOP95 = ms(live.TTFOP50), ms(live.TTFOP95)
+	}
+	if !st.sloSent {
+		slo := e.SLO().Report()
+		l.SLO, st.sloSent = &slo, true
+	}
 	if p, ok := e.Status(i, end); ok {
 		l.Ramp = &Ramp{Level: p.Index + 1, Levels: p.Levels, Users: p.Users, Steady: p.Steady, Need: p.Need,
 			Warming: p.Warming, LeftS: round(p.Left.Seconds(), 1), MaxLeftS: round(p.MaxLeft.Seconds(), 1)}
@@ -188,6 +196,9 @@ func LevelOf(ls *model.LevelStats) Level {
 	}
 	if ls.TTFT.Count > 0 {
 		lv.TTFTP50, lv.TTFTP95 = ptr(round(ls.TTFT.P50, 3)), ptr(round(ls.TTFT.P95, 3))
+	}
+	if ls.TTFO.Count > 0 {
+		lv.TTFOP50, lv.TTFOP95 = ptr(round(ls.TTFO.P50, 3)), ptr(round(ls.TTFO.P95, 3))
 	}
 	return lv
 }
