@@ -128,38 +128,6 @@ func TestCapacityAtLeast(t *testing.T) {
 	}
 }
 
-func TestMarkdownCapacityWording(t *testing.T) {
-	level := func(c int, errRate float64) ReportLevel {
-		return ReportLevel{Concurrency: c, DurationS: 10, Requests: 220, Steady: 200, Succeeded: 210, ErrorRate: errRate,
-			Errors: map[string]int{"http_500": 10}, TTFTMs: LatencyJSON{P50: 100, P95: 200}, UserTPS: RateJSON{P50: 50}}
-	}
-	r := &Report{Settings: ReportSettings{SLO: DefaultSLO.Report()}, Endpoints: []ReportEndpoint{
-		{Name: "a", Levels: []ReportLevel{level(8, 0), level(16, 0)}, Capacity: ReportCap{Users: 16, AtLeast: true}},
-		{Name: "b", Levels: []ReportLevel{level(4, 10.0/220), level(8, 0.5)}},
-	}}
-	md := Markdown(r)
-	for _, want := range []string{
-		"**Verdict**: capacity at least 16 users (limit not reached: the highest level measured in full meets the criteria); saturation not reached",
-		"- criteria: per-user p50 >= 30 tok/s, TTFT p95 <= 2 s, errors <= 1%\n",
-		"**Verdict**: capacity none: no level measured in full meets the criteria (4 users: errors 4.55% > 1%); saturation not reached (every doubling of users added at least 10% aggregate tok/s)\n- 4 users: errors 4.55% > 1%\n- 8 users: errors 50% > 1%\n",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("Markdown lacks %q:\n%s", want, md)
-		}
-	}
-	if strings.Contains(md, "Interrupted") {
-		t.Errorf("a finished run reads as interrupted:\n%s", md)
-	}
-	r.Interrupted = true
-	md = Markdown(r)
-	for _, want := range []string{"**Interrupted**: the run was stopped before its end",
-		"**Verdict**: capacity at least 16 users (limit not reached: the run was interrupted); saturation"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("interrupted Markdown lacks %q:\n%s", want, md)
-		}
-	}
-}
-
 // TestReportStallAndSettings is items 6 and 8: the JSON carries each level's stall and
 // the settings a reader needs (ignore_eos, extra_body keys, timeout, max hold) and each
 // endpoint's own API; the Markdown starts with those settings.
@@ -202,14 +170,7 @@ func TestReportStallAndSettings(t *testing.T) {
 			t.Errorf("settings.%s = %v, want %v", k, got, v)
 		}
 	}
-	md := Markdown(r)
-	if !strings.HasPrefix(md, "## tpsmon results\n\n- run: started 2026-11-23T14:00:00Z · tpsmon v9\n- model: m\n- API: completions\n"+
-		"- workload: max_tokens 64 · prompt about 32 tokens · ignore_eos on · extra_body keys top_k · timeout 30 s\n") {
-		t.Errorf("Markdown does not start with the settings:\n%s", md)
-	}
-	if row := mdRow(t, md, 2); row[len(row)-1] != "900.0" {
-		t.Errorf("stall max cell %q, want 900.0", row[len(row)-1])
-	}
+	// The Markdown that starts with these settings: probe/output/report's TestSummaryStartsWithSettings.
 }
 
 func jsonEqual(a, b any) bool {

@@ -189,3 +189,13 @@ func (s Statement) Line() string {
 	}
 	return s.Text
 }
+
+// rateMode reports whether an endpoint's levels are arrival rates (rate mode).
+func (e *ReportEndpoint) rateMode() bool {
+	for i := range e.Levels {
+		if e.Levels[i].Rate != nil {
+			return true
+		}
+	}
+	return false
+}

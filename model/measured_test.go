@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,23 +49,3 @@ func TestLevelLeftInWarmupIsNotJudged(t *testing.T) {
 
 func secs(i int) time.Duration { return time.Duration(i) * sec }
 
-// TestMarkdownNothingMeasured: a run stopped during its first level's warm-up says its
-// capacity was not measured, not that no level meets the criteria.
-func TestMarkdownNothingMeasured(t *testing.T) {
-	warmOnly := ReportLevel{Concurrency: 4, Requests: 3, Succeeded: 3}
-	r := &Report{Settings: ReportSettings{SLO: DefaultSLO.Report()}, Interrupted: true,
-		Endpoints: []ReportEndpoint{{Name: "a", Levels: []ReportLevel{warmOnly}}}}
-	md := Markdown(r)
-	if !strings.Contains(md, "**Verdict**: capacity not measured (no level got past its warm-up)") || strings.Contains(md, "meets the criteria") {
-		t.Errorf("Markdown:\n%s", md)
-	}
-	// Beside a failing level, the unmeasured one is listed as such.
-	failing := ReportLevel{Concurrency: 2, DurationS: 10, Requests: 20, Steady: 20, Succeeded: 10, ErrorRate: 0.5,
-		Errors: map[string]int{"http_500": 10}, TTFTMs: LatencyJSON{P50: 100, P95: 200}, UserTPS: RateJSON{P50: 50}}
-	r.Endpoints[0].Levels = []ReportLevel{failing, warmOnly}
-	lines := strings.Split(Markdown(r), "\n")
-	if !slices.Contains(lines, "- 2 users: errors 50% > 1%") ||
-		!slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "- 4 users: not measured (") }) {
-		t.Errorf("Markdown:\n%s", strings.Join(lines, "\n"))
-	}
-}

@@ -123,7 +123,7 @@ func mergeEndpoint(files []MergeFile, i int, settings *ReportSettings, interrupt
 				acc[rl.Concurrency] = m
 			}
 			if err := m.add(rl); err != nil {
-				return ReportEndpoint{}, fmt.Errorf("%s: endpoint %q, level %s: %w", f.Name, fe.Name, users(rl.Concurrency), err)
+				return ReportEndpoint{}, fmt.Errorf("%s: endpoint %q, level %s: %w", f.Name, fe.Name, Users(rl.Concurrency), err)
 			}
 		}
 	}
@@ -298,7 +298,7 @@ func checkMergeable(files []MergeFile) error {
 			for _, l := range e.Levels {
 				if l.Hist == nil {
 					return fmt.Errorf("%s: endpoint %q, level %s, has no histograms (written by a tpsmon that did not record them): "+
-						"merge needs results.json files that carry them", f.Name, e.Name, users(l.Concurrency))
+						"merge needs results.json files that carry them", f.Name, e.Name, Users(l.Concurrency))
 				}
 			}
 		}

@@ -307,19 +307,6 @@ func TestMergeReadsOlderReports(t *testing.T) {
 	}
 }
 
-// TestMarkdownSaysMergedAndShard: the report says it merges runs, or is one shard.
-func TestMarkdownSaysMergedAndShard(t *testing.T) {
-	r := sampleReport()
-	r.MergedFrom = 4
-	if md := Markdown(r); !strings.Contains(md, "- merged: 4 results (shards or whole runs") {
-		t.Errorf("no merged line:\n%s", md)
-	}
-	r.MergedFrom, r.Settings.Shard = 0, &ReportShard{Index: 2, Count: 4}
-	if md := Markdown(r); !strings.Contains(md, "- shard: 2/4 ") || strings.Contains(md, "merged") {
-		t.Errorf("no shard line:\n%s", md)
-	}
-}
-
 // TestMergeSimulatorURL: the built-in simulator listens on a new port each run: its URL
 // is not compared; a real endpoint's is.
 func TestMergeSimulatorURL(t *testing.T) {

@@ -1,11 +1,8 @@
 package model
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Schema is the value of Report.Schema.
@@ -282,57 +279,6 @@ func (d Dist) Rate() RateJSON {
 		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P10: round(d.P10, 2), P50: round(d.P50, 2),
 		P90: round(d.P90, 2), Max: round(d.Max, 2),
 	}
-}
-
-// csvTTFOHeader are CSV's last columns: the time to the first answer token (reasoning
-// models think first: TTFT is then the first reasoning token).
-var csvTTFOHeader = []string{"ttfo_p50_ms", "ttfo_p95_ms"}
-
-// csvHeader is the header row of CSV.
-var csvHeader = []string{
-	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
-	"error_rate", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "user_tps_p10", "user_tps_p50",
-	"user_tps_p90", "aggregate_tps", "request_rate", "output_tokens", "tpot_p50_ms", "e2e_p50_ms", "stall_p95_ms",
-	"stall_max_ms", "steady_requests", "short",
-}
-
-// CSV renders one row per endpoint and level, with a header row. Units are in the
-// column names (ms, tok/s for tps columns, requests/s for request_rate). A value that
-// was not measured is an empty cell, as it is "-" in Markdown: a distribution nothing
-// was recorded into, the error rate of a level without requests, and the aggregate
-// and request rates of a level without a steady window.
-func CSV(r *Report) string {
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
-	head = append(head, csvServerHeader...)
-	_ = w.Write(append(head, csvTTFOHeader...)) // a strings.Builder does not fail
-	f := func(ok bool, v float64) string {
-		if !ok {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	for _, e := range r.Endpoints {
-		for _, l := range e.Levels {
-			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
-			traffic = append(traffic, f(l.TTFOMs != (LatencyJSON{}), l.TTFOMs.P50), f(l.TTFOMs != (LatencyJSON{}), l.TTFOMs.P95))
-			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
-			steady := l.DurationS > 0
-			_ = w.Write(append([]string{
-				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
-				f(true, l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.Requests > 0, l.ErrorRate),
-				f(ttft, l.TTFTMs.P50), f(ttft, l.TTFTMs.P95), f(ttft, l.TTFTMs.P99),
-				f(user, l.UserTPS.P10), f(user, l.UserTPS.P50), f(user, l.UserTPS.P90),
-				f(steady, l.AggregateTPS), f(steady, l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
-				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
-				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95), f(l.StallMs != (LatencyJSON{}), l.StallMs.Max),
-				strconv.Itoa(l.Steady), strconv.FormatBool(l.Short),
-			}, traffic...))
-		}
-	}
-	w.Flush()
-	return b.String()
 }
 
 // sortedKinds returns the error kinds of m in name order.

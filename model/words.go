@@ -161,3 +161,6 @@ func Cell(v, target float64, dec int, fails bool) string {
 	}
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
+
+// seconds is "15 s", "2.5 s".
+func seconds(v float64) string { return fmtNum(v, 2) + " s" }

@@ -84,7 +84,7 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("cannot write snapshot %s: %w", base+".json", err)
 		}
-		if err := atomicfile.Write(base+".md", []byte(model.Markdown(r)), 0o644); err != nil {
+		if err := atomicfile.Write(base+".md", []byte(report.Summary(r)), 0o644); err != nil {
 			return "", fmt.Errorf("cannot write snapshot summary %s: %w", base+".md", err)
 		}
 		return base + ".json", nil

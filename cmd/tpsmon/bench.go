@@ -15,6 +15,8 @@ import (
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/output/report"
+	"github.com/tpsmon/tpsmon/probe/output/results"
 )
 
 func (a *app) newBenchCmd() *cobra.Command {
@@ -115,7 +117,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	liveErr := su.live.close(a)
 
 	a.saySimulated(su.sim, p.endpoints)
-	fmt.Fprint(a.stdout, model.Markdown(rep))
+	fmt.Fprint(a.stdout, report.Summary(rep))
 	a.printRampEnds(res, p.bounds.maxDuration)
 
 	if err := a.writeOutputs(f, rep); err != nil {
@@ -189,7 +191,7 @@ func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
 		}
 	}
 	if f.csv != "" {
-		if err := atomicfile.Write(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
+		if err := atomicfile.Write(f.csv, []byte(results.CSV(rep)), 0o644); err != nil {
 			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
 		} else {
 			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
+	"github.com/tpsmon/tpsmon/probe/output/report"
+	"github.com/tpsmon/tpsmon/probe/output/results"
 )
 
 // mergeFlags are merge's flags.
@@ -76,7 +78,7 @@ func (a *app) runMerge(f *mergeFlags, args []string) error {
 	for _, n := range model.MergeNotes(files) {
 		fmt.Fprintf(a.stderr, "tpsmon: %s\n", n)
 	}
-	fmt.Fprint(a.stdout, model.Markdown(merged))
+	fmt.Fprint(a.stdout, report.Summary(merged))
 	if f.out != "" {
 		data, _ := json.MarshalIndent(merged, "", "  ") // a Report always marshals
 		if err := atomicfile.Write(f.out, append(data, '\n'), 0o644); err != nil {
@@ -85,7 +87,7 @@ func (a *app) runMerge(f *mergeFlags, args []string) error {
 		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
 	}
 	if f.csv != "" {
-		if err := atomicfile.Write(f.csv, []byte(model.CSV(merged)), 0o644); err != nil {
+		if err := atomicfile.Write(f.csv, []byte(results.CSV(merged)), 0o644); err != nil {
 			return usageErrorf("--csv %s: cannot write the merged results: %v", f.csv, unwrapPathError(err))
 		}
 		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)

@@ -94,8 +94,6 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ",")
 }
 
-func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) + " s" }
-
 // date is an RFC 3339 time as "2026-11-23 14:26 UTC", or as given when it does not parse.
 func date(s string) string {
 	t, err := time.Parse(time.RFC3339, s)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -67,7 +66,7 @@ func levelRows(s *Series) [][]string {
 		_, ttft := ttftP95(l)
 		ttfo := l.Succeeded > 0 && l.TTFOMs != (model.LatencyJSON{})
 		rows = append(rows, []string{
-			u, req, errorsCell(l),
+			u, req, errorsCell(&l),
 			failCell(user, l.UserTPS.P50, slo.UserTPSMin, l.UserTPS.P50 < slo.UserTPSMin), cell(user, l.UserTPS.P10), cell(user, l.UserTPS.P90),
 			cell(l.DurationS > 0, l.AggregateTPS),
 			cell(ttft, l.TTFTMs.P50), failCell(ttft, l.TTFTMs.P95, ttftLim, l.TTFTMs.P95 > ttftLim),
@@ -97,37 +96,12 @@ func meetsCell(lj model.LevelJudgement) string {
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // failCell is cell, with the decimals it takes to show a failing figure apart from its
-// target.
+// target (model.Cell).
 func failCell(ok bool, v, target float64, fails bool) string {
 	if !ok {
 		return "-"
 	}
 	return model.Cell(v, target, 1, fails)
-}
-
-// errorsCell is "0", or the failed count with the rate and the kinds: "3 (4.55%: http_500 3)".
-func errorsCell(l model.ReportLevel) string {
-	n := l.Requests - l.Succeeded
-	s := strconv.Itoa(n)
-	if n <= 0 {
-		return s
-	}
-	kinds := make([]string, 0, len(l.Errors))
-	for k := range l.Errors {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	var parts []string
-	for _, k := range kinds {
-		if l.Errors[k] > 0 {
-			parts = append(parts, k+" "+strconv.Itoa(l.Errors[k]))
-		}
-	}
-	detail := model.FormatPercent(l.ErrorRate)
-	if len(parts) > 0 {
-		detail += ": " + strings.Join(parts, ", ")
-	}
-	return s + " (" + detail + ")"
 }
 
 func cell(ok bool, v float64) string {

@@ -1,9 +1,11 @@
-package model
+package report
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // mdServerHeader is the header of the server's-view table.
@@ -15,7 +17,7 @@ const mdServerHeader = "| users | waiting mean | waiting max | running mean | KV
 // tokens the server generated per second beside those tpsmon received, and the
 // preemptions. Nothing when no level has one. The cross-check of the two is the
 // judgement's (a note).
-func writeServer(b *strings.Builder, e *ReportEndpoint) {
+func writeServer(b *strings.Builder, e *model.ReportEndpoint) {
 	any := false
 	for i := range e.Levels {
 		any = any || e.Levels[i].Server != nil
@@ -42,34 +44,10 @@ func writeServer(b *strings.Builder, e *ReportEndpoint) {
 	b.WriteString("\n")
 }
 
-// ServerGap is the server's generated tok/s over the tokens tpsmon received, when the
-// two are more than 10% apart (the cross-check's threshold); ok is false otherwise or
-// when either is unknown.
-func ServerGap(sv *ServerLevel, received float64) (ratio float64, ok bool) {
-	if sv == nil || sv.GenTPS == nil || received <= 0 {
-		return 0, false
-	}
-	r := *sv.GenTPS / received
-	return r, r > 1+gapMin || r < 1-gapMin
-}
-
 // ptrCell is v with prec decimals, "-" when absent.
 func ptrCell(v *float64, prec int) string {
 	if v == nil {
 		return "-"
 	}
 	return strconv.FormatFloat(*v, 'f', prec, 64)
-}
-
-// Report is l as the report writes it: figures rounded to 2 decimals.
-func (l ServerLevel) Report() *ServerLevel {
-	r := func(v *float64) *float64 {
-		if v == nil {
-			return nil
-		}
-		x := round(*v, 2)
-		return &x
-	}
-	return &ServerLevel{Scrapes: l.Scrapes, WaitingMean: r(l.WaitingMean), WaitingMax: r(l.WaitingMax),
-		RunningMean: r(l.RunningMean), KVMeanPct: r(l.KVMeanPct), GenTPS: r(l.GenTPS), Preemptions: r(l.Preemptions)}
 }

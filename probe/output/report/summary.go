@@ -1,21 +1,27 @@
-package model
+package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
-// Markdown renders a report for people (stdout and the snapshot summary): the run's
-// settings and whether it was interrupted, then for each endpoint a table of its
-// levels followed by its capacity and saturation lines. A value that was not measured
-// (no successful request, no steady window, or a distribution nothing was recorded
-// into, such as per-user tok/s of one-token answers) shows as "-".
-func Markdown(r *Report) string {
+// Summary is a run's results as Markdown, for people: what bench prints, the live
+// screen writes when it quits and with each snapshot, and merge prints. The run's
+// settings and whether it was interrupted, then for each endpoint its level tables,
+// the server's view and its judgement (model.Judge: the verdict, the failing levels, the
+// notes, the diagnosis). A value that was not measured (no successful request, no
+// steady window, or a distribution nothing was recorded into, such as per-user tok/s of
+// one-token answers) shows as "-".
+func Summary(r *model.Report) string {
 	var b strings.Builder
 	writeSettings(&b, r)
-	j := Judge(r)
+	j := model.Judge(r)
 	for i := range r.Endpoints {
 		b.WriteString("\n")
 		writeEndpoint(&b, &r.Endpoints[i], &j.Endpoints[i], r.Settings.SLO.SLO())
@@ -25,7 +31,7 @@ func Markdown(r *Report) string {
 
 // writeSettings writes the heading, one line per group of settings (a group nobody set
 // is left out) and, when the run was interrupted, a line that says so.
-func writeSettings(b *strings.Builder, r *Report) {
+func writeSettings(b *strings.Builder, r *model.Report) {
 	s := &r.Settings
 	b.WriteString("## tpsmon results\n\n")
 	var when []string
@@ -43,10 +49,10 @@ func writeSettings(b *strings.Builder, r *Report) {
 		b.WriteString("- merged: " + strconv.Itoa(r.MergedFrom) + " results (shards or whole runs: histograms merged, counters summed)\n")
 	}
 	if sh := s.Shard; sh != nil {
-		b.WriteString("- shard: " + shardWords(sh) + " (this run sent its share of each level's users; merge the shards' results.json)\n")
+		b.WriteString("- shard: " + strconv.Itoa(sh.Index) + "/" + strconv.Itoa(sh.Count) + " (this run sent its share of each level's users; merge the shards' results.json)\n")
 	}
-	line(b, "model", endpointValues(r, func(e *ReportEndpoint) string { return e.Model }, ""))
-	line(b, "API", endpointValues(r, func(e *ReportEndpoint) string { return e.API }, s.API))
+	line(b, "model", endpointValues(r, func(e *model.ReportEndpoint) string { return e.Model }, ""))
+	line(b, "API", endpointValues(r, func(e *model.ReportEndpoint) string { return e.API }, s.API))
 	var work []string
 	if s.MaxTokens > 0 {
 		work = append(work, "max_tokens "+strconv.Itoa(s.MaxTokens))
@@ -85,10 +91,10 @@ func line(b *strings.Builder, name string, parts []string) {
 
 // endpointValues is the distinct non-empty values of f over the endpoints, in order and
 // joined by commas (nil when there is none); def when no endpoint has one.
-func endpointValues(r *Report, f func(*ReportEndpoint) string, def string) []string {
+func endpointValues(r *model.Report, f func(*model.ReportEndpoint) string, def string) []string {
 	var out []string
 	for i := range r.Endpoints {
-		if v := f(&r.Endpoints[i]); v != "" && !contains(out, v) {
+		if v := f(&r.Endpoints[i]); v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
@@ -101,18 +107,9 @@ func endpointValues(r *Report, f func(*ReportEndpoint) string, def string) []str
 	return []string{strings.Join(out, ", ")}
 }
 
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // rampWords describes the ramp and the hold, e.g. "1, 8, 16 users · hold 15 s (up to
 // 60 s, until max(20, 2 x users) steady requests)".
-func rampWords(s *ReportSettings) []string {
+func rampWords(s *model.ReportSettings) []string {
 	var out []string
 	if len(s.Ramp) > 0 {
 		n := make([]string, len(s.Ramp))
@@ -142,17 +139,14 @@ func rampWords(s *ReportSettings) []string {
 	return out
 }
 
-// seconds is "15 s", "2.5 s".
-func seconds(v float64) string { return fmtNum(v, 2) + " s" }
-
 // tokenSourceWords says where an endpoint's token counts come from.
 func tokenSourceWords(src string) string {
 	switch src {
-	case SourceUsage:
+	case model.SourceUsage:
 		return "tokens: server usage"
-	case SourceChunks:
+	case model.SourceChunks:
 		return "tokens: estimated from chunks (no usage reported)"
-	case SourceMixed:
+	case model.SourceMixed:
 		return "tokens: mixed, partly estimated from chunks (usage reported by some requests)"
 	}
 	return "tokens: none received"
@@ -168,7 +162,7 @@ const mdTTFO = 9
 
 // writeEndpoint writes one endpoint's heading, level tables, server's view and its
 // judgement: the verdict, the failing levels, the notes and the diagnosis.
-func writeEndpoint(b *strings.Builder, e *ReportEndpoint, j *EndpointJudgement, slo SLO) {
+func writeEndpoint(b *strings.Builder, e *model.ReportEndpoint, j *model.EndpointJudgement, slo model.SLO) {
 	head := []string{e.Name}
 	if e.Model != "" {
 		head = append(head, e.Model)
@@ -196,14 +190,14 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, j *EndpointJudgement, 
 		b.WriteString(levelRow(&e.Levels[i], j.Levels[i], slo, j.TTFO))
 	}
 	b.WriteString("\n")
-	writeTraffic(b, e)
+	writeTraffic(b, e, j.Rate)
 	writeServer(b, e)
-	WriteJudgement(b, j)
+	writeJudgement(b, j)
 }
 
-// WriteJudgement writes an endpoint's judgement as Markdown: the verdict sentence, the
+// writeJudgement writes an endpoint's judgement as Markdown: the verdict sentence, the
 // levels that fail the criteria, the notes, and the diagnosis.
-func WriteJudgement(b *strings.Builder, j *EndpointJudgement) {
+func writeJudgement(b *strings.Builder, j *model.EndpointJudgement) {
 	b.WriteString("**Verdict**: " + j.Verdict.Text + "\n")
 	for _, f := range j.Failing() {
 		b.WriteString("- " + f + "\n")
@@ -220,12 +214,12 @@ func WriteJudgement(b *strings.Builder, j *EndpointJudgement) {
 }
 
 // levelRow is one row of the level table. A figure that fails its target is never
-// shown rounded onto it (Cell).
-func levelRow(l *ReportLevel, lj LevelJudgement, slo SLO, ttfo bool) string {
+// shown rounded onto it (model.Cell).
+func levelRow(l *model.ReportLevel, lj model.LevelJudgement, slo model.SLO, ttfo bool) string {
 	ok := l.Succeeded > 0
-	user := ok && l.UserTPS != (RateJSON{})
-	ttft := ok && l.TTFTMs != (LatencyJSON{})
-	stall := ok && l.StallMs != (LatencyJSON{})
+	user := ok && l.UserTPS != (model.RateJSON{})
+	ttft := ok && l.TTFTMs != (model.LatencyJSON{})
+	stall := ok && l.StallMs != (model.LatencyJSON{})
 	agg := "-"
 	if l.DurationS > 0 {
 		agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
@@ -234,32 +228,23 @@ func levelRow(l *ReportLevel, lj LevelJudgement, slo SLO, ttfo bool) string {
 	if m := lj.State.Mark(); m != "" && l.Requests > 0 {
 		steady += " (" + m + ")"
 	}
-	ttftLim := ms(slo.TTFTP95Max)
+	ttftLim := msOf(slo.TTFTP95Max)
 	cells := []string{strconv.Itoa(l.Concurrency), strconv.Itoa(l.Requests), steady, errorsCell(l),
 		failCell(user, l.UserTPS.P50, slo.UserTPSMin, l.UserTPS.P50 < slo.UserTPSMin), cell(user, l.UserTPS.P10), agg,
 		cell(ttft, l.TTFTMs.P50), failCell(ttft, l.TTFTMs.P95, ttftLim, l.TTFTMs.P95 > ttftLim)}
 	if ttfo {
-		has := ok && l.TTFOMs != (LatencyJSON{})
-		lim := ms(slo.TTFOP95Max)
+		has := ok && l.TTFOMs != (model.LatencyJSON{})
+		lim := msOf(slo.TTFOP95Max)
 		cells = append(cells, cell(has, l.TTFOMs.P50), failCell(has, l.TTFOMs.P95, lim, lim > 0 && l.TTFOMs.P95 > lim))
 	}
-	cells = append(cells, cell(ok && l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
+	cells = append(cells, cell(ok && l.TPOTMs != (model.LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (model.LatencyJSON{}), l.E2EMs.P50),
 		cell(stall, l.StallMs.P95), cell(stall, l.StallMs.Max))
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }
 
-// failCell is cell, with the decimals it takes to show a failing figure apart from its
-// target (Cell).
-func failCell(ok bool, v, target float64, fails bool) string {
-	if !ok {
-		return "-"
-	}
-	return Cell(v, target, 1, fails)
-}
-
 // errorsCell is "0", or the failures with the charged rate and the kinds, e.g.
 // "3 (1.25%: http_500 1, client 2 not charged)".
-func errorsCell(l *ReportLevel) string {
+func errorsCell(l *model.ReportLevel) string {
 	n := l.Requests - l.Succeeded
 	s := strconv.Itoa(n)
 	if n <= 0 {
@@ -269,29 +254,33 @@ func errorsCell(l *ReportLevel) string {
 	for _, k := range sortedKinds(l.Errors) {
 		if c := l.Errors[k]; c > 0 {
 			kind := k + " " + strconv.Itoa(c)
-			if !ErrorKind(k).Charged() {
+			if !model.ErrorKind(k).Charged() {
 				kind += " not charged"
 			}
 			kinds = append(kinds, kind)
 		}
 	}
 	if len(kinds) == 0 {
-		return s + " (" + FormatPercent(l.ErrorRate) + ")"
+		return s + " (" + model.FormatPercent(l.ErrorRate) + ")"
 	}
-	return s + " (" + FormatPercent(l.ErrorRate) + ": " + strings.Join(kinds, ", ") + ")"
+	return s + " (" + model.FormatPercent(l.ErrorRate) + ": " + strings.Join(kinds, ", ") + ")"
 }
 
-// users is "1 user" or "N users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
+// sortedKinds returns the error kinds of m in name order.
+func sortedKinds(m map[string]int) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
 	}
-	return strconv.Itoa(n) + " users"
+	sort.Strings(ks)
+	return ks
 }
 
-func cell(ok bool, v float64) string {
-	if !ok {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
+// fmtNum formats v rounded to at most dec decimals, without trailing zeros.
+func fmtNum(v float64, dec int) string {
+	p := math.Pow10(dec)
+	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
 }
+
+// seconds is "15 s", "2.5 s".
+func seconds(v float64) string { return fmtNum(v, 2) + " s" }
