@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/probe/output/report"
+	"github.com/tpsmon/tpsmon/probe/output/results"
 )
 
 // snapshotMsg reports where a snapshot was written, or why it was not.
@@ -67,7 +67,7 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return "", fmt.Errorf("cannot create snapshot directory %s: %w", abs, err)
 	}
-	js, err := json.MarshalIndent(r, "", "  ")
+	js, err := results.JSON(r)
 	if err != nil {
 		return "", err
 	}
@@ -77,7 +77,7 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 		if n > 1 {
 			base = fmt.Sprintf("%s-%d", stem, n)
 		}
-		err := atomicfile.WriteNew(base+".json", append(js, '\n'), 0o644)
+		err := atomicfile.WriteNew(base+".json", js, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,11 +11,9 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
-	"github.com/tpsmon/tpsmon/probe/output/report"
-	"github.com/tpsmon/tpsmon/probe/output/results"
+	"github.com/tpsmon/tpsmon/probe/output"
 )
 
 func (a *app) newBenchCmd() *cobra.Command {
@@ -114,19 +111,18 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
-	liveErr := su.live.close(a)
+	liveErr := a.endLive(&su.live)
 
 	a.saySimulated(su.sim, p.endpoints)
-	fmt.Fprint(a.stdout, report.Summary(rep))
-	a.printRampEnds(res, p.bounds.maxDuration)
-
-	if err := a.writeOutputs(f, rep); err != nil {
+	stdout := output.Set{{Name: "stdout", Output: output.Summary{W: a.stdout}}}
+	if err := a.endOutputs(&stdout, rep); err != nil {
 		return err
 	}
-	if f.report != "" {
-		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
-			return err
-		}
+	a.printRampEnds(res, p.bounds.maxDuration)
+
+	files := fileOutputs(f)
+	if err := a.endOutputs(&files, rep); err != nil {
+		return err
 	}
 	if liveErr != nil {
 		return liveErr
@@ -170,35 +166,6 @@ func benchExit(res *engine.Result, p *plan, f *runFlags) error {
 		if len(below) > 0 {
 			return &exitError{code: exitCapacity, msg: strings.Join(below, "\n")}
 		}
-	}
-	return nil
-}
-
-// writeOutputs writes --out and --csv (also after an interruption) and says where. A
-// file that cannot be written does not keep the other from being written. Each is
-// written atomically: a run cut while writing leaves the old file whole.
-func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
-	var failed []string
-	if f.out != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err == nil {
-			err = atomicfile.Write(f.out, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("--out: cannot write the results: %v", err))
-		} else {
-			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
-		}
-	}
-	if f.csv != "" {
-		if err := atomicfile.Write(f.csv, []byte(results.CSV(rep)), 0o644); err != nil {
-			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
-		} else {
-			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
-		}
-	}
-	if len(failed) > 0 {
-		return &exitError{code: exitUsage, msg: strings.Join(failed, "\n")}
 	}
 	return nil
 }
