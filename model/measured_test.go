@@ -48,4 +48,3 @@ func TestLevelLeftInWarmupIsNotJudged(t *testing.T) {
 }
 
 func secs(i int) time.Duration { return time.Duration(i) * sec }
-

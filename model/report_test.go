@@ -137,4 +137,3 @@ func TestExtraBodyKeysNeverNull(t *testing.T) {
 		t.Errorf("keys given: %s", data)
 	}
 }
-

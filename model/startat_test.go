@@ -26,4 +26,3 @@ func TestMergeShardsShareStartAt(t *testing.T) {
 		t.Errorf("merged start_at %q, want %q", m.Settings.StartAt, a.Settings.StartAt)
 	}
 }
-
