@@ -120,3 +120,20 @@ func TestVerdictWordingRateMode(t *testing.T) {
 		t.Errorf("rate-mode verdict speaks of users: %q / %q / %q", l.Text(), l.Failures(), l.Notes())
 	}
 }
+
+// TestPosterSaysTheVerdict: the PNG and SVG pictures draw the verdict lines of
+// newPosterText; wrapped to the picture's width, they hold each series' verdict
+// sentence whole (the judgement's, as every other surface says it), and its notes.
+func TestPosterSaysTheVerdict(t *testing.T) {
+	runs := load(t, "base.json", "small-gpu.json")
+	series := SeriesOf(runs)
+	text := strings.Join(newPosterText(runs, series).verdict, " ")
+	for _, s := range series {
+		if !strings.Contains(text, s.Label+": "+s.Judgement.Verdict.Text) {
+			t.Errorf("the picture lacks %s's verdict %q:\n%s", s.Label, s.Judgement.Verdict.Text, text)
+		}
+	}
+	if !strings.Contains(text, "Fails at 4 users: per-user p50 28.9 tok/s < 30 tok/s") {
+		t.Errorf("the picture lacks small-gpu's failures:\n%s", text)
+	}
+}
