@@ -99,6 +99,9 @@ func JudgeEndpoint(s *ReportSettings, e *ReportEndpoint, interrupted, walking bo
 		l := &e.Levels[i]
 		st := s.LevelState(l, walking)
 		why := slo.failures(judgeReport(l))
+		if st == LevelShort && !judgeReport(l).measured() {
+			why = []string{"nothing measured: no steady request delivered a token before the maximum hold ended it"}
+		}
 		j.Levels = append(j.Levels, LevelJudgement{Level: l.Concurrency, Name: LevelName(j.Rate, l.Concurrency),
 			State: st, StateWords: s.LevelStateWords(l, st), Meets: len(why) == 0, Failures: why})
 	}

@@ -73,10 +73,10 @@ func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
 		return LevelStopped
 	case l.Open && (walking || few):
 		return LevelOpen
-	case !judgeReport(l).measured():
-		return LevelNotMeasured
 	case l.Short:
 		return LevelShort
+	case !judgeReport(l).measured():
+		return LevelNotMeasured
 	case few:
 		return LevelFew
 	}

@@ -66,6 +66,15 @@ func (j *EndpointJudgement) rampNote(s *ReportSettings, e *ReportEndpoint) (Stat
 	switch end {
 	case RampEndFinished:
 		st.Text = "ramp finished: every level was held"
+		var short []int
+		for _, l := range j.Levels {
+			if l.State == LevelShort {
+				short = append(short, l.Level)
+			}
+		}
+		if len(short) > 0 {
+			st.Text += "; the maximum hold came first at " + LevelNames(j.Rate, short) + " (short)"
+		}
 		return st, true
 	case RampEndMaxDuration:
 		st.Text, st.Severity = "ramp cut by the run's maximum duration", SevWarning

@@ -253,7 +253,7 @@ func addTTFTLimit(p *plot.Plot, pal palette, xs []float64, limit float64) error 
 		return nil
 	}
 	if limit > 3*p.Y.Max {
-		p.Title.Text += " (limit " + num(limit) + " ms, far above)"
+		p.Title.Text += " (limit " + model.Limit(limit) + ", far above)"
 		return nil
 	}
 	line, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: limit}, {X: p.X.Max, Y: limit}})
@@ -262,7 +262,7 @@ func addTTFTLimit(p *plot.Plot, pal palette, xs []float64, limit float64) error 
 	}
 	line.LineStyle = draw.LineStyle{Color: pal.bad, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	p.Add(line)
-	p.Legend.Add("limit "+num(limit)+" ms", line)
+	p.Legend.Add("limit "+model.Limit(limit), line)
 	return nil
 }
 

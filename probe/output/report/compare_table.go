@@ -28,12 +28,15 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		mdEscape(p.next.Label), mdEscape(p.next.Judgement.Verdict.Text))
 	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
 	capLine := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
-	if nc, bc := p.next.Judgement.Capacity.Report().Users, p.base.Judgement.Capacity.Report().Users; nc < bc && p.next.Judgement.Capacity.Kind != model.CapAtLeast {
-		// NEW's capacity is known (exact, or none) and below BASE's. A lower bound below
-		// BASE's is no fall: NEW did not measure the levels that would tell.
+	// A fall is known when NEW's capacity is (exact, or none) and below BASE's: a lower
+	// bound below BASE's, or a capacity not measured, is no fall (NEW did not measure the
+	// levels that would tell; their own rows say how they compare).
+	known := func(k model.CapKind) bool { return k == model.CapExact || k == model.CapNone }
+	nk, bk := p.next.Judgement.Capacity.Kind, p.base.Judgement.Capacity.Kind
+	if nc, bc := p.next.Judgement.Capacity.Report().Users, p.base.Judgement.Capacity.Report().Users; nc < bc && known(nk) {
 		capLine += " (**worse**)"
 		regs = append(regs, fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap))
-	} else if nc > bc && p.base.Judgement.Capacity.Kind != model.CapAtLeast {
+	} else if nc > bc && known(bk) {
 		capLine += " (better)"
 	}
 	b.WriteString(capLine + "\n\n")

@@ -34,6 +34,7 @@ h3{font-size:1em;margin:1.2em 0 .4em}
 .swatch{display:inline-block;width:.9em;height:.9em;border-radius:2px;margin-right:.4em;vertical-align:-.1em}
 .ok{color:{{.Good}};font-weight:bold}
 .bad{color:{{.Bad}};font-weight:bold}
+.warn{color:{{.Warn}};font-weight:bold}
 .faint{color:{{.Faint}}}
 .sim{display:inline-block;padding:0 .4em;border:1px solid {{.Warn}};color:{{.Warn}};border-radius:3px;font-size:.85em}
 figure{margin:1em 0}
@@ -49,7 +50,7 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 <h1>{{.Title}}</h1>
 <h2>Verdict</h2>
 <ul class="verdict">
-{{range .Lines}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>: <span class="{{if .Meets}}ok{{else}}bad{{end}}">{{.Text}}</span>{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
+{{range .Lines}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>: <span class="{{.Class}}">{{.Text}}</span>{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
 {{if or .Failures .Notes}}<ul class="fails">{{range .Failures}}<li>fails at {{.}}</li>{{end}}{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
 {{end}}{{range .Changes}}<li>{{.}}</li>
 {{end}}</ul>

@@ -67,20 +67,20 @@ func newPosterText(runs []*Run, series []Series) posterText {
 	var t posterText
 	t.title = wrap(textStyle(color.Black, vg.Points(16), true), width, Title(series))
 	var lines []string
-	var owner []int
+	var owner []int // per line: the series whose colour marks it, or -1
 	for i, l := range v.Lines {
-		owner = append(owner, i)
-		s := l.Label + ": " + l.Text()
+		lines, owner = append(lines, l.Label+": "+l.Text()), append(owner, i)
+		var more []string
 		if f := l.Failures(); len(f) > 0 {
-			s += ". Fails at " + strings.Join(f, "; ")
+			more = append(more, "Fails at "+strings.Join(f, "; "))
 		}
-		if n := l.Notes(); len(n) > 0 {
-			s += ". " + strings.Join(n, ". ")
-		}
+		more = append(more, l.Notes()...)
 		if l.Criteria != "" {
-			s += ". Criteria: " + l.Criteria
+			more = append(more, "Criteria: "+l.Criteria)
 		}
-		lines = append(lines, s)
+		for _, m := range more {
+			lines, owner = append(lines, "· "+m), append(owner, -1)
+		}
 	}
 	lines = append(lines, v.Changes...)
 	if v.Criteria != "" {

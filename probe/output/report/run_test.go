@@ -62,7 +62,7 @@ func TestDecodeReadsTheNewerKeys(t *testing.T) {
 		t.Errorf("stall p95 at level 2 = %v, want 42.5 (stall_ms from the file)", got)
 	}
 	line := r.SettingsLine()
-	for _, want := range []string{"ignore_eos true", "max hold 30 s", "timeout 60 s", "SIMULATED"} {
+	for _, want := range []string{"ignore_eos on", "max hold 30 s", "timeout 60 s", "SIMULATED"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("settings line lacks %q: %s", want, line)
 		}

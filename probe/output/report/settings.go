@@ -39,7 +39,7 @@ func (r *Run) Settings() []Setting {
 		add("prompt", "about "+strconv.Itoa(st.PromptTokens)+" tokens")
 	}
 	if x := r.extra.Settings.IgnoreEOS; x != nil {
-		add("ignore_eos", strconv.FormatBool(*x))
+		add("ignore_eos", map[bool]string{true: "on", false: "off"}[*x])
 	}
 	add("ramp", joinInts(st.Ramp)+" users")
 	if st.HoldS > 0 {
@@ -56,9 +56,9 @@ func (r *Run) Settings() []Setting {
 	add("tpsmon", r.Report.ToolVersion)
 	switch {
 	case len(sim) == len(r.Report.Endpoints) && len(sim) > 0:
-		add("simulated", "yes: tpsmon's built-in simulator, not a real server")
+		add("simulated", "yes: tpsmon's simulator, not a real server")
 	case len(sim) > 0:
-		add("simulated", strings.Join(sim, ", ")+" (tpsmon's built-in simulator)")
+		add("simulated", strings.Join(sim, ", ")+" (tpsmon's simulator)")
 	default:
 		add("simulated", "no")
 	}

@@ -30,6 +30,18 @@ func (l VerdictLine) Meets() bool {
 	return k == model.CapExact || k == model.CapAtLeast
 }
 
+// Class is the verdict's weight as the HTML page colours it: "bad" when no level meets
+// the criteria, "warn" when the capacity was not measured, "ok" otherwise.
+func (l VerdictLine) Class() string {
+	switch l.Judgement.Verdict.Severity {
+	case model.SevProblem:
+		return "bad"
+	case model.SevWarning:
+		return "warn"
+	}
+	return "ok"
+}
+
 // Text is the verdict sentence.
 func (l VerdictLine) Text() string { return l.Judgement.Verdict.Text }
 
