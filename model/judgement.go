@@ -42,8 +42,17 @@ type Statement struct {
 	Kind     string   // what it is about: a Say* name, or a diagnosis finding's kind
 	Severity Severity // SevProblem, SevWarning or SevInfo
 	Text     string   // the sentence, with its numbers
+	Medium   string   // the sentence with fewer of its reasons, for a screen too narrow for Text ("": Short)
 	Short    string   // the sentence for a narrow screen (Text when "")
 	Evidence []string // figures behind the sentence that it does not hold itself
+}
+
+// MediumText is Medium, or ShortText when there is no medium form.
+func (s Statement) MediumText() string {
+	if s.Medium != "" {
+		return s.Medium
+	}
+	return s.ShortText()
 }
 
 // ShortText is Short, or Text when there is no shorter form.

@@ -13,7 +13,8 @@ func (j *EndpointJudgement) verdict() Statement {
 	case CapNotMeasured:
 		sev = SevWarning
 	}
-	return Statement{Kind: SayVerdict, Severity: sev, Text: c.Text + "; " + s.Text, Short: c.ShortText() + "; " + s.ShortText()}
+	return Statement{Kind: SayVerdict, Severity: sev, Text: c.Text + "; " + s.Text, Medium: c.Text + "; " + s.ShortText(),
+		Short: c.ShortText() + "; " + s.ShortText()}
 }
 
 // capacityWords says the capacity: "capacity 16 users", "capacity at least 16 users

@@ -143,8 +143,8 @@ func silenceWords(n int, d time.Duration) string {
 // verdict is one endpoint's verdict sentence (model.EndpointJudgement.Verdict), whole
 // and short (for narrow screens), with its severity.
 type verdict struct {
-	Full, Short string
-	Severity    model.Severity
+	Full, Medium, Short string
+	Severity            model.Severity
 }
 
 // verdicts are the verdict lines, each in the form that fits the width, coloured by
@@ -154,6 +154,9 @@ func (p *statusPanel) verdicts() []string {
 	var out []string
 	for _, v := range p.data.Verdicts {
 		s := v.Full
+		if ansi.StringWidth(s) > p.w && v.Medium != "" {
+			s = v.Medium
+		}
 		if ansi.StringWidth(s) > p.w {
 			s = v.Short
 		}

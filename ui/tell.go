@@ -58,9 +58,9 @@ func verdictOf(j *model.EndpointJudgement, named bool) verdict {
 	if !j.Judged() {
 		return verdict{}
 	}
-	v := verdict{Full: j.Verdict.Text, Short: j.Verdict.ShortText(), Severity: j.Verdict.Severity}
+	v := verdict{Full: j.Verdict.Text, Medium: j.Verdict.MediumText(), Short: j.Verdict.ShortText(), Severity: j.Verdict.Severity}
 	if named {
-		v.Full, v.Short = j.Name+": "+v.Full, j.Name+": "+v.Short
+		v.Full, v.Medium, v.Short = j.Name+": "+v.Full, j.Name+": "+v.Medium, j.Name+": "+v.Short
 	}
 	return v
 }
