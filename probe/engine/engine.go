@@ -135,6 +135,7 @@ type Engine struct {
 	started time.Time                                         // wall clock, for the report
 	t0      time.Time                                         // first StartRamp or Step: MaxDuration counts from it
 	over    bool                                              // MaxDuration ended the run
+	done    bool                                              // the load was cut for good (Cut, or bench's end): no level is being measured
 	wall    model.WallClock                                   // the report's wall clock (Run sets it at the ramp's start)
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
 
