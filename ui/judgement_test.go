@@ -162,3 +162,16 @@ func TestOneVerdictOnEverySurface(t *testing.T) {
 		t.Errorf("replay does not show TTFO:\n%s", said["replay"])
 	}
 }
+
+// TestTableNeverRoundsAFailureOntoItsTarget: a failing 29.97 tok/s was shown "30.0"
+// beside the verdict that it fails; a TTFT p95 of 2004 ms against 2 s read "2.00 s".
+func TestTableNeverRoundsAFailureOntoItsTarget(t *testing.T) {
+	p := sized(&tablePanel{}, size{100, 6})
+	p.SetTargets(2*time.Second, false)
+	p.SetData("gpu", []model.LevelStats{{Concurrency: 8, Requests: 40, Succeeded: 40, Steady: 40,
+		UserTPS: model.Dist{Count: 40, P50: 29.97}, TTFT: model.Dist{Count: 40, P50: 900, P95: 2004}, AggregateTPS: 240}}, 0, 30)
+	view := ansi.Strip(p.View())
+	if !strings.Contains(view, "29.97") || !strings.Contains(view, "2.004 s") || strings.Contains(view, "30.0") {
+		t.Errorf("a failing figure rounded onto its target:\n%s", view)
+	}
+}
