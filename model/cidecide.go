@@ -2,7 +2,6 @@ package model
 
 import (
 	"slices"
-	"strings"
 )
 
 // Decision is how a capacity criterion stands at a level, at 95% confidence.
@@ -24,24 +23,6 @@ const (
 	TermTTFO      = "ttfo_p95"
 	TermGoodput   = "goodput"
 )
-
-// TermWords names a criterion's figure in words: "per-user p50", "TTFT p95", "errors",
-// "TTFO p95", "goodput".
-func TermWords(term string) string {
-	switch term {
-	case TermUserTPS:
-		return "per-user p50"
-	case TermTTFT:
-		return "TTFT p95"
-	case TermErrorRate:
-		return "errors"
-	case TermTTFO:
-		return "TTFO p95"
-	case TermGoodput:
-		return "goodput"
-	}
-	return term
-}
 
 // Call is one capacity criterion of a level, decided at 95%.
 type Call struct {
@@ -199,44 +180,6 @@ func Terms(calls []Call) []string {
 		out[i] = c.Term
 	}
 	return out
-}
-
-// TermsWords is the terms in words, joined: "TTFT p95 and errors".
-func TermsWords(terms []string) string {
-	w := make([]string, len(terms))
-	for i, t := range terms {
-		w[i] = TermWords(t)
-	}
-	switch len(w) {
-	case 0:
-		return ""
-	case 1:
-		return w[0]
-	}
-	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
-}
-
-// decided says whether the capacity c over levels (ordered by concurrency) is decided at
-// 95% (see ReportCap.Decided).
-func decided(levels []LevelStats, slo SLO, c ReportCap) bool {
-	for i := range levels {
-		l := &levels[i]
-		if !l.Measured() || l.Concurrency < c.Users {
-			continue
-		}
-		calls := slo.Call(l).Calls
-		switch {
-		case l.Concurrency == c.Users:
-			if !metAt(calls) {
-				return false
-			}
-		case len(l.Undecided) > 0:
-			return false // an undecided level between: the limit may lie above
-		default:
-			return failsAt(calls) // the next level above must fail at 95%
-		}
-	}
-	return c.Users > 0 && c.AtLeast
 }
 
 // Unproven names the criteria (SLO terms) of a saved report's capacity level met by their

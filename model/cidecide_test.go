@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -191,39 +190,6 @@ func TestCooldown(t *testing.T) {
 	l, _ := tr.Level(4)
 	if l.Requests != 2 || l.Succeeded != 2 || l.Steady != 2 || l.UserTPS.Count != 1 || l.UserTPS.P50 != 10 || l.Traffic.Goodput.Judged != 1 {
 		t.Errorf("requests %d succeeded %d steady %d, per-user %+v, goodput judged %d; want 2, 2, 2 and only the 10 tok/s request judged", l.Requests, l.Succeeded, l.Steady, l.UserTPS, l.Traffic.Goodput.Judged)
-	}
-}
-
-// TestMarkdownSaysHowSure: the Markdown shows the intervals as ± in the level table,
-// marks refined and undecided levels, and says whether the capacity is decided at 95%
-// and what fails above it.
-func TestMarkdownSaysHowSure(t *testing.T) {
-	tr := NewTracker(TrackerOptions{})
-	levelOf(tr, 16, 110, 0, 100*msec, sec, 0)             // 50 tok/s: meets at 95%
-	levelOf(tr, 24, 12, 0, 100*msec, 2*sec, 200*sec)      // 25 tok/s: fails at 95%
-	levelOf(tr, 32, 12, 0, 100*msec, 2*sec, 300*sec)      // fails
-	levelOf(tr, 20, 110, 0, 100*msec, 1600*msec, 400*sec) // 31.25 tok/s, marked undecided
-	tr.MarkRefined(24)
-	tr.MarkRefined(20)
-	tr.MarkUndecided(20, []string{TermTTFT})
-	r := &Report{Schema: Schema, Settings: ReportSettings{SLO: DefaultSLO.Report()}, Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "sim"})}}
-	md := Markdown(r)
-	for _, want := range []string{
-		"| 16 | 110 | 110 | 0 | 50.0 |",
-		"| 20 (refined) | 110 | 110 (undecided: TTFT p95) | 0 | 31.2 |",
-		"| 24 (refined) | 12 | 12 | 0 | 25.0 |",
-		"undecided: the level reached its maximum hold with a criterion still undecided at 95%",
-		"refined: 20, 24 were added between the ramp's levels to find the capacity.",
-		"; not decided at 95%: 20 users stayed undecided (TTFT p95); errors not decided: 0 of 110 requests, under 3.38% at 95%\n",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("Markdown lacks %q:\n%s", want, md)
-		}
-	}
-	tr.MarkUndecided(20, nil) // decided after all: 20 users meets, 24 fails
-	r.Endpoints[0] = tr.ReportEndpoint(EndpointInfo{Name: "sim"})
-	if md := Markdown(r); !strings.Contains(md, ", decided at 95% (24 users fails: per-user p50 25 tok/s < 30 tok/s); errors not decided") {
-		t.Errorf("Markdown:\n%s", md)
 	}
 }
 

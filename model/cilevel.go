@@ -49,9 +49,9 @@ func (l *level) setCI(ls *LevelStats) {
 	ls.ttftHist, ls.ttfoHist, ls.userHist = l.ttft, l.ttfo, l.user
 }
 
-// rounded is the intervals rounded outwards for reading: latencies and rates to 0.01,
+// Rounded is the intervals rounded outwards for reading: latencies and rates to 0.01,
 // the error rate and goodput to 4 decimals (as the figures they bound).
-func (c LevelCI) rounded() LevelCI {
+func (c LevelCI) Rounded() LevelCI {
 	r := func(iv *Interval, dec int) *Interval {
 		if iv == nil {
 			return nil

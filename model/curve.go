@@ -1,34 +1,39 @@
 package model
 
-// capacity is Capacity over the given levels. A level undecided at its maximum hold
-// (LevelStats.Undecided) neither sets nor bounds it.
-func capacity(levels []LevelStats, slo SLO) int {
-	best := 0
-	for i := range levels {
-		if len(levels[i].Undecided) == 0 && slo.Meets(&levels[i]) && levels[i].Concurrency > best {
-			best = levels[i].Concurrency
-		}
-	}
-	return best
+// The Tracker holds its levels as LevelStats; these read them as their report entries
+// (LevelStats.Report), through the one judgement (JudgeEndpoint), so that the live
+// screen, the time series and the engine's settle say what a file read back says.
+
+// judgeLevels judges levels held as LevelStats, with the default level rule (the
+// sequential rule's least floor, DefaultRule).
+func judgeLevels(levels []LevelStats, slo SLO, interrupted, walking bool) EndpointJudgement {
+	s := DefaultRule(slo)
+	return judgeWith(levels, &s, interrupted, walking)
 }
 
-// saturation is Saturation over the given levels (ordered by concurrency).
+// judgeWith judges levels held as LevelStats with the settings s.
+func judgeWith(levels []LevelStats, s *ReportSettings, interrupted, walking bool) EndpointJudgement {
+	e := ReportEndpoint{Levels: ReportLevels(levels)}
+	return JudgeEndpoint(s, &e, interrupted, walking)
+}
+
+// capacity is the capacity level over the given levels (0 when none: see CapacityClaim).
+func capacity(levels []LevelStats, slo SLO) int { return capacityOf(levels, slo, false).Users }
+
+// capacityOf is the capacity over the given levels, as results.json keeps it.
+func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
+	return judgeLevels(levels, slo, interrupted, false).Capacity.Report()
+}
+
+// saturation is the saturation over the given levels (ordered by concurrency).
 func saturation(levels []LevelStats) (int, bool) {
-	var ms []*LevelStats
-	for i := range levels {
-		if levels[i].Duration > 0 {
-			ms = append(ms, &levels[i])
-		}
-	}
-	for i, l := range ms {
-		for _, m := range ms[i+1:] {
-			if m.Concurrency >= 2*l.Concurrency {
-				if m.AggregateTPS < 1.10*l.AggregateTPS {
-					return l.Concurrency, true
-				}
-				break
-			}
-		}
-	}
-	return 0, false
+	s := judgeLevels(levels, DefaultSLO, false, false).Saturation
+	return s.Level, s.Kind == SatAt
+}
+
+// DefaultRule is the settings a judgement of levels reads when the run's own are not at
+// hand (a Tracker's claims, which the engine sets again with the run's): the criteria
+// and the sequential level rule's least floor (MinFloor).
+func DefaultRule(slo SLO) ReportSettings {
+	return ReportSettings{SLO: slo.orDefault().Report(), MinRequests: MinFloor}
 }

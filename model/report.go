@@ -1,11 +1,8 @@
 package model
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Schema is the value of Report.Schema.
@@ -58,6 +55,11 @@ type ReportSettings struct {
 	// WindowLayout; absent when the levels were held by the level rule): level i ran
 	// from StartAt + i x hold for exactly hold, with no early stop.
 	StartAt string `json:"start_at,omitempty"`
+	// MinRequests is the floor of steady requests the sequential level rule held every
+	// level for (MinFloor, or --min-requests when larger): a level with fewer is not
+	// measured in full (LevelNeed). Absent on a fixed schedule and in files written
+	// before the sequential rule, whose levels needed max(20, 2 x users).
+	MinRequests int `json:"min_requests,omitempty"`
 }
 
 // MarshalJSON writes the settings with extra_body_keys as [] when there are none (never
@@ -164,11 +166,17 @@ type ReportLevel struct {
 	// Server is the server's own view over the level's scrapes of its /metrics (absent
 	// when it publishes none, or when server metrics are off).
 	Server *ServerLevel `json:"server,omitempty"`
+	// Open says the level was still being measured when the report was made (a
+	// snapshot of the live screen); Stopped that a stop rule of the ramp ended it (see
+	// LevelState). Both are absent when false.
+	Open    bool `json:"open,omitempty"`
+	Stopped bool `json:"stopped,omitempty"`
 	// CI95 is the 95% confidence interval of the level's figures (see LevelCI): each
 	// [lo, hi], hi null when unbounded, null when not measured.
 	CI95 LevelCI `json:"ci95"`
 	// Undecided names the criteria (SLO terms) the level reached its maximum hold with
-	// still undecided at 95%: it neither sets nor bounds a capacity. Absent when none.
+	// still undecided at 95%: it neither sets nor bounds a capacity (LevelUndecided).
+	// Absent when none.
 	Undecided []string `json:"undecided,omitempty"`
 	// Refined says the capacity's bisection added the level: it is not on the ramp's list.
 	Refined bool `json:"refined,omitempty"`
@@ -211,9 +219,10 @@ type EndpointInfo struct {
 }
 
 // ReportEndpoint builds the report entry of the endpoint this Tracker measures: every
-// level measured (ordered by concurrency) with its histograms and steady windows,
-// capacity (0 users when none; see ReportCap for AtLeast) and saturation (nil when not
-// reached), with floats rounded for reading.
+// level measured (ordered by concurrency) with its histograms and steady windows, with
+// floats rounded for reading, and the capacity and saturation its judgement claims
+// (SetClaims, with the Tracker's level rule, TrackerOptions.MinRequests: the engine sets
+// them again with the run's settings).
 func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 	levels := t.Levels()
 	e := ReportEndpoint{
@@ -224,7 +233,6 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 		Simulated:   info.Simulated,
 		TokenSource: t.TokenSource(),
 		Levels:      make([]ReportLevel, 0, len(levels)),
-		Capacity:    capacityOf(levels, t.slo, info.Interrupted),
 	}
 	for i := range levels {
 		rl := levels[i].Report()
@@ -233,33 +241,8 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 		rl.Windows = reportWindows(t.book.windows(c), info.Clock)
 		e.Levels = append(e.Levels, rl)
 	}
-	if u, ok := saturation(levels); ok {
-		e.SaturationUsers = &u
-	}
+	e.SetClaims(&t.rule, info.Interrupted)
 	return e
-}
-
-// capacityOf is the capacity over the given levels: a lower bound when the run was
-// interrupted or no level above it is measured (a measured level above the capacity
-// fails the criteria: the limit was reached, even when only warm-up requests ended
-// there and every one of them failed; a level the load left during its warm-up with
-// only successes was not measured, see LevelStats.Measured).
-func capacityOf(levels []LevelStats, slo SLO, interrupted bool) (c ReportCap) {
-	c.Users = capacity(levels, slo)
-	defer func() { c.Decided = decided(levels, slo, c) }()
-	if c.Users == 0 {
-		return c
-	}
-	c.AtLeast = true
-	if interrupted {
-		return c
-	}
-	for i := range levels {
-		if levels[i].Concurrency > c.Users && levels[i].Measured() && len(levels[i].Undecided) == 0 {
-			c.AtLeast = false
-		}
-	}
-	return c
 }
 
 // Report converts a level to its report entry, without its histograms and windows
@@ -293,7 +276,8 @@ func (l *LevelStats) Report() ReportLevel {
 		Windows:      []ReportWindow{},
 		InFlightMean: round(l.InFlight, 2),
 		TrafficStats: l.Traffic.rounded(),
-		CI95:         l.CI.rounded(),
+		Open:         l.Open,
+		CI95:         l.CI.Rounded(),
 		Undecided:    l.Undecided,
 		Refined:      l.Refined,
 	}
@@ -319,52 +303,6 @@ func (d Dist) Rate() RateJSON {
 		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P10: round(d.P10, 2), P50: round(d.P50, 2),
 		P90: round(d.P90, 2), Max: round(d.Max, 2),
 	}
-}
-
-// csvHeader is the header row of CSV.
-var csvHeader = []string{
-	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
-	"error_rate", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "user_tps_p10", "user_tps_p50",
-	"user_tps_p90", "aggregate_tps", "request_rate", "output_tokens", "tpot_p50_ms", "e2e_p50_ms", "stall_p95_ms",
-	"stall_max_ms", "steady_requests", "short",
-}
-
-// CSV renders one row per endpoint and level, with a header row. Units are in the
-// column names (ms, tok/s for tps columns, requests/s for request_rate). A value that
-// was not measured is an empty cell, as it is "-" in Markdown: a distribution nothing
-// was recorded into, the error rate of a level without requests, and the aggregate
-// and request rates of a level without a steady window.
-func CSV(r *Report) string {
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
-	head = append(head, csvServerHeader...)
-	_ = w.Write(append(head, csvCIHeader...)) // a strings.Builder does not fail
-	f := func(ok bool, v float64) string {
-		if !ok {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	for _, e := range r.Endpoints {
-		for _, l := range e.Levels {
-			traffic := append(append(trafficCells(&l, f), serverCells(&l, f)...), ciCells(&l, f)...)
-			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
-			steady := l.DurationS > 0
-			_ = w.Write(append([]string{
-				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
-				f(true, l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.Requests > 0, l.ErrorRate),
-				f(ttft, l.TTFTMs.P50), f(ttft, l.TTFTMs.P95), f(ttft, l.TTFTMs.P99),
-				f(user, l.UserTPS.P10), f(user, l.UserTPS.P50), f(user, l.UserTPS.P90),
-				f(steady, l.AggregateTPS), f(steady, l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
-				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
-				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95), f(l.StallMs != (LatencyJSON{}), l.StallMs.Max),
-				strconv.Itoa(l.Steady), strconv.FormatBool(l.Short),
-			}, traffic...))
-		}
-	}
-	w.Flush()
-	return b.String()
 }
 
 // sortedKinds returns the error kinds of m in name order.

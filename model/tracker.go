@@ -11,6 +11,10 @@ type TrackerOptions struct {
 	SLO        SLO           // capacity criteria; zero value means DefaultSLO
 	TTFTWindow time.Duration // trailing window of the live TTFT series; 0 means 10 s
 	History    int           // live buckets kept (ring buffer); 0 means 3600
+	// MinRequests is the level rule's floor of steady requests that the Tracker's claims
+	// (Capacity, its report's capacity) read a level measured in full by
+	// (ReportSettings.MinRequests); 0 means MinFloor.
+	MinRequests int
 }
 
 // Default TrackerOptions values.
@@ -34,6 +38,7 @@ const (
 // distribution; warm-up samples are kept out of the distributions too (see LevelStats.Steady).
 type Tracker struct {
 	slo    SLO
+	rule   ReportSettings // the criteria and level rule its claims read (TrackerOptions.MinRequests)
 	live   series
 	book   book
 	totals totals
@@ -54,6 +59,10 @@ func NewTracker(opt TrackerOptions) *Tracker {
 		book:   newBook(),
 		totals: newTotals(),
 		ttfo:   ttfoWindow{window: opt.TTFTWindow},
+	}
+	t.rule = DefaultRule(t.slo)
+	if opt.MinRequests > 0 {
+		t.rule.MinRequests = opt.MinRequests
 	}
 	t.book.target = t.slo.Goodput()
 	return t
@@ -160,7 +169,9 @@ func (t *Tracker) LastError() (msg string, at time.Time) { return t.totals.lastE
 // Capacity is the largest measured concurrency whose level meets the SLO, 0 when none:
 // a level with Requests > 0, a measured TTFT, UserTPS.P50 >= UserTPSMin,
 // TTFT.P95 <= TTFTP95Max and ErrorRate <= ErrorRateMax (see SLO.Meets).
-func (t *Tracker) Capacity() int { return capacity(t.Levels(), t.slo) }
+func (t *Tracker) Capacity() int {
+	return judgeWith(t.Levels(), &t.rule, false, false).Capacity.Report().Users
+}
 
 // Saturation is the first level after which doubling users raises aggregate TPS by less
 // than 10%; ok is false when not reached. The exact rule: among the levels with a

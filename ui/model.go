@@ -50,6 +50,7 @@ type root struct {
 	errWin []errorWindow // per endpoint: errors of the last minute
 	down   []bool        // per endpoint: its last error stands (to say when it is back)
 	verds  []verdict     // per endpoint: the verdict in words, updated once per bucket
+	caps   []int         // per endpoint: the judged capacity (0: none), updated with verds
 
 	msg      string
 	msgBad   bool
@@ -195,7 +196,7 @@ func (m *root) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = withGoodput(withServer(computeLayout(m.w, m.h, helpH, m.eng.Len()), m.serverOn()))
+	m.lay = withIntervals(withGoodput(withServer(computeLayout(m.w, m.h, helpH, m.eng.Len()), m.serverOn())))
 	l := m.lay
 	m.setSizes(l)
 	m.server.SetSize(l.Width, l.Server)
@@ -248,16 +249,16 @@ func (m *root) refresh(force bool) {
 		curves := make([]curveSeries, m.eng.Len())
 		for j := range curves {
 			b := m.eng.Book(j)
-			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels()), Capacity: b.Capacity()}
+			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels())}
 		}
+		m.judge(curves) // sets each curve's capacity
 		m.curve.SetData(curves, userMin)
-		m.setVerdicts(curves)
 		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
 		m.table.SetServer(serverLevels(m.eng, i, curves[i].Levels))
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
-		m.table.SetData(info.Name, withRequests(book.Levels()), book.Capacity(), userMin)
+		m.table.SetData(info.Name, withRequests(book.Levels()), m.capacity(i), userMin)
 	}
 	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i)})
 	m.table.SetProgress(m.levelProgress())

@@ -35,7 +35,7 @@ func TestAutoRamp(t *testing.T) {
 	m, ctls, trs := newTestRoot(t, 1) // ramp 1,2,4,8 held 10 s; rows of 3 x users requests (an earlier visit)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(press("r"))
-	if !m.eng.Ramping() || ctls[0].conc != 1 || !strings.HasPrefix(m.msg, "auto-ramp started: 1,2,4,8 users, each held until decided at 95% (10s to 2m0s); then confirms the capacity") {
+	if !m.eng.Ramping() || ctls[0].conc != 1 || !strings.HasPrefix(m.msg, "auto-ramp started: 1,2,4,8 users, each held until decided at 95% (10 s to 120 s); then confirms the capacity") {
 		t.Fatalf("r: ramp on %v, concurrency %d, %q; want on at 1", m.eng.Ramping(), ctls[0].conc, m.msg)
 	}
 	steady(m, 1, 0)

@@ -191,6 +191,9 @@ func TestTablePanel(t *testing.T) {
 	waiting := levelProgress{Users: 32, Steady: 40, Need: 64, MaxLeft: 80 * time.Second}
 	short := rampLevels()
 	short[2].Short, short[4].Short = true, true // 4 and 16 users
+	refined := rampLevels()                     // 8 undecided on TTFT p95, 4 and 16 added by the bisection
+	refined[3].Undecided = []string{model.TermTTFT}
+	refined[2].Refined, refined[4].Refined = true, true
 	cases := []struct {
 		name     string
 		size     size
@@ -209,6 +212,7 @@ func TestTablePanel(t *testing.T) {
 		{"progress_short_80x10", size{80, 10}, short, measuring},
 		{"crowded_progress_short_80x5", size{80, 5}, short, measuring},
 		{"crowded_progress_short_80x6", size{80, 6}, short, measuring},
+		{"undecided_refined_80x10", size{80, 10}, refined, levelProgress{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -282,19 +286,20 @@ func TestStatusPanel(t *testing.T) {
 			LastError: "truncated: the stream ended with no finish_reason and no [DONE]"}},
 		{"healthy_80x1", size{80, 1}, statusData{Active: 1, Requests: 3, Succeeded: 3}},
 		{"verdict_and_outcome_80x3", size{80, 3}, statusData{Active: 16, Requests: 900, Succeeded: 900,
-			Verdicts: []verdict{{"capacity 16 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%) - saturates at 32 users (740 tok/s)",
-				"capacity 16 users - saturates at 32 users (740 tok/s)"}},
+			Verdicts: []verdict{{Full: "capacity 16 users; saturates at 32 users (740 tok/s; doubling to 64 users adds less than 10%)",
+				Short: "capacity 16 users; saturates at 32 users (740 tok/s)"}},
 			Message: "auto-ramp finished: settled at 16 users (the capacity)"}},
 		{"frozen_server_120x4", size{120, 4}, statusData{Active: 32, Requests: 500, Succeeded: 500, Silent: 32, SilentFor: 15 * time.Second,
-			Verdicts: []verdict{{"capacity at least 32 users (limit not reached: the ramp goes on) for per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%",
-				"capacity at least 32 users (limit not reached: the ramp goes on)"}}}},
+			Verdicts: []verdict{{Full: "capacity at least 32 users (limit not reached: the ramp goes on); saturation not reached (every doubling of users added at least 10% aggregate tok/s)",
+				Short: "capacity at least 32 users; saturation not reached"}}}},
 		{"recent_errors_two_endpoints_120x6", size{120, 6}, statusData{Active: 8, Requests: 600, Succeeded: 540,
 			Errors:    map[model.ErrorKind]int{model.ErrTimeout: 50, model.HTTPError(500): 10},
 			Recent:    map[model.ErrorKind]int{model.HTTPError(500): 4, model.ErrTimeout: 1},
 			LastError: "http_500: Internal Server Error", Focus: 1,
-			Verdicts: []verdict{{"a: capacity 8 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%)", "a: capacity 8 users"},
-				{"b: capacity no level meets per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1% - 1 user: errors 9.09% > 1%",
-					"b: capacity none - 1 user: errors 9.09% > 1%"}}}},
+			Verdicts: []verdict{{Full: "a: capacity 8 users; saturation not measured (no level measured in full was followed by one with twice its users)",
+				Short: "a: capacity 8 users; saturation not measured"},
+				{Full: "b: capacity none: no level measured in full meets the criteria (1 user: errors 9.09% > 1%); saturation not measured (no level measured in full was followed by one with twice its users)",
+					Short: "b: capacity none (1 user: errors 9.09% > 1%); saturation not measured", Severity: model.SevProblem}}}},
 		{"old_errors_only_120x2", size{120, 2}, statusData{Active: 8, Requests: 600, Succeeded: 590,
 			Errors: map[model.ErrorKind]int{model.ErrTimeout: 10}, Recent: map[model.ErrorKind]int{}}},
 	}

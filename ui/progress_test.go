@@ -24,7 +24,7 @@ func TestTableShowsRampProgress(t *testing.T) {
 	}
 	trs[0].levels[0].Steady += 12
 	tick(m, 6*time.Second)
-	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 12 steady requests, 4s of hold left") {
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 12 steady requests, 4 s of hold left") {
 		t.Fatalf("the table does not follow the level's requests:\n%s", v)
 	}
 	m.Update(press("r"))
@@ -41,7 +41,7 @@ func TestQuitMidRampIsInterrupted(t *testing.T) {
 	m.Update(press("r"))
 	m.Update(press("q"))
 	md := m.finish()
-	if !strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "Ramp: interrupted") {
+	if !strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "- ramp interrupted") {
 		t.Errorf("q mid-ramp:\n%s", md)
 	}
 	m, _, _ = newTestRoot(t, 1)
@@ -49,7 +49,7 @@ func TestQuitMidRampIsInterrupted(t *testing.T) {
 	m.Update(press("r"))
 	m.Update(press("q"))
 	md = m.finish()
-	if strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "Ramp: stopped by hand") {
+	if strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "- ramp stopped by hand") {
 		t.Errorf("q after stopping the ramp:\n%s", md)
 	}
 }

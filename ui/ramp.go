@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // startRamp starts the auto-ramp on the load targets (the engine walks it).
@@ -23,7 +25,7 @@ func (m *root) startRamp() {
 		then = "then confirms the capacity"
 	}
 	m.say(false, "auto-ramp started: %s %s, each held until decided at 95%% (%s to %s); %s",
-		strings.Join(levels, ","), unit, r.Hold, r.MaxHoldOr(), then)
+		strings.Join(levels, ","), unit, model.Duration(r.Hold), model.Duration(r.MaxHoldOr()), then)
 }
 
 // startRefine starts the capacity's refinement by hand on the load targets: the
@@ -60,7 +62,7 @@ func (m *root) rampText() string {
 	case p.Refined && p.Hi > 0:
 		s = fmt.Sprintf("refining %s (%d..%d)", m.level(p.Users), p.Lo, p.Hi)
 	}
-	return s + fmt.Sprintf(", %d %s, %s", p.Steady, plural(p.Steady, "request"), p.Brief())
+	return s + ", " + model.Plural(p.Steady, "request") + ", " + p.Brief()
 }
 
 // levelProgress is how the focused endpoint's ramp level stands at now, for the level
@@ -75,17 +77,9 @@ func (m *root) levelProgress() levelProgress {
 	return levelProgress{Users: p.Users, Steady: p.Steady, Need: p.Need, Warming: p.Warming, Left: left, MaxLeft: p.MaxLeft, Waits: p.Brief()}
 }
 
-// users is "1 user" or "n users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return fmt.Sprintf("%d users", n)
-}
-
 // nothingToRefine says why b found nothing to do on the focused endpoint.
 func (m *root) nothingToRefine() string {
-	if m.eng.Book(m.focus).Capacity() == 0 {
+	if m.capacity(m.focus) == 0 {
 		return "nothing to refine: no level meets the criteria yet (r walks the ramp)"
 	}
 	return "nothing to refine: the capacity lies within 10% of a failing level and is decided at 95%"

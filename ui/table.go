@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,9 +42,10 @@ type levelProgress struct {
 }
 
 // tablePanel is the level table of the focused endpoint: one row per concurrency held
-// (▸ the level being measured now, ◆ the capacity level, * after the requests of a level
-// held short: model.LevelStats.Short), and under the rows the progress of the level being measured and the
-// legend of the short mark.
+// (▸ the level being measured now, ◆ the capacity level; after the requests * of a level
+// held short, ? of one undecided at its maximum hold, + of one the capacity's bisection
+// added: model.LevelStats.Short, Undecided, Refined), and under the rows the progress of
+// the level being measured and the legend of the marks.
 type tablePanel struct {
 	panel
 	name     string
@@ -133,6 +135,7 @@ func (p *tablePanel) render() string {
 	}
 	hb.WriteString(p.serverHead())
 	hb.WriteString(p.goodHead())
+	hb.WriteString(p.ciHead())
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
 
 	open := -1
@@ -147,7 +150,7 @@ func (p *tablePanel) render() string {
 	}
 	from, to := visibleRows(len(p.levels), p.h-2-len(foot), open)
 	for i := from; i < to; i++ {
-		lines = append(lines, p.row(p.levels[i])+p.goodCell(i))
+		lines = append(lines, p.row(p.levels[i])+p.goodCell(i)+p.ciCell(i))
 	}
 	lines = append(lines, foot...)
 	return fitBlock(strings.Join(lines, "\n"), p.w, p.h)
@@ -179,21 +182,44 @@ func (p *tablePanel) footer() []string {
 		}
 		foot = append(foot, line)
 	}
-	var short []string
+	return append(foot, p.legend(rate)...)
+}
+
+// legend says what the marks after the requests mean, naming the levels so marked: "*
+// short: 32 users (the maximum hold came first)", "? undecided: 24 users (TTFT p95 not
+// decided at 95% by the maximum hold)", "+ refined: 20 and 24 users (added by the
+// capacity's bisection)".
+func (p *tablePanel) legend(rate bool) []string {
+	st := p.st
+	var short, undecided, refined []int
+	var terms []string
 	for _, l := range p.levels {
-		if l.Short {
-			short = append(short, strconv.Itoa(l.Concurrency))
+		switch {
+		case l.Short:
+			short = append(short, l.Concurrency)
+		case len(l.Undecided) > 0:
+			undecided = append(undecided, l.Concurrency)
+			for _, t := range l.Undecided {
+				if !slices.Contains(terms, t) {
+					terms = append(terms, t)
+				}
+			}
+		case l.Refined:
+			refined = append(refined, l.Concurrency)
 		}
 	}
+	var out []string
 	if len(short) > 0 {
-		unit := " users"
-		if rate {
-			unit = " requests/s"
-		}
-		foot = append(foot, st.Warn.Render("*")+st.Faint.Render(" short: "+strings.Join(short, ", ")+
-			unit+" (the maximum hold came first)"))
+		out = append(out, st.Warn.Render("*")+st.Faint.Render(" short: "+model.LevelNames(rate, short)+" (the maximum hold came first)"))
 	}
-	return foot
+	if len(undecided) > 0 {
+		out = append(out, st.Warn.Render("?")+st.Faint.Render(" undecided: "+model.LevelNames(rate, undecided)+
+			" ("+model.TermsWords(terms)+" not decided at 95% by the maximum hold)"))
+	}
+	if len(refined) > 0 {
+		out = append(out, st.Faint.Render("+ refined: "+model.LevelNames(rate, refined)+" (added by the capacity's bisection)"))
+	}
+	return out
 }
 
 func (p *tablePanel) row(l model.LevelStats) string {
@@ -210,7 +236,7 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	user, agg, t50, t95 := dash, dash, dash, dash
 	userStyle := st.Faint
 	if l.UserTPS.Count > 0 {
-		user = fmtRate(l.UserTPS.P50)
+		user = fmtRateVs(l.UserTPS.P50, p.target)
 		userStyle = sloStyle(st, l.UserTPS.P50, p.target)
 	}
 	if l.AggregateTPS > 0 {
@@ -218,7 +244,7 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	}
 	s50, s95 := st.Text, st.Text
 	if l.TTFT.Count > 0 {
-		t50, t95 = fmtMs(l.TTFT.P50), fmtMs(l.TTFT.P95)
+		t50, t95 = fmtMs(l.TTFT.P50), fmtMsVs(l.TTFT.P95, ms(p.ttftMax))
 		s50, s95 = latStyle(st, msDur(l.TTFT.P50), p.ttftMax), latStyle(st, msDur(l.TTFT.P95), p.ttftMax)
 	}
 	if p.ttfo {
@@ -241,9 +267,14 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	if l.Open {
 		users = st.Open
 	}
-	after := " " // after the requests: * when the level was held short
-	if l.Short {
+	after := " " // after the requests: * held short, ? undecided, + added by the bisection
+	switch {
+	case l.Short:
 		after = st.Warn.Render("*")
+	case len(l.Undecided) > 0:
+		after = st.Warn.Render("?")
+	case l.Refined:
+		after = st.Faint.Render("+")
 	}
 	return mark +
 		users.Render(cell(0, strconv.Itoa(l.Concurrency))) + " " +

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/output"
 	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
@@ -22,10 +21,13 @@ func (a *app) newBenchCmd() *cobra.Command {
 		Long: `bench holds each concurrency of the ramp in turn against every endpoint at once, then
 prints one Markdown table of levels per endpoint with its capacity and saturation.
 
-A level is held until it has max(20, 2 x users) steady completed requests and at least
---hold of steady time, up to --max-hold (then it is marked short). The ramp of an
+A level is held until its criteria are decided at 95% and its per-user p50 and aggregate
+tok/s are known to 5%, with at least 8 steady requests (--min-requests) and --hold of
+steady time, up to --max-hold (then it is marked short, or undecided). The climb of an
 endpoint stops early when its level has more than 5% errors or a TTFT p95 over twice the
---slo target (--full-ramp walks every level anyway); --max-duration bounds the run.
+--slo target (--full-ramp walks every level anyway); then the capacity is refined by
+bisection between the ramp's levels (--refine=false: not) and its level confirmed.
+--max-duration bounds the run.
 
 A load too large for one machine is split over several bench processes: each runs
 --shard INDEX/COUNT (or --shards COUNT with $JOB_COMPLETION_INDEX) with the same
@@ -87,19 +89,18 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
-	liveErr := su.live.close(a)
+	liveErr := a.endLive(&su.live)
 
 	a.saySimulated(su.sim, p.Endpoints)
-	fmt.Fprint(a.stdout, model.Markdown(rep))
-	a.printRampEnds(res, p.MaxDuration)
-
-	if err := a.writeOutputs(f, rep); err != nil {
+	stdout := output.Set{{Name: "stdout", Output: output.Summary{W: a.stdout}}}
+	if err := a.endOutputs(&stdout, rep); err != nil {
 		return err
 	}
-	if f.report != "" {
-		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
-			return err
-		}
+	a.printRampEnds(res, p.MaxDuration)
+
+	files := fileOutputs(f)
+	if err := a.endOutputs(&files, rep); err != nil {
+		return err
 	}
 	if liveErr != nil {
 		return liveErr
@@ -157,41 +158,13 @@ func benchExit(res *engine.Result, p *settings.Plan, minCapacity int) error {
 		var below []string
 		for _, e := range rep.Endpoints {
 			if e.Capacity.Users < minCapacity {
-				below = append(below, fmt.Sprintf("endpoint %s: capacity %d users is below --min-capacity %d", e.Name, e.Capacity.Users, minCapacity))
+				j := model.JudgeEndpoint(&rep.Settings, &e, rep.Interrupted, false)
+				below = append(below, fmt.Sprintf("endpoint %s: capacity %s is below --min-capacity %d", e.Name, j.Capacity.Words(j.Rate), minCapacity))
 			}
 		}
 		if len(below) > 0 {
 			return &exitError{code: exitCapacity, msg: strings.Join(below, "\n")}
 		}
-	}
-	return nil
-}
-
-// writeOutputs writes --out and --csv (also after an interruption) and says where. A
-// file that cannot be written does not keep the other from being written. Each is
-// written atomically: a run cut while writing leaves the old file whole.
-func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
-	var failed []string
-	if f.out != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err == nil {
-			err = atomicfile.Write(f.out, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("--out: cannot write the results: %v", err))
-		} else {
-			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
-		}
-	}
-	if f.csv != "" {
-		if err := atomicfile.Write(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
-			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
-		} else {
-			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
-		}
-	}
-	if len(failed) > 0 {
-		return &exitError{code: exitUsage, msg: strings.Join(failed, "\n")}
 	}
 	return nil
 }

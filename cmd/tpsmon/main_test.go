@@ -461,7 +461,7 @@ func TestProgressLines(t *testing.T) {
 	pr.update(engine.Progress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
 	pr.update(engine.Progress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, Live: live})
 	pr.update(engine.Progress{Endpoint: 1, Name: "b", Level: 2, Levels: 2, Concurrency: 4, Hold: time.Second, LevelChange: true, Errors: 3})
-	want := "tpsmon: a: level 1/2: 1 user, held at least 1s once warm-up is over, until decided at 95%, 0 errors so far\ntpsmon: b: level 2/2: 4 users, held at least 1s once warm-up is over, until decided at 95%, 3 errors so far\n"
+	want := "tpsmon: a: level 1/2: 1 user, held at least 1 s once warm-up is over, until decided at 95%, 0 errors so far\ntpsmon: b: level 2/2: 4 users, held at least 1 s once warm-up is over, until decided at 95%, 3 errors so far\n"
 	if buf.String() != want {
 		t.Errorf("not a TTY: got\n%q\nwant\n%q", buf.String(), want)
 	}

@@ -58,25 +58,25 @@ func (p Progress) String() string {
 		}
 		fmt.Fprintf(&b, "; waiting for the other endpoints, %d in flight", p.Active)
 	case p.Draining:
-		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
+		fmt.Fprintf(&b, "ramp done, waiting for %s to finish (%s)", model.Plural(p.Active, "in-flight request"), dur(p.Elapsed))
 	case p.LevelChange && p.Fixed:
-		fmt.Fprintf(&b, "level %d/%d: %s%s, held exactly %s (fixed schedule), %d %s so far",
-			p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), roundDur(p.Hold), p.Errors, plural(p.Errors, "error"))
+		fmt.Fprintf(&b, "level %d/%d: %s%s, held exactly %s (fixed schedule), %s so far",
+			p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), dur(p.Hold), model.Plural(p.Errors, "error"))
 		if p.Late > 0 {
-			fmt.Fprintf(&b, "; started %s after the start time: this level is that much shorter", roundLatency(p.Late))
+			fmt.Fprintf(&b, "; started %s after the start time: this level is that much shorter", model.Millis(ms(p.Late)))
 		}
 		return b.String()
 	case p.LevelChange:
 		b.WriteString(p.levelName(": "))
-		fmt.Fprintf(&b, ", held at least %s", roundDur(p.Hold))
+		fmt.Fprintf(&b, ", held at least %s", dur(p.Hold))
 		if p.Need > 0 {
-			fmt.Fprintf(&b, " and %d %s", p.Need, plural(p.Need, "request"))
+			fmt.Fprintf(&b, " and %s", model.Plural(p.Need, "request"))
 		}
-		fmt.Fprintf(&b, " once warm-up is over, until decided at 95%%, %d %s so far", p.Errors, plural(p.Errors, "error"))
+		fmt.Fprintf(&b, " once warm-up is over, until decided at 95%%, %s so far", model.Plural(p.Errors, "error"))
 		return b.String()
 	default:
 		b.WriteString(p.levelName(", "))
-		fmt.Fprintf(&b, ", %d %s, %s", p.Steady, plural(p.Steady, "request"), p.Walk.Waits())
+		fmt.Fprintf(&b, ", %s, %s", model.Plural(p.Steady, "request"), p.Walk.Waits())
 		fmt.Fprintf(&b, ", %.0f tok/s", p.Live.AggregateTPS)
 		if p.Live.HasUser {
 			fmt.Fprintf(&b, ", %.1f tok/s/user", p.Live.UserTPS)
@@ -84,12 +84,12 @@ func (p Progress) String() string {
 			b.WriteString(", - tok/s/user")
 		}
 		if p.Live.HasTTFT {
-			fmt.Fprintf(&b, ", TTFT p95 %s", roundLatency(p.Live.TTFTP95))
+			fmt.Fprintf(&b, ", TTFT p95 %s", model.Millis(ms(p.Live.TTFTP95)))
 		} else {
 			b.WriteString(", TTFT p95 -")
 		}
 	}
-	fmt.Fprintf(&b, ", %d %s", p.Errors, plural(p.Errors, "error"))
+	fmt.Fprintf(&b, ", %s", model.Plural(p.Errors, "error"))
 	return b.String()
 }
 
@@ -114,14 +114,12 @@ func (p Progress) shareWords() string {
 	return fmt.Sprintf(" (this shard: %d)", p.Share)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
+// dur says an elapsed, hold or estimated time for progress lines, rounded (roundDur), by
+// the one rule for ms and s (model.Duration): "30 s", "2.5 s".
+func dur(d time.Duration) string { return model.Duration(roundDur(d)) }
 
-// roundDur rounds elapsed and hold times for progress lines.
+// roundDur rounds elapsed and hold times for progress lines: to the second from 10 s,
+// to 0.1 s below.
 func roundDur(d time.Duration) time.Duration {
 	if d >= 10*time.Second {
 		return d.Round(time.Second)
@@ -162,7 +160,7 @@ func (b *bench) report(i int, change bool, now time.Time) {
 // "12/20 requests, 3s left".
 func (p LevelProgress) Waits() string {
 	if p.Fixed {
-		return fmt.Sprintf("%d/%d requests, %s left", p.Steady, p.Need, roundDur(p.Left))
+		return fmt.Sprintf("%d/%d requests, %s left", p.Steady, p.Need, dur(p.Left))
 	}
 	if p.Warming {
 		return "warming up (the previous level's requests are ending)"
@@ -172,7 +170,7 @@ func (p LevelProgress) Waits() string {
 	}
 	var what []string
 	if p.Steady < p.Need {
-		what = append(what, fmt.Sprintf("its floor of %d requests", p.Need))
+		what = append(what, "its floor of "+model.Plural(p.Need, "request"))
 	}
 	for _, c := range p.Curve {
 		what = append(what, c+" to ±5%")
@@ -181,21 +179,20 @@ func (p LevelProgress) Waits() string {
 		what = append(what, model.TermsWords(p.Waiting)+" to be decided at 95%")
 	}
 	if len(what) == 0 {
-		return fmt.Sprintf("%s of hold left", roundDur(p.Left))
+		return dur(p.Left) + " of hold left"
 	}
 	s := "waiting for " + strings.Join(what, ", ") + ": "
 	switch {
 	case p.More < 0:
-		return s + fmt.Sprintf("no estimate (a figure sits on its target); at most %s more", roundDur(p.MaxLeft))
+		return s + "no estimate (a figure sits on its target); at most " + dur(p.MaxLeft) + " more"
 	case p.ETA < 0:
-		return s + fmt.Sprintf("about %d more %s", p.More, plural(p.More, "request"))
+		return s + "about " + model.Plural(p.More, "more request")
 	case p.ETA > p.MaxLeft:
-		return s + fmt.Sprintf("about %d more %s, more than the %s left before the maximum hold",
-			p.More, plural(p.More, "request"), roundDur(p.MaxLeft))
+		return s + "about " + model.Plural(p.More, "more request") + ", more than the " + dur(p.MaxLeft) + " left before the maximum hold"
 	case p.More == 0:
-		return s + fmt.Sprintf("about %s", roundDur(p.ETA))
+		return s + "about " + dur(p.ETA)
 	}
-	return s + fmt.Sprintf("about %d more %s, about %s", p.More, plural(p.More, "request"), roundDur(p.ETA))
+	return s + "about " + model.Plural(p.More, "more request") + ", about " + dur(p.ETA)
 }
 
 // Brief is Waits for a narrow line (the screen's header): "warming up", "held", "3s of
@@ -205,7 +202,7 @@ func (p LevelProgress) Waits() string {
 func (p LevelProgress) Brief() string {
 	switch {
 	case p.Fixed:
-		return fmt.Sprintf("%d/%d requests, %s left", p.Steady, p.Need, roundDur(p.Left))
+		return fmt.Sprintf("%d/%d requests, %s left", p.Steady, p.Need, dur(p.Left))
 	case p.Warming:
 		return "warming up"
 	case p.Held:
@@ -213,7 +210,7 @@ func (p LevelProgress) Brief() string {
 	}
 	var what []string
 	if p.Steady < p.Need {
-		what = append(what, fmt.Sprintf("%d requests", p.Need))
+		what = append(what, model.Plural(p.Need, "request"))
 	}
 	for _, t := range p.Waiting {
 		what = append(what, model.TermWords(t)+" at 95%")
@@ -222,7 +219,7 @@ func (p LevelProgress) Brief() string {
 		what = append(what, c+" ±5%")
 	}
 	if len(what) == 0 {
-		return fmt.Sprintf("%s of hold left", roundDur(p.Left))
+		return dur(p.Left) + " of hold left"
 	}
 	s := "waiting for " + what[0]
 	if len(what) > 1 {
@@ -230,13 +227,16 @@ func (p LevelProgress) Brief() string {
 	}
 	switch {
 	case p.More < 0:
-		return s + fmt.Sprintf(", at most %s", roundDur(p.MaxLeft))
+		return s + ", at most " + dur(p.MaxLeft)
 	case p.ETA < 0:
 		return s + fmt.Sprintf(", ~%d more", p.More)
 	case p.ETA > p.MaxLeft:
-		return s + fmt.Sprintf(", ~%d more: past the maximum hold in %s", p.More, roundDur(p.MaxLeft))
+		return s + fmt.Sprintf(", ~%d more: past the maximum hold in %s", p.More, dur(p.MaxLeft))
 	case p.More == 0:
-		return s + fmt.Sprintf(", ~%s", roundDur(p.ETA))
+		return s + ", ~" + dur(p.ETA)
 	}
-	return s + fmt.Sprintf(", ~%d more, ~%s", p.More, roundDur(p.ETA))
+	return s + fmt.Sprintf(", ~%d more, ~%s", p.More, dur(p.ETA))
 }
+
+// ms is d in float milliseconds, as model's word helpers take times.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

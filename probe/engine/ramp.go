@@ -82,8 +82,9 @@ func (r Ramp) Validate() error {
 // median has a two-sided interval at the rule's look confidence (model.LookConfidence,
 // 99%: the smallest and the largest of 8 requests hold the median with probability
 // 1 - 2/256). Below it no per-user figure can be known to ±5%, whatever the requests
-// show. Config.MinRequests raises it.
-const MinFloor = 8
+// show. Config.MinRequests raises it. It is model.MinFloor: the judgement reads a level
+// with fewer as not measured in full.
+const MinFloor = model.MinFloor
 
 // Walk is one endpoint's way through a Ramp by the sequential level rule. A level is
 // held until, after its warm-up, it has at least its floor of steady requests and Hold of

@@ -11,33 +11,32 @@ import (
 const maxRefine = 24
 
 // refineStep is where a walk whose levels are done goes next, from the endpoint's levels
-// (ordered by concurrency): the capacity's bisection, then its confirmation.
+// (ordered by concurrency) and their judgement js (model.JudgeEndpoint, in the same
+// order): the capacity's bisection, then its confirmation.
 //
-// The levels it reads are those measured in full: measured (model.LevelStats.Measured),
-// neither short nor undecided. Among them, the capacity candidate is the largest level
-// whose figures meet the criteria (N) and the bracket's top is the next one above it
-// (F, which fails: the walk held it until its failure was decided). With refine, while
-// F - N is more than 10% of N and more than 1, it holds a level between them, exploring:
-// where the criterion F fails would cross its target, interpolated linearly between N's
-// figure and F's (the per-user p50 falls and the TTFT p95 rises about linearly with the
-// load between two close levels), at least one from either end; the midpoint when no
-// figure interpolates, or when the last two probes fell on the same side (halving then
-// bounds the search, as regula falsi's Illinois variant does). Then it confirms N (holds it until every criterion is decided, see model.LevelCall.Waiting)
-// unless N is already met at 95%. It is done (ok false) when no level meets the
-// criteria, when N is met at 95%, or when N's confirmation just ended (decided or not:
-// an undecided N is not confirmed again).
-func refineStep(levels []model.LevelStats, slo model.SLO, refine bool, last LevelEnd, halve bool) (users, lo, hi int, confirm, ok bool) {
+// It reads the levels as the judgement does: only a level measured in full
+// (model.LevelState: its floor met, neither short nor undecided) meets, and a level
+// measured in full or stopped by a stop rule bounds. The capacity candidate is the
+// largest level measured in full that meets the criteria (N) and the bracket's top is the
+// next level above it that bounds and fails (F: the walk held it until its failure was
+// decided). With refine, while F - N is more than 10% of N and more than 1, it holds a
+// level between them, exploring: where the criterion F fails would cross its target,
+// interpolated linearly between N's figure and F's (the per-user p50 falls and the TTFT
+// p95 rises about linearly with the load between two close levels), at least one from
+// either end; the midpoint when no figure interpolates, or when the last two probes fell
+// on the same side (halving then bounds the search, as regula falsi's Illinois variant
+// does). Then it confirms N (holds it until every criterion is decided, see
+// model.LevelCall.Waiting) unless N is already met at 95%. It is done (ok false) when no
+// level meets the criteria, when N is met at 95%, or when N's confirmation just ended
+// (decided or not: an undecided N is not confirmed again).
+func refineStep(levels []model.LevelStats, js []model.LevelJudgement, slo model.SLO, refine bool, last LevelEnd, halve bool) (users, lo, hi int, confirm, ok bool) {
 	var n, f *model.LevelStats
 	for i := range levels {
-		l := &levels[i]
-		if !l.Measured() || l.Short || len(l.Undecided) > 0 {
-			continue
-		}
-		switch {
-		case slo.Meets(l):
-			n, f = l, nil
-		case n != nil && f == nil:
-			f = l
+		switch l := js[i]; {
+		case l.State.Decides() && l.Meets:
+			n, f = &levels[i], nil
+		case n != nil && f == nil && l.State.Bounds() && !l.Meets:
+			f = &levels[i]
 		}
 	}
 	if n == nil {
@@ -60,6 +59,22 @@ func refineStep(levels []model.LevelStats, slo model.SLO, refine bool, last Leve
 	return lo, lo, hi, true, true
 }
 
+// judge is endpoint i's levels and their judgement with the run's level rule
+// (model.JudgeEndpoint, as the report will say), the level a stop rule ended the climb
+// at marked stopped.
+func (e *Engine) judge(i int) ([]model.LevelStats, model.EndpointJudgement) {
+	ep := e.eps[i]
+	levels := ep.book.Levels()
+	re := model.ReportEndpoint{Levels: model.ReportLevels(levels)}
+	if ep.stop != nil {
+		for k := range re.Levels {
+			re.Levels[k].Stopped = re.Levels[k].Concurrency == ep.stop.Users
+		}
+	}
+	s := e.Settings()
+	return levels, model.JudgeEndpoint(&s, &re, false, false)
+}
+
 // refineNext extends endpoint i's walk, whose levels are done, with its next refinement
 // step at now; false when there is none (the walk is over).
 func (e *Engine) refineNext(i int, now time.Time) (Notice, bool) {
@@ -68,8 +83,8 @@ func (e *Engine) refineNext(i int, now time.Time) (Notice, bool) {
 	if e.cfg.Ramp.Fixed || ep.refined >= maxRefine {
 		return Notice{}, false
 	}
-	levels := ep.book.Levels()
-	users, lo, hi, confirm, ok := refineStep(levels, e.cfg.SLO, e.cfg.Refine || ep.byHand, w.LastEnd(), sameSide(levels, e.cfg.SLO, ep.probes))
+	levels, j := e.judge(i)
+	users, lo, hi, confirm, ok := refineStep(levels, j.Levels, e.cfg.SLO, e.cfg.Refine || ep.byHand, w.LastEnd(), sameSide(j, ep.probes))
 	if !ok {
 		return Notice{}, false
 	}
@@ -145,8 +160,8 @@ func crossing(n, f *model.LevelStats, slo model.SLO) (int, bool) {
 	switch {
 	case n.UserTPS.Count > 0 && f.UserTPS.Count > 0 && f.UserTPS.P50 < slo.UserTPSMin:
 		a, b, target = n.UserTPS.P50, f.UserTPS.P50, slo.UserTPSMin
-	case n.TTFT.Count > 0 && f.TTFT.Count > 0 && f.TTFT.P95 > float64(slo.TTFTP95Max)/float64(time.Millisecond):
-		a, b, target = n.TTFT.P95, f.TTFT.P95, float64(slo.TTFTP95Max)/float64(time.Millisecond)
+	case n.TTFT.Count > 0 && f.TTFT.Count > 0 && f.TTFT.P95 > ms(slo.TTFTP95Max):
+		a, b, target = n.TTFT.P95, f.TTFT.P95, ms(slo.TTFTP95Max)
 	case f.ErrorRate > slo.ErrorRateMax:
 		a, b, target = n.ErrorRate, f.ErrorRate, slo.ErrorRateMax
 	default:
@@ -160,19 +175,17 @@ func crossing(n, f *model.LevelStats, slo model.SLO) (int, bool) {
 }
 
 // sameSide reports whether the last two probes of a bisection fell on the same side of
-// the capacity: both meet the criteria, or both fail them.
-func sameSide(levels []model.LevelStats, slo model.SLO, probes []int) bool {
+// the capacity, as the judgement j reads them: both meet the criteria, or both fail them.
+func sameSide(j model.EndpointJudgement, probes []int) bool {
 	if len(probes) < 2 {
 		return false
 	}
 	meets := func(users int) int {
-		for i := range levels {
-			if levels[i].Concurrency == users {
-				if slo.Meets(&levels[i]) {
-					return 1
-				}
-				return 0
+		if l, ok := j.Level(users); ok {
+			if l.Meets {
+				return 1
 			}
+			return 0
 		}
 		return -1
 	}

@@ -54,6 +54,13 @@ func bookOf(t *testing.T, levels ...[3]float64) []model.LevelStats {
 	return tr.Levels()
 }
 
+// judged is the levels' judgement with the default level rule, as the engine reads them.
+func judged(levels []model.LevelStats, slo model.SLO) []model.LevelJudgement {
+	s := model.DefaultRule(slo)
+	e := model.ReportEndpoint{Levels: model.ReportLevels(levels)}
+	return model.JudgeEndpoint(&s, &e, false, false).Levels
+}
+
 // TestRefineStep: the bisection between the last level that meets the criteria and the
 // failing one above it, until the gap is within 10% or one, then the confirmation.
 func TestRefineStep(t *testing.T) {
@@ -79,7 +86,7 @@ func TestRefineStep(t *testing.T) {
 		{"a failing level below the capacity does not bound it", [][3]float64{{4, 20, 20}, {8, 20, 50}, {16, 20, 20}}, true, LevelEnd{}, "13 8 16 false"},
 	} {
 		levels := bookOf(t, tc.levels...)
-		users, lo, hi, confirm, ok := refineStep(levels, slo, tc.refine, tc.last, false)
+		users, lo, hi, confirm, ok := refineStep(levels, judged(levels, slo), slo, tc.refine, tc.last, false)
 		got := "done"
 		if ok {
 			got = fmt.Sprintf("%d %d %d %v", users, lo, hi, confirm)
@@ -91,11 +98,11 @@ func TestRefineStep(t *testing.T) {
 	// Short and undecided levels are not measured in full: they neither meet nor bound.
 	levels := bookOf(t, [3]float64{16, 20, 50}, [3]float64{24, 20, 20}, [3]float64{32, 20, 20})
 	levels[1].Undecided = []string{model.TermUserTPS}
-	if users, _, _, _, _ := refineStep(levels, slo, true, LevelEnd{}, false); users != 27 {
+	if users, _, _, _, _ := refineStep(levels, judged(levels, slo), slo, true, LevelEnd{}, false); users != 27 {
 		t.Errorf("24 undecided: next %d, want 27 (16..32)", users)
 	}
 	// Two probes on the same side: the midpoint.
-	if users, _, _, _, _ := refineStep(levels, slo, true, LevelEnd{}, true); users != 24 {
+	if users, _, _, _, _ := refineStep(levels, judged(levels, slo), slo, true, LevelEnd{}, true); users != 24 {
 		t.Errorf("halving: next %d, want 24", users)
 	}
 }
@@ -197,7 +204,7 @@ func TestUndecidedAtMaxHold(t *testing.T) {
 		t.Fatalf("20 s: %v", ns)
 	}
 	if p, _ := r.e.Status(0, at(20*time.Second)); !strings.Contains(p.Waits(), "waiting for per-user p50 to be decided at 95%: about") ||
-		!strings.HasSuffix(p.Waits(), "more requests, more than the 10s left before the maximum hold") {
+		!strings.HasSuffix(p.Waits(), "more requests, more than the 10 s left before the maximum hold") {
 		t.Errorf("progress %+v says %q", p, p.Waits())
 	}
 	ns := r.step(30 * time.Second)

@@ -30,6 +30,8 @@ func (e *Engine) Settings() model.ReportSettings {
 	}
 	if r.Fixed {
 		s.MaxHoldS = s.HoldS // every level lasts exactly the hold
+	} else {
+		s.MinRequests = max(MinFloor, e.cfg.MinRequests) // the sequential rule's floor (LevelNeed)
 	}
 	if !e.cfg.StartAt.IsZero() {
 		s.StartAt = e.cfg.StartAt.UTC().Format(model.WindowLayout)
@@ -77,6 +79,17 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		}
 		re.ServerMetrics = ep.server.status.URL // "" when nothing is scraped
 		re.RampEnd = ep.rampEnd(r.Interrupted)
+		if ep.end.Kind == EndStopped && ep.walk == nil {
+			for j := range re.Levels {
+				re.Levels[j].Stopped = re.Levels[j].Concurrency == ep.end.Users
+			}
+		}
+		if e.done { // the run is over: a level it left unfinished is no longer being measured
+			for j := range re.Levels {
+				re.Levels[j].Open = false
+			}
+		}
+		re.SetClaims(&r.Settings, r.Interrupted) // with the run's level rule
 		r.Endpoints = append(r.Endpoints, re)
 	}
 	return r

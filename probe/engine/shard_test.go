@@ -157,7 +157,7 @@ func TestRunStartsAtStartTime(t *testing.T) {
 	if res.Late < 150*time.Millisecond || res.Late > 400*time.Millisecond {
 		t.Errorf("late %v, want about 150ms", res.Late)
 	}
-	if s := log.calls[0].String(); !strings.Contains(s, "(this shard: 1), held exactly 400ms (fixed schedule)") || !strings.Contains(s, "after the start time: this level is that much shorter") {
+	if s := log.calls[0].String(); !strings.Contains(s, "(this shard: 1), held exactly 400 ms (fixed schedule)") || !strings.Contains(s, "after the start time: this level is that much shorter") {
 		t.Errorf("first progress line %q", s)
 	}
 
