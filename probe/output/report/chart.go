@@ -168,17 +168,31 @@ func newPlot(pal palette, xs []float64, title, ylabel string) *plot.Plot {
 	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Min, p.X.Max = xs[0]/1.3, xs[len(xs)-1]*1.3
-	step := 1 + len(xs)/10 // at most about ten labels
-	var ticks []plot.Tick
-	for i, x := range xs {
-		label := ""
-		if i%step == 0 || i == len(xs)-1 {
-			label = strconv.FormatFloat(x, 'f', -1, 64)
-		}
-		ticks = append(ticks, plot.Tick{Value: x, Label: label})
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Marker = plot.ConstantTicks(xTicks(xs))
 	return p
+}
+
+// xTicks is a tick at each level, labelled where the label has room on a log axis: a
+// level at least minLabelRatio times the previous label's, and the last level (the label
+// before it left out when too close). Levels the capacity's bisection added between the
+// ramp's (16, 19, 22, 23, 25, 32) would otherwise print over each other.
+func xTicks(xs []float64) []plot.Tick {
+	const minLabelRatio = 1.45
+	ticks := make([]plot.Tick, len(xs))
+	last := -1 // the index of the last label
+	for i, x := range xs {
+		ticks[i].Value = x
+		if last < 0 || x >= minLabelRatio*xs[last] {
+			ticks[i].Label, last = strconv.FormatFloat(x, 'f', -1, 64), i
+		}
+	}
+	if n := len(xs) - 1; n > 0 && last != n {
+		if last > 0 && xs[n] < minLabelRatio*xs[last] {
+			ticks[last].Label = ""
+		}
+		ticks[n].Label = strconv.FormatFloat(xs[n], 'f', -1, 64)
+	}
+	return ticks
 }
 
 // addCurve draws one series' line and markers and names it in the legend.

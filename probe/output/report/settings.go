@@ -51,7 +51,7 @@ func (r *Run) Settings() []Setting {
 		add("max hold", seconds(*x))
 	}
 	if st.MinRequests > 0 {
-		add("level rule", "each level held until decided at 95%, at least "+model.Plural(st.MinRequests, "steady request"))
+		add("level rule", "until decided at 95%, at least "+model.Plural(st.MinRequests, "steady request")+" a level")
 	}
 	if x := r.extra.Settings.TimeoutS; x != nil && *x > 0 {
 		add("timeout", seconds(*x))

@@ -51,3 +51,18 @@ func TestSummarySaysHowSure(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }
+
+// TestXTicksLeaveRoom: the curve's x labels do not print over each other when the
+// capacity's bisection added levels between the ramp's: a label at least 1.45 times the
+// previous one, and the last level always labelled.
+func TestXTicksLeaveRoom(t *testing.T) {
+	var got []string
+	for _, tk := range xTicks([]float64{1, 2, 4, 8, 16, 19, 22, 23, 25, 32}) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if strings.Join(got, " ") != "1 2 4 8 16 32" {
+		t.Errorf("labels %v, want 1 2 4 8 16 32", got)
+	}
+}
