@@ -25,6 +25,9 @@ type CapacityClaim struct {
 	Why   string
 	// Decision is how sure the claim is at 95%, from the levels' intervals.
 	Decision CapacityDecision
+	// Above is, for CapExact, the lowest level above Level that bounds it and fails the
+	// criteria (the bracket the capacity's bisection closes); 0 otherwise.
+	Above int
 }
 
 // Report is the claim as results.json keeps it (0 users unless exact or at least;
@@ -42,9 +45,9 @@ func (c CapacityClaim) Report() ReportCap {
 
 // judgeCapacity is the capacity over the judged levels: the largest level measured in
 // full that meets the criteria. It is exact when a level above it that bounds (measured
-// in full, or ended by a stop rule) fails; otherwise a lower bound, saying why: the run
-// was interrupted, the ramp goes on, a level above was not measured in full, or the
-// highest level measured in full meets the criteria.
+// in full, or ended by a stop rule) fails, the lowest such level its Above; otherwise a
+// lower bound, saying why: the run was interrupted, the ramp goes on, a level above was
+// not measured in full, or the highest level measured in full meets the criteria.
 func judgeCapacity(levels []LevelJudgement, interrupted, walking bool) CapacityClaim {
 	best := -1
 	for i, l := range levels {
@@ -58,17 +61,18 @@ func judgeCapacity(levels []LevelJudgement, interrupted, walking bool) CapacityC
 	c := CapacityClaim{Kind: CapAtLeast, Level: levels[best].Level}
 	var above []LevelJudgement
 	for _, l := range levels {
-		if l.Level <= c.Level {
-			continue
-		}
-		if l.State.Bounds() && !l.Meets {
-			return CapacityClaim{Kind: CapExact, Level: c.Level}
-		}
-		if l.State != LevelNotMeasured {
+		switch {
+		case l.Level <= c.Level:
+		case l.State.Bounds() && !l.Meets:
+			if c.Kind != CapExact || l.Level < c.Above {
+				c.Kind, c.Above = CapExact, l.Level
+			}
+		case l.State != LevelNotMeasured:
 			above = append(above, l)
 		}
 	}
 	switch {
+	case c.Kind == CapExact:
 	case interrupted:
 		c.Why = "the run was interrupted"
 	case walking:

@@ -11,52 +11,56 @@ import (
 const maxRefine = 24
 
 // refineStep is where a walk whose levels are done goes next, from the endpoint's levels
-// (ordered by concurrency) and their judgement js (model.JudgeEndpoint, in the same
-// order): the capacity's bisection, then its confirmation.
+// and their judgement j (model.JudgeEndpoint, as the report will say): the capacity's
+// bisection, then its confirmation.
 //
-// It reads the levels as the judgement does: only a level measured in full
-// (model.LevelState: its floor met, neither short nor undecided) meets, and a level
-// measured in full or stopped by a stop rule bounds. The capacity candidate is the
-// largest level measured in full that meets the criteria (N) and the bracket's top is the
-// next level above it that bounds and fails (F: the walk held it until its failure was
-// decided). With refine, while F - N is more than 10% of N and more than 1, it holds a
-// level between them, exploring: where the criterion F fails would cross its target,
-// interpolated linearly between N's figure and F's (the per-user p50 falls and the TTFT
-// p95 rises about linearly with the load between two close levels), at least one from
-// either end; the midpoint when no figure interpolates, or when the last two probes fell
-// on the same side (halving then bounds the search, as regula falsi's Illinois variant
-// does). Then it confirms N (holds it until every criterion is decided, see
-// model.LevelCall.Waiting) unless N is already met at 95%. It is done (ok false) when no
-// level meets the criteria, when N is met at 95%, or when N's confirmation just ended
-// (decided or not: an undecided N is not confirmed again).
-func refineStep(levels []model.LevelStats, js []model.LevelJudgement, slo model.SLO, refine bool, last LevelEnd, halve bool) (users, lo, hi int, confirm, ok bool) {
-	var n, f *model.LevelStats
-	for i := range levels {
-		switch l := js[i]; {
-		case l.State.Decides() && l.Meets:
-			n, f = &levels[i], nil
-		case n != nil && f == nil && l.State.Bounds() && !l.Meets:
-			f = &levels[i]
-		}
+// It reads the capacity from the judgement, never on its own: N is the claim's level
+// (exact or at least: the largest level measured in full that meets the criteria) and F
+// its Above (an exact claim's lowest level above N that bounds it and fails: measured in
+// full, the walk held it until its failure was decided, or ended by a stop rule). With
+// refine, while F - N is more than 10% of N and more than 1, it holds a level between
+// them, exploring: where the criterion F fails would cross its target, interpolated
+// linearly between N's figure and F's (the per-user p50 falls and the TTFT p95 rises
+// about linearly with the load between two close levels), at least one from either end;
+// the midpoint when no figure interpolates, or when the last two probes fell on the same
+// side (halve: halving then bounds the search, as regula falsi's Illinois variant does).
+// Then it confirms N (holds it until every criterion is decided, see
+// model.LevelCall.Waiting) unless the level rule already reads N as met. It is done (ok
+// false) when there is no capacity (none, or not measured), when N is met, or when N's
+// confirmation just ended (decided or not: an undecided N is not confirmed again).
+func refineStep(levels []model.LevelStats, j model.EndpointJudgement, slo model.SLO, refine bool, last LevelEnd, halve bool) (users, lo, hi int, confirm, ok bool) {
+	c := j.Capacity
+	if c.Kind != model.CapExact && c.Kind != model.CapAtLeast {
+		return 0, 0, 0, false, false
 	}
+	n, f := statsAt(levels, c.Level), statsAt(levels, c.Above)
 	if n == nil {
 		return 0, 0, 0, false, false
 	}
-	if f != nil {
-		hi = f.Concurrency
-	}
-	lo = n.Concurrency
-	if refine && hi > 0 && hi-lo > max(1, lo/10) {
+	lo, hi = c.Level, c.Above
+	if refine && f != nil && hi-lo > max(1, lo/10) {
 		next := lo + (hi-lo)/2
 		if x, ok := crossing(n, f, slo); ok && !halve {
 			next = min(max(x, lo+1), hi-1)
 		}
 		return next, lo, hi, false, true
 	}
+	// The confirmation is the level rule's: N is met when the rule, reading it at its
+	// looks' confidence, would end it (which makes it met at 95% too).
 	if (last.Confirm && last.Users == lo) || slo.Call(n).Met() {
 		return 0, 0, 0, false, false
 	}
 	return lo, lo, hi, true, true
+}
+
+// statsAt is the level of n users among levels; nil when there is none (n 0).
+func statsAt(levels []model.LevelStats, n int) *model.LevelStats {
+	for i := range levels {
+		if n > 0 && levels[i].Concurrency == n {
+			return &levels[i]
+		}
+	}
+	return nil
 }
 
 // judge is endpoint i's levels and their judgement with the run's level rule
@@ -84,7 +88,7 @@ func (e *Engine) refineNext(i int, now time.Time) (Notice, bool) {
 		return Notice{}, false
 	}
 	levels, j := e.judge(i)
-	users, lo, hi, confirm, ok := refineStep(levels, j.Levels, e.cfg.SLO, e.cfg.Refine || ep.byHand, w.LastEnd(), sameSide(j, ep.probes))
+	users, lo, hi, confirm, ok := refineStep(levels, j, e.cfg.SLO, e.cfg.Refine || ep.byHand, w.LastEnd(), sameSide(j, ep.probes))
 	if !ok {
 		return Notice{}, false
 	}

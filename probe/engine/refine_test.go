@@ -55,10 +55,10 @@ func bookOf(t *testing.T, levels ...[3]float64) []model.LevelStats {
 }
 
 // judged is the levels' judgement with the default level rule, as the engine reads them.
-func judged(levels []model.LevelStats, slo model.SLO) []model.LevelJudgement {
+func judged(levels []model.LevelStats, slo model.SLO) model.EndpointJudgement {
 	s := model.DefaultRule(slo)
 	e := model.ReportEndpoint{Levels: model.ReportLevels(levels)}
-	return model.JudgeEndpoint(&s, &e, false, false).Levels
+	return model.JudgeEndpoint(&s, &e, false, false)
 }
 
 // TestRefineStep: the bisection between the last level that meets the criteria and the
