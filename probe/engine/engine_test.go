@@ -194,7 +194,7 @@ func TestStopRules(t *testing.T) {
 		{"15 errors in 150 are not", 150, 15, 100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
 			"errors 10% > 5% (150 requests)"},
 		{"TTFT over twice the target", 10, 0, 4100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
-			"auto-ramp stopped at 2 users on ep0: TTFT p95 4.1s > 2 x 2s (10 steady requests); back to capacity, 1 user"},
+			"auto-ramp stopped at 2 users on ep0: TTFT p95 4.10 s > 2 x 2 s (10 steady requests); back to capacity, 1 user"},
 		{"TTFT judged from half the rule's requests", 9, 0, 4100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
 		{"TTFT over the target but not twice", 10, 0, 3900 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
 		{"settle at a chosen level", 10, 3, 100 * time.Millisecond, 3, false, []NoticeKind{RampStopped}, 3, "back to 3 users"},
