@@ -51,7 +51,18 @@ func LevelNames(rate bool, ns []int) string {
 	if rate {
 		unit = " requests/s"
 	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + unit
+	return And(parts) + unit
+}
+
+// And joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func And(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // LoadName is what the levels step, for "doubling users" and "doubling the rate".
@@ -194,13 +205,7 @@ func TermsWords(terms []string) string {
 	for i, t := range terms {
 		w[i] = TermWords(t)
 	}
-	switch len(w) {
-	case 0:
-		return ""
-	case 1:
-		return w[0]
-	}
-	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
+	return And(w)
 }
 
 // IntervalLegend says what a table's "±" is, under a table that shows one.

@@ -174,17 +174,23 @@ func benchExit(res *engine.Result, p *settings.Plan, minCapacity int) error {
 func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	for _, n := range res.Notices {
 		switch n.Kind {
-		case engine.LevelShort:
+		case engine.LevelShort, engine.LevelUndecided:
+			if n.End.Confirm {
+				fmt.Fprintf(a.stderr, "tpsmon: warning: %s; hold longer (--max-hold) to confirm it\n", n)
+				continue
+			}
+			if n.Kind == engine.LevelUndecided {
+				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %s undecided at 95%%: marked undecided, it decides no capacity; hold longer (--max-hold) to decide it\n",
+					n.Name, engine.LevelWord(n.Rate, n.Users), model.TermsWords(n.End.Undecided))
+				continue
+			}
 			if n.Level.Fixed {
 				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended on the fixed schedule (--start-at) with %d/%d steady requests: marked short; hold longer (--hold) or ask for fewer tokens\n",
 					n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 				continue
 			}
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold without %s: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
-				n.Name, engine.LevelWord(n.Rate, n.Users), strings.Join(n.End.Missing, ", "))
-		case engine.LevelUndecided:
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %s undecided at 95%%: marked undecided, it decides no capacity; hold longer (--max-hold) to decide it\n",
-				n.Name, engine.LevelWord(n.Rate, n.Users), model.TermsWords(n.End.Undecided))
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %s: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
+				n.Name, engine.LevelWord(n.Rate, n.Users), model.And(n.End.Missing))
 		case engine.LevelImprecise:
 			fmt.Fprintf(a.stderr, "tpsmon: %s\n", n)
 		case engine.RampWarned:

@@ -130,7 +130,7 @@ func TestLevelRule(t *testing.T) {
 	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelShort, LevelStarted}) || !r.e.Short(0, 32) || r.e.Short(0, 16) || c.conc != 16 {
 		t.Fatalf("90 s: notices %v, short 32 %v, users %d; want the last level short, then 16 users again", ns, r.e.Short(0, 32), c.conc)
 	}
-	if !strings.Contains(ns[0].String(), "ep0: 32 users reached the maximum hold without its warm-up, 0/8 steady requests: marked short") {
+	if !strings.Contains(ns[0].String(), "ep0: 32 users reached the maximum hold with its warm-up not over and 0 of 8 steady requests: marked short") {
 		t.Errorf("short notice: %q", ns[0])
 	}
 	if want := "ep0: confirming the capacity at 16 users: held until each criterion is decided at 95%"; ns[1].String() != want {

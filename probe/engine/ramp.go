@@ -124,7 +124,7 @@ type LevelEnd struct {
 	// Undecided names the criteria (SLO terms) still undecided when it reached the
 	// maximum hold with its floor, hold and curve met.
 	Undecided []string
-	Missing   []string // Short: what it lacked, in words
+	Missing   []string // Short: what it lacked, in words ("0 of 8 steady requests", "its hold not over")
 	Confirm   bool     // it was the capacity's level, being confirmed
 	// Imprecise names the curve figures not known to ±5% when it reached the maximum
 	// hold with its floor and hold met ("per-user p50", "aggregate tok/s"): its criteria
@@ -278,13 +278,13 @@ func endOf(p LevelProgress) LevelEnd {
 		return end
 	}
 	if p.Warming {
-		end.Missing = append(end.Missing, "its warm-up")
+		end.Missing = append(end.Missing, "its warm-up not over")
 	}
 	if p.Steady < p.Need {
-		end.Missing = append(end.Missing, fmt.Sprintf("%d/%d steady requests", p.Steady, p.Need))
+		end.Missing = append(end.Missing, fmt.Sprintf("%d of %d steady requests", p.Steady, p.Need))
 	}
 	if p.Left > 0 && !p.Warming {
-		end.Missing = append(end.Missing, "its hold")
+		end.Missing = append(end.Missing, "its hold not over")
 	}
 	end.Short = len(end.Missing) > 0
 	if !end.Short {

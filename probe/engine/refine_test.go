@@ -219,3 +219,36 @@ func TestUndecidedAtMaxHold(t *testing.T) {
 		t.Errorf("level undecided %v, capacity %+v; want per-user p50, no capacity", l.Undecided, e.Capacity)
 	}
 }
+
+// TestConfirmationRunsOut: a confirmation that reaches the maximum hold before its own
+// warm-up ends leaves the capacity's level as its first hold measured it (not short:
+// it had its floor and hold then), and the capacity stands, not decided at 95%.
+func TestConfirmationRunsOut(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{16, 32}, Hold: time.Second, MaxHold: 30 * time.Second}, Settle: SettleCapacity}, 1)
+	r.e.StartRamp([]int{0}, at(0))
+	r.steady(0, 16, at(0))
+	r.doneAt(0, 16, spread(20, 49, 51), at(5*time.Second))
+	r.step(5 * time.Second)
+	r.steady(0, 32, at(6*time.Second))
+	r.doneAt(0, 32, spread(10, 19.5, 20.5), at(10*time.Second))
+	if ns := r.step(10 * time.Second); len(ns) != 1 || !strings.HasPrefix(ns[0].String(), "ep0: confirming the capacity at 16 users") {
+		t.Fatalf("after 32 users failed: %v; want 16 users confirmed", ns)
+	}
+	// The requests of 32 users never end: the confirmation's warm-up outlasts its maximum hold.
+	ns := r.step(41 * time.Second)
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelShort, RampFinished}) {
+		t.Fatalf("41 s: %v; want the confirmation run out, then the ramp over", ns)
+	}
+	if want := "ep0: confirming 16 users reached the maximum hold with its warm-up not over and 0 of 8 steady requests: not confirmed, its first hold stands"; ns[0].String() != want {
+		t.Errorf("notice %q, want %q", ns[0], want)
+	}
+	rep := r.e.Report(false)
+	e := rep.Endpoints[0]
+	if r.e.Short(0, 16) || e.Levels[0].Short || e.Capacity != (model.ReportCap{Users: 16}) {
+		t.Errorf("16 users short %v, capacity %+v; want 16 users as first held, the capacity not decided", e.Levels[0].Short, e.Capacity)
+	}
+	j := model.JudgeEndpoint(&rep.Settings, &e, false, false)
+	if !strings.HasPrefix(j.Verdict.Text, "capacity 16 users, not decided at 95% (TTFT p95 of 16 users undecided;") {
+		t.Errorf("verdict %q", j.Verdict.Text)
+	}
+}

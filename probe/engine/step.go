@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -60,14 +59,22 @@ func (n Notice) String() string {
 			return fmt.Sprintf("%s: %s ended on the fixed schedule with %d/%d steady requests: marked short",
 				n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 		}
-		return fmt.Sprintf("%s: %s reached the maximum hold without %s: marked short",
-			n.Name, n.word(n.Users), strings.Join(n.End.Missing, ", "))
+		if n.End.Confirm {
+			return fmt.Sprintf("%s: confirming %s reached the maximum hold with %s: not confirmed, its first hold stands",
+				n.Name, n.word(n.Users), model.And(n.End.Missing))
+		}
+		return fmt.Sprintf("%s: %s reached the maximum hold with %s: marked short",
+			n.Name, n.word(n.Users), model.And(n.End.Missing))
 	case LevelUndecided:
+		if n.End.Confirm {
+			return fmt.Sprintf("%s: confirming %s reached the maximum hold with %s undecided at 95%%: not confirmed, its first hold stands",
+				n.Name, n.word(n.Users), model.TermsWords(n.End.Undecided))
+		}
 		return fmt.Sprintf("%s: %s reached the maximum hold with %s undecided at 95%%: marked undecided (it decides no capacity)",
 			n.Name, n.word(n.Users), model.TermsWords(n.End.Undecided))
 	case LevelImprecise:
 		return fmt.Sprintf("%s: %s reached the maximum hold with %s not known to ±5%% (its requests vary too much): see its interval",
-			n.Name, n.word(n.Users), strings.Join(n.End.Imprecise, " and "))
+			n.Name, n.word(n.Users), model.And(n.End.Imprecise))
 	case RampFinished:
 		if n.Refined > 0 {
 			return fmt.Sprintf("auto-ramp finished on %s: all %d levels held, and %d to find the capacity; %s",
@@ -213,6 +220,16 @@ func (e *Engine) sayEnd(i int, p LevelProgress, out []Notice) []Notice {
 	ep := e.eps[i]
 	end := ep.walk.LastEnd()
 	switch {
+	case end.Confirm && (end.Short || len(end.Undecided) > 0):
+		// The level was measured in full before (the judgement named it the capacity so):
+		// a confirmation that runs out leaves it so, and the criteria it left open say the
+		// capacity is not decided at 95%. Marking it short or undecided would throw away
+		// the hold that measured it (17 steady requests "short" of 8).
+		kind := LevelShort
+		if !end.Short {
+			kind = LevelUndecided
+		}
+		return append(out, Notice{Kind: kind, Endpoint: i, Name: ep.info.Name, Users: end.Users, Level: p, End: end})
 	case end.Short:
 		ep.short[end.Users] = true
 		ep.book.MarkShort(end.Users)
