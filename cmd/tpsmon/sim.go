@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/probe/sim"
@@ -19,6 +21,14 @@ type simFlags struct {
 	maxQueue, prefixCacheTokens, kvTokens   int
 	dropRate, stallRate, stallMs            float64
 	closeAfterStream                        bool
+	// The service's faults.
+	authKey            string
+	refuse, proxyLimit int
+	otherUsers         int
+	retryAfter         time.Duration
+	downAfter, downFor time.Duration
+	streamErrorRate    float64
+	bufferAnswers      bool
 }
 
 func (a *app) newSimCmd() *cobra.Command { return a.simCmd(&simFlags{}) }
@@ -37,7 +47,11 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
   tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2
   tpsmon sim --max-queue 8 --drop-rate 0.01 --stall-rate 0.05 --stall-ms 3000
   tpsmon sim --prefix-cache-tokens 200000
-  tpsmon sim --close-after-stream      # like llama.cpp's llama-server`,
+  tpsmon sim --close-after-stream      # like llama.cpp's llama-server
+  tpsmon sim --down-after 20s --down-for 10s
+  tpsmon sim --refuse 429 --retry-after 2s
+  tpsmon sim --auth-key sk-local       # HTTP 401 without "Authorization: Bearer sk-local"
+  tpsmon sim --buffer-answers          # like a proxy that buffers whole answers`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runSim(cmd, f)
@@ -63,6 +77,15 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
 	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache budget in tokens (prompts and answers of the running sequences); over it the newest are preempted; 0 = unlimited (default: the profile's)")
 	fs.IntVar(&f.prefixCacheTokens, "prefix-cache-tokens", 0, "prompt tokens a prefix cache holds: a prompt's leading blocks seen before skip prefill; 0 = no cache (default: the profile's)")
 	fs.BoolVar(&f.closeAfterStream, "close-after-stream", false, "close the connection after every streamed answer while advertising keep-alive, as llama.cpp's llama-server does")
+	fs.Float64Var(&f.streamErrorRate, "stream-error-rate", 0, "fraction of streams that end mid-way with an in-band error event, then [DONE]")
+	fs.DurationVar(&f.downAfter, "down-after", 0, "go down this long after starting: open connections cut, new ones refused (e.g. 20s)")
+	fs.DurationVar(&f.downFor, "down-for", 0, "with --down-after: come back on the same address after this long (default: stay down)")
+	fs.StringVar(&f.authKey, "auth-key", "", `answer HTTP 401 to every /v1 request without "Authorization: Bearer KEY", as vLLM's --api-key does`)
+	fs.IntVar(&f.refuse, "refuse", 0, "answer every completion request with this HTTP status (401, 403, 404, 429, 500, 503...) while /v1/models still answers")
+	fs.DurationVar(&f.retryAfter, "retry-after", 0, "send a Retry-After header of this long (whole seconds, rounded up) with every HTTP 429")
+	fs.BoolVar(&f.bufferAnswers, "buffer-answers", false, "hold each answer until it is complete, then send it at once, as a buffering proxy does")
+	fs.IntVar(&f.proxyLimit, "proxy-limit", 0, "put a proxy in front that lets this many requests through at a time; the others wait in it, unseen by /metrics")
+	fs.IntVar(&f.otherUsers, "other-users", 0, "another client keeps this many streams busy on the server (its tokens show in /metrics only)")
 	return c
 }
 
@@ -99,6 +122,14 @@ func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
 		{"stall-ms", f.stallMs < 0, "0 or more", func() { cfg.StallMs = f.stallMs }},
 		{"kv-tokens", f.kvTokens < 0, "0 or more", func() { cfg.KVTokens = f.kvTokens }},
 		{"prefix-cache-tokens", f.prefixCacheTokens < 0, "0 or more", func() { cfg.PrefixCacheTokens = f.prefixCacheTokens }},
+		{"stream-error-rate", f.streamErrorRate < 0 || f.streamErrorRate > 1, "from 0 to 1", func() { cfg.StreamErrorRate = f.streamErrorRate }},
+		{"down-after", f.downAfter < 0, "a positive duration such as 20s", func() { cfg.DownAfter = f.downAfter }},
+		{"down-for", f.downFor < 0, "a positive duration such as 10s", func() { cfg.DownFor = f.downFor }},
+		{"auth-key", strings.TrimSpace(f.authKey) == "", "a key", func() { cfg.AuthKey = f.authKey }},
+		{"refuse", f.refuse != 0 && (f.refuse < 400 || f.refuse > 599), "an HTTP error status from 400 to 599", func() { cfg.Refuse = f.refuse }},
+		{"retry-after", f.retryAfter < 0, "a positive duration such as 2s", func() { cfg.RetryAfter = f.retryAfter }},
+		{"proxy-limit", f.proxyLimit < 0, "0 or more", func() { cfg.ProxyLimit = f.proxyLimit }},
+		{"other-users", f.otherUsers < 0, "0 or more", func() { cfg.OtherUsers = f.otherUsers }},
 	}
 	for _, c := range checks {
 		if !set(c.flag) {
@@ -111,6 +142,10 @@ func simConfig(cmd *cobra.Command, f *simFlags) (sim.Config, error) {
 		c.set()
 	}
 	cfg.CloseAfterStream = f.closeAfterStream
+	cfg.BufferAnswers = f.bufferAnswers
+	if set("down-for") && !set("down-after") {
+		return cfg, usageErrorf("--down-for %s: give --down-after too (when the server goes down)", f.downFor)
+	}
 	if cfg.StepMs+cfg.StepMsPerSeq <= 0 {
 		return cfg, usageErrorf("--step-ms and --step-ms-per-seq are both 0: a decode step must take some time")
 	}
@@ -140,6 +175,9 @@ func (a *app) runSim(cmd *cobra.Command, f *simFlags) error {
 	fmt.Fprintf(a.stdout, "serving %s (Ctrl-C to stop)\n\n", inst.URL)
 	fmt.Fprintf(a.stdout, "  tpsmon --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
 	fmt.Fprintf(a.stdout, "  tpsmon bench --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
+	if cfg.AuthKey != "" {
+		fmt.Fprintf(a.stdout, "  (with the key given to --auth-key in $%s)\n", "OPENAI_API_KEY")
+	}
 	<-ctx.Done()
 	return nil
 }
@@ -176,6 +214,9 @@ func describeSim(cfg sim.Config) string {
 	if cfg.StallRate > 0 {
 		faults = append(faults, fmt.Sprintf("%s of streams stall for %gms", pct(cfg.StallRate), cfg.StallMs))
 	}
+	if cfg.StreamErrorRate > 0 {
+		faults = append(faults, pct(cfg.StreamErrorRate)+" of streams end with an in-band error")
+	}
 	if len(faults) > 0 {
 		fmt.Fprintf(&b, "  faults: %s\n", strings.Join(faults, ", "))
 	}
@@ -185,7 +226,41 @@ func describeSim(cfg sim.Config) string {
 	if cfg.PrefixCacheTokens > 0 {
 		fmt.Fprintf(&b, "  prefix cache of %d prompt tokens: a prompt's leading blocks seen before skip prefill\n", cfg.PrefixCacheTokens)
 	}
+	if service := describeService(cfg); len(service) > 0 {
+		fmt.Fprintf(&b, "  service: %s\n", strings.Join(service, ", "))
+	}
 	return b.String()
+}
+
+// describeService says what the service around the model does to requests: its key,
+// a refusal, Retry-After, a proxy, another client, an outage.
+func describeService(cfg sim.Config) []string {
+	var out []string
+	if cfg.AuthKey != "" {
+		out = append(out, "HTTP 401 without the key given to --auth-key")
+	}
+	if cfg.Refuse != 0 {
+		out = append(out, fmt.Sprintf("every completion request answered HTTP %d", cfg.Refuse))
+	}
+	if cfg.RetryAfter > 0 {
+		out = append(out, fmt.Sprintf("Retry-After %d s with HTTP 429", int(math.Ceil(cfg.RetryAfter.Seconds()))))
+	}
+	if cfg.BufferAnswers {
+		out = append(out, "answers held until complete (a buffering proxy)")
+	}
+	if cfg.ProxyLimit > 0 {
+		out = append(out, fmt.Sprintf("a proxy in front lets %d requests through at a time", cfg.ProxyLimit))
+	}
+	if cfg.OtherUsers > 0 {
+		out = append(out, fmt.Sprintf("another client keeps %d streams busy", cfg.OtherUsers))
+	}
+	switch {
+	case cfg.DownAfter > 0 && cfg.DownFor > 0:
+		out = append(out, fmt.Sprintf("down after %s for %s", cfg.DownAfter, cfg.DownFor))
+	case cfg.DownAfter > 0:
+		out = append(out, fmt.Sprintf("down after %s for good", cfg.DownAfter))
+	}
+	return out
 }
 
 // pct formats a fraction as a percentage: 0.07 is "7%".
