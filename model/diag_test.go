@@ -182,7 +182,7 @@ func TestDiagnoseOrder(t *testing.T) {
 		TTFT: []float64{0.04, 0.05, 0.9, 1.6, 2.2, 2.5, 2.6}, BaseTTFT: 0.04,
 		Pairs:  pairs(1150, 500, 7),
 		Server: scriptServer(repeat(14, 7), repeat(0.97, 7), repeat(1150, 7), allSigs),
-		CPU:      1.9, Cores: 2,
+		CPU:    1.9, Cores: 2,
 	}
 	var rules []string
 	for _, f := range Diagnose(in) {
