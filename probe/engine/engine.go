@@ -283,6 +283,7 @@ func (e *Engine) Handle(ev probe.Event) {
 	switch {
 	case ev.Sample != nil:
 		ep.book.AddSample(ev.Sample)
+		ep.server.diag.rec.Add(ev.Sample)
 	case ev.Tick != nil:
 		ep.book.AddTick(ev.Tick)
 	case ev.Segment != nil:
