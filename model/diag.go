@@ -163,6 +163,12 @@ func Diagnose(in DiagInput) []Finding {
 			out = append(out, f)
 		}
 	}
+	if slices.ContainsFunc(out, func(f Finding) bool { return f.Rule == DiagBuffered }) {
+		// Answers held back and sent whole: tokens arrive seconds after the server made
+		// them, so the two sides' seconds cannot be compared.
+		out = slices.DeleteFunc(out, func(f Finding) bool { return f.Rule == DiagOtherTraffic || f.Rule == DiagFewerTokens })
+	}
+	explainStalls(out)
 	explained := slices.ContainsFunc(out, func(f Finding) bool {
 		switch f.Rule {
 		case DiagBuffered, DiagPrefill, DiagStall, DiagDown, DiagBack, DiagClientCPU:
@@ -175,6 +181,22 @@ func Diagnose(in DiagInput) []Finding {
 	}
 	RankFindings(out)
 	return out
+}
+
+// explainStalls adds to the stalls finding the cause another finding gives for them:
+// preempted sequences pause until they run again; a slow prefill of new requests holds
+// up every answer in the batch.
+func explainStalls(fs []Finding) {
+	i := slices.IndexFunc(fs, func(f Finding) bool { return f.Rule == DiagStall })
+	if i < 0 {
+		return
+	}
+	switch {
+	case slices.ContainsFunc(fs, func(f Finding) bool { return f.Rule == DiagKV }):
+		fs[i].Text += "; preempted sequences pause until the KV cache has room again"
+	case slices.ContainsFunc(fs, func(f Finding) bool { return f.Rule == DiagPrefill }):
+		fs[i].Text += "; the slow prefill of new requests holds up every answer in the batch"
+	}
 }
 
 // NothingWrong is what the diagnosis says of a run in which no finding held, once

@@ -238,8 +238,8 @@ func TestDiagWindowLeavesOutSecondsWithoutScrapes(t *testing.T) {
 		buckets = append(buckets, b)
 	}
 	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
-	if len(in.Pairs) != 9 { // second 15's scrape has no rate (the counter restarted)
-		t.Fatalf("pairs %v: want the 9 seconds a scrape with a rate covers", in.Pairs)
+	if len(in.Pairs) != 8 { // 4 intervals before the outage, 4 after: the one across it has no rate (the counter restarted)
+		t.Fatalf("pairs %v: want the 8 intervals both sides saw", in.Pairs)
 	}
 	if f, ok := DiagnoseCrossCheck(in); ok {
 		t.Errorf("an outage read as %q", f.Text)
@@ -267,10 +267,32 @@ func TestDiagWindowLeavesOutPausedSeconds(t *testing.T) {
 		server = append(server, ServerPoint{Time: start.Add(time.Second), GenTPS: gen, Rate: true, Has: SigGenerated})
 	}
 	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
-	if len(in.Pairs) != 19 {
-		t.Fatalf("%d pairs, want the 19 seconds neither paused nor just after a pause", len(in.Pairs))
+	if len(in.Pairs) != 18 { // 29 intervals less the 10 paused and the one after
+		t.Fatalf("%d pairs, want the 18 intervals neither paused nor just after a pause", len(in.Pairs))
 	}
 	if f, ok := DiagnoseCrossCheck(in); ok {
 		t.Errorf("a pause read as %q", f.Text)
+	}
+}
+
+// TestDiagWindowBurstsAreNotOtherTraffic: answers that arrive in bursts (a buffering
+// proxy: 900 tokens every third second) against a server generating 300 tok/s
+// steadily, scraped half a second off the buckets: the intervals weigh the buckets by
+// overlap, so no burst is lost and the two sides agree.
+func TestDiagWindowBurstsAreNotOtherTraffic(t *testing.T) {
+	var buckets []Bucket
+	var server []ServerPoint
+	for i := range 30 {
+		start := srvT0.Add(time.Duration(i) * time.Second)
+		b := Bucket{Start: start, Width: time.Second}
+		if i%3 == 2 {
+			b.AggregateTPS = 900
+		}
+		buckets = append(buckets, b)
+		server = append(server, ServerPoint{Time: start.Add(1300 * time.Millisecond), GenTPS: 300, Rate: true, Has: SigGenerated})
+	}
+	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
+	if f, ok := DiagnoseCrossCheck(in); ok {
+		t.Errorf("bursts read as %q (%d pairs)", f.Text, len(in.Pairs))
 	}
 }

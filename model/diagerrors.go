@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,7 +160,7 @@ func DiagnoseBack(in DiagInput) (Finding, bool) {
 // its first failure to its end.
 func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Finding {
 	var out []Finding
-	at := func(t time.Time) float64 { return max(t.Sub(start).Seconds(), 0) }
+	at := func(t time.Time) float64 { return math.Round(max(t.Sub(start).Seconds(), 0)*10) / 10 }
 	for _, o := range ended {
 		who := "the server was down"
 		if !o.Answered {

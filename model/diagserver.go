@@ -23,8 +23,9 @@ const (
 	// kvFull is the KV-cache use that counts as full.
 	kvFull = 0.9
 	// gapMin is the relative gap between the server's generated tokens and tpsmon's
-	// received tokens that is worth a line; gapScrapes the seconds it needs.
-	gapMin     = 0.10
+	// received tokens that is worth a line (above the noise of answers that straddle
+	// the window's edges); gapScrapes the seconds it needs.
+	gapMin     = 0.25
 	gapScrapes = 5
 	// cpuBusy is the share of tpsmon's cores in use above which tpsmon may be the limit.
 	cpuBusy = 0.8
@@ -85,6 +86,10 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	}
 	if peak == 0 {
 		evidence = append(evidence, fmt.Sprintf("no request waiting on the server in its last %d scrapes", len(diagLast(waiting, diagTTFTSpan))))
+		if prefillMayExplain(&in) {
+			return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence,
+				Text: rise + " with no queue on the server; the prompts are long enough for a slow prefill to explain it: tpsmon cannot tell it from a delay before the server"}, true
+		}
 		return Finding{Rule: DiagNoQueue, Severity: SevWarning, Evidence: evidence,
 			Text: rise + " with no queue on the server: the time is spent between tpsmon and the server (network, proxy, gateway)"}, true
 	}
@@ -184,9 +189,9 @@ func DiagnoseKV(in DiagInput) (Finding, bool) {
 // DiagnoseCrossCheck compares the tokens the server generated with those tpsmon
 // received over the seconds both saw (at least 5; paused seconds and seconds without a
 // scrape are not among them):
-//   - server above tpsmon by more than 10%: "another client uses the server: it
+//   - server above tpsmon by more than 25%: "another client uses the server: it
 //     generates 2.3x the tokens tpsmon receives (1,610 against 700 tok/s)";
-//   - server below tpsmon by more than 10%: "the server reports 0.6x what tpsmon
+//   - server below tpsmon by more than 25%: "the server reports 0.6x what tpsmon
 //     receives: its /metrics may cover one replica of several".
 func DiagnoseCrossCheck(in DiagInput) (Finding, bool) {
 	if len(in.Pairs) < gapScrapes {
@@ -228,12 +233,14 @@ func waitingPoints(ps []ServerPoint) []ServerPoint {
 
 // DiagWindow builds the server-side part of the diagnosis input from the live buckets
 // and the server's series: the buckets of the last window (TTFT p50 per second) and the
-// server points that fall in the same span. Pairs are the seconds both sides saw: a
-// bucket that was not paused (nor the one after a pause) with a scrape covering it (one
-// answering within half a second of the bucket's end) that has a counter rate, so
-// that the cross-check compares the same seconds on both sides: an outage, a restart
-// or a pause is left out of both. base is the TTFT at low load (0: unknown); cpu and
-// cores are tpsmon's own CPU use (in cores) and GOMAXPROCS.
+// server points that fall in the same span. Pairs are the scrape intervals both sides
+// saw: for each scrape with a counter rate, the tokens the server generated per second
+// since the previous scrape, and those tpsmon received over the same interval (its
+// buckets weighted by their overlap with it, so that a burst is never lost between
+// two intervals). An interval that tpsmon's buckets cover less than half, or that
+// touches a paused bucket or the one after it, is left out of both: an outage, a
+// restart or a pause never reads as other traffic. base is the TTFT at low load (0:
+// unknown); cpu and cores are tpsmon's own CPU use (in cores) and GOMAXPROCS.
 func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Duration, cpu float64, cores int) DiagInput {
 	in := DiagInput{BaseTTFT: base.Seconds(), CPU: cpu, Cores: cores}
 	if len(buckets) == 0 {
@@ -242,12 +249,18 @@ func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Durati
 	last := buckets[len(buckets)-1]
 	end := last.Start.Add(last.Width)
 	from := end.Add(-window)
-	for _, p := range server {
-		if p.Time.After(from) && !p.Time.After(end) {
-			in.Server = append(in.Server, p)
+	for i, p := range server {
+		if !p.Time.After(from) || p.Time.After(end) {
+			continue
+		}
+		in.Server = append(in.Server, p)
+		if i > 0 && p.Rate {
+			if recv, ok := received(buckets, server[i-1].Time, p.Time); ok {
+				in.Pairs = append(in.Pairs, TokenPair{Server: p.GenTPS, Received: recv})
+			}
 		}
 	}
-	for i, b := range buckets {
+	for _, b := range buckets {
 		if b.Start.Before(from) {
 			continue
 		}
@@ -256,24 +269,44 @@ func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Durati
 			ttft = b.TTFTP50.Seconds()
 		}
 		in.TTFT = append(in.TTFT, ttft)
-		if b.Paused || i > 0 && buckets[i-1].Paused {
-			continue
-		}
-		if p, ok := scrapeOf(in.Server, b); ok {
-			in.Pairs = append(in.Pairs, TokenPair{Server: p.GenTPS, Received: b.AggregateTPS})
-		}
 	}
 	return in
 }
 
-// scrapeOf is the scrape whose interval (the second before it answered) covers most
-// of b, one answered within half a bucket width of b's end, when it has a rate.
-func scrapeOf(server []ServerPoint, b Bucket) (ServerPoint, bool) {
-	lo, hi := b.Start.Add(b.Width/2), b.Start.Add(3*b.Width/2)
-	for _, p := range server {
-		if !p.Time.Before(lo) && p.Time.Before(hi) {
-			return p, p.Rate
+// received is the tokens per second tpsmon received over (lo, hi], from the buckets
+// weighted by their overlap with it; ok false when they cover less than half of it or
+// one of them (or the one before it) was paused.
+func received(buckets []Bucket, lo, hi time.Time) (float64, bool) {
+	var tokens float64
+	var covered time.Duration
+	for i, b := range buckets {
+		bEnd := b.Start.Add(b.Width)
+		overlap := minTime(hi, bEnd).Sub(maxTime(lo, b.Start))
+		if overlap <= 0 {
+			continue
 		}
+		if b.Paused || i > 0 && buckets[i-1].Paused {
+			return 0, false
+		}
+		tokens += b.AggregateTPS * overlap.Seconds()
+		covered += overlap
 	}
-	return ServerPoint{}, false
+	if covered <= 0 || covered < hi.Sub(lo)/2 {
+		return 0, false
+	}
+	return tokens / covered.Seconds(), true
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -23,7 +24,7 @@ const (
 	// The prefill fit needs prefillMin requests whose prompts span at least a factor
 	// prefillSpread, a fit explaining prefillR2 of TTFT's variance, and a prefill of
 	// at least prefillShare of the mean TTFT and prefillFloor.
-	prefillMin    = 20
+	prefillMin    = 10
 	prefillSpread = 2.0
 	prefillR2     = 0.5
 	prefillShare  = 0.3
@@ -34,6 +35,17 @@ const (
 	slowPrompt   = 500
 	slowPerToken = 500 * time.Microsecond
 )
+
+// Burst reports whether the request's tokens all arrived in one burst, as through a
+// buffering proxy: at least 8 chunks, all within a tenth of its end-to-end time, at
+// gaps under a millisecond. Its per-user tok/s then means nothing.
+func (s *Sample) Burst() bool {
+	if s.Chunks < burstChunks || s.First.IsZero() || !s.Last.After(s.Send) {
+		return false
+	}
+	e2e := s.Last.Sub(s.Send)
+	return float64(s.Last.Sub(s.First)) <= burstSpan*float64(e2e) && s.Gaps.Median() < burstGap
+}
 
 // burst reports whether r's tokens all arrived in one burst (a buffering proxy).
 func (r *DiagRequest) burst() bool {
@@ -178,7 +190,9 @@ func perToken(ms float64) string {
 	return fmt.Sprintf("%.2f", ms)
 }
 
-// prefillNoQueue: prompts of about one length, a high TTFT, no queue on the server.
+// prefillNoQueue: a high TTFT, long prompts, no queue on the server: what it sees
+// ("likely slow prefill"), when no fit tells (prompts of one length, or too few
+// requests yet for a fit).
 func prefillNoQueue(in *DiagInput, xs, ys []float64) (Finding, bool) {
 	waiting := waitingPoints(in.Server)
 	if len(xs) < failMin || len(waiting) == 0 {
@@ -191,13 +205,40 @@ func prefillNoQueue(in *DiagInput, xs, ys []float64) (Finding, bool) {
 	}
 	prompt, ttftMs := diagMedian(xs), diagMedian(ys)
 	ttft := time.Duration(ttftMs * float64(time.Millisecond))
-	perTok := time.Duration(ttftMs / prompt * float64(time.Millisecond))
-	if prompt < slowPrompt || ttft < slowTTFT || perTok < slowPerToken {
+	if !slowPerPrompt(prompt, ttftMs) || ttft < slowTTFT {
 		return Finding{}, false
 	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	prompts := fmt.Sprintf("prompts of %s tokens", diagInt(int(prompt)))
+	confirm := "; prompts of varied length would confirm it"
+	if hi >= prefillSpread*lo {
+		prompts = fmt.Sprintf("prompts of %s to %s tokens (median %s)", diagInt(int(lo)), diagInt(int(hi)), diagInt(int(prompt)))
+		confirm = "; more requests would allow a fit of TTFT against prompt length"
+	}
 	return Finding{Rule: DiagPrefill, Severity: SevWarning,
-		Text: fmt.Sprintf("TTFT is %s with no queue on the server and prompts of %s tokens: likely slow prefill (%s ms per prompt token); prompts of varied length would confirm it",
-			FormatMs(ttft), diagInt(int(prompt)), perToken(ttftMs/prompt)),
+		Text: fmt.Sprintf("TTFT is %s with no queue on the server and %s: likely slow prefill (%s ms per prompt token)%s",
+			FormatMs(ttft), prompts, perToken(ttftMs/prompt), confirm),
 		Evidence: []string{diagSpan(in), fmt.Sprintf("median TTFT %s over %d requests, median prompt %s tokens; no request waiting on the server in its last %d scrapes",
 			FormatMs(ttft), len(xs), diagInt(int(prompt)), len(diagLast(waiting, diagTTFTSpan)))}}, true
+}
+
+// slowPerPrompt reports whether prompts of this many tokens are long and a TTFT of
+// ttftMs is slow enough per token for a slow prefill to explain it.
+func slowPerPrompt(prompt, ttftMs float64) bool {
+	return prompt >= slowPrompt && ttftMs/prompt >= float64(slowPerToken)/float64(time.Millisecond)
+}
+
+// prefillMayExplain reports whether the window's prompts are long enough, and its TTFT
+// slow enough per prompt token, for a slow prefill to explain the TTFT: then a TTFT
+// without a queue is not the network's for sure.
+func prefillMayExplain(in *DiagInput) bool {
+	var xs, ys []float64
+	for i := range in.Requests {
+		r := &in.Requests[i]
+		if r.Err == ErrNone && r.PromptTokens > 0 && r.TTFT > 0 {
+			xs = append(xs, float64(r.PromptTokens))
+			ys = append(ys, float64(r.TTFT)/float64(time.Millisecond))
+		}
+	}
+	return len(xs) > 0 && slowPerPrompt(diagMedian(xs), diagMedian(ys))
 }

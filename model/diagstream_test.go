@@ -155,3 +155,55 @@ func TestDiagnoseRanks(t *testing.T) {
 		t.Errorf("ranked %s", got)
 	}
 }
+
+// TestDiagnoseVariedPromptsTooFewForAFit: slow prefill, prompts of 100 to 2,000 tokens,
+// too few requests for a fit yet: what tpsmon sees ("likely slow prefill", the range),
+// never the network; once the TTFT is under the floor of a slow prefill, it says it
+// cannot tell.
+func TestDiagnoseVariedPromptsTooFewForAFit(t *testing.T) {
+	rs := reqs(10, 6, func(i int, r *DiagRequest) {
+		r.PromptTokens = []int{150, 1900, 900, 1700, 400, 1200}[i]
+		r.TTFT = time.Duration(r.PromptTokens) * 3 * time.Millisecond
+	})
+	in := diagIn(rs)
+	in.TTFT, in.BaseTTFT = []float64{0.45, 2, 3, 3.5, 3.6, 3.6}, 0.45
+	in.Server = scriptServer(repeat(0, 6), repeat(0.3, 6), nil, allSigs)
+	fs := Diagnose(in)
+	if len(fs) != 1 || fs[0].Rule != DiagPrefill ||
+		fs[0].Text != "TTFT is 3.15 s with no queue on the server and prompts of 150 to 1,900 tokens (median 1,050): likely slow prefill (3.0 ms per prompt token); more requests would allow a fit of TTFT against prompt length" {
+		t.Errorf("got %+v", fs)
+	}
+	for _, f := range fs {
+		if f.Rule == DiagNoQueue {
+			t.Errorf("pointed at the network: %q", f.Text)
+		}
+	}
+}
+
+// TestLevelLeavesBurstsOutOfPerUser: answers that arrive whole have no per-user tok/s:
+// the level leaves them out, counts them, and the criteria say why it cannot judge.
+func TestLevelLeavesBurstsOutOfPerUser(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(Segment{ID: 1, Concurrency: 2, Open: true, Start: diagT0, SteadyAt: diagT0, End: diagT0.Add(20 * time.Second)})
+	for i := range 20 {
+		send := diagT0.Add(time.Duration(i) * time.Second)
+		g := new(GapSketch)
+		for range 63 {
+			g.Add(5 * time.Microsecond)
+		}
+		first := send.Add(2 * time.Second)
+		tr.AddSample(&Sample{Concurrency: 2, Send: send, Headers: first, First: first, Last: first.Add(time.Millisecond),
+			End: first.Add(time.Millisecond), Tokens: 64, Chunks: 64, Gaps: g, Status: 200, Finish: "length"})
+	}
+	l, _ := tr.Level(2)
+	if l.Bursts != 20 || l.UserTPS.Count != 0 || l.TPOT.Count != 0 || l.TTFT.Count != 20 {
+		t.Fatalf("bursts %d, per-user %d, TPOT %d, TTFT %d: want 20 bursts kept out of per-user and TPOT", l.Bursts, l.UserTPS.Count, l.TPOT.Count, l.TTFT.Count)
+	}
+	if rl := l.Report(); rl.UserTPSBursts != 20 {
+		t.Errorf("report: %d bursts", rl.UserTPSBursts)
+	}
+	why := strings.Join(DefaultSLO.Failures(&l), "; ")
+	if !strings.Contains(why, "per-user tok/s means nothing: the answers arrive in one burst") {
+		t.Errorf("failures: %s", why)
+	}
+}

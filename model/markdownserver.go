@@ -49,6 +49,10 @@ func writeServer(b *strings.Builder, e *ReportEndpoint) {
 	}
 }
 
+// levelGapMin is how far apart a level's generated and received tok/s are worth a line
+// (a whole level's figures: less noisy than the live cross-check's seconds).
+const levelGapMin = 0.10
+
 // ServerGap is the server's generated tok/s over the tokens tpsmon received, when the
 // two are more than 10% apart (the cross-check's threshold); ok is false otherwise or
 // when either is unknown.
@@ -57,7 +61,7 @@ func ServerGap(sv *ServerLevel, received float64) (ratio float64, ok bool) {
 		return 0, false
 	}
 	r := *sv.GenTPS / received
-	return r, r > 1+gapMin || r < 1-gapMin
+	return r, r > 1+levelGapMin || r < 1-levelGapMin
 }
 
 // ptrCell is v with prec decimals, "-" when absent.

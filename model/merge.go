@@ -203,6 +203,7 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	l.success += rl.Succeeded
 	l.steady += rl.Steady
 	l.short = l.short || rl.Short
+	l.bursts += rl.UserTPSBursts
 	for k, n := range rl.Errors {
 		l.errors[ErrorKind(k)] += n
 	}

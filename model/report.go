@@ -158,6 +158,10 @@ type ReportLevel struct {
 	// Server is the server's own view over the level's scrapes of its /metrics (absent
 	// when it publishes none, or when server metrics are off).
 	Server *ServerLevel `json:"server,omitempty"`
+	// UserTPSBursts counts the steady answers whose tokens all arrived in one burst (a
+	// buffering proxy): they are left out of user_tps and tpot_ms, which mean nothing
+	// for them (absent when none).
+	UserTPSBursts int `json:"user_tps_bursts,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -257,27 +261,28 @@ func (l *LevelStats) Report() ReportLevel {
 		errs[string(k)] = n
 	}
 	rl := ReportLevel{
-		Concurrency:  l.Concurrency,
-		DurationS:    round(l.Duration.Seconds(), 2),
-		Requests:     l.Requests,
-		Steady:       l.Steady,
-		Short:        l.Short,
-		Succeeded:    l.Succeeded,
-		Errors:       errs,
-		ErrorRate:    round(l.ErrorRate, 4),
-		TTFTMs:       l.TTFT.Latency(),
-		TTFOMs:       l.TTFO.Latency(),
-		TPOTMs:       l.TPOT.Latency(),
-		E2EMs:        l.E2E.Latency(),
-		StallMs:      l.Stall.Latency(),
-		UserTPS:      l.UserTPS.Rate(),
-		AggregateTPS: round(l.AggregateTPS, 2),
-		RequestRate:  round(l.RequestRate, 3),
-		OutputTokens: l.OutputTokens,
-		SteadyTokens: round(l.SteadyTokens, 3),
-		Windows:      []ReportWindow{},
-		InFlightMean: round(l.InFlight, 2),
-		TrafficStats: l.Traffic.rounded(),
+		Concurrency:   l.Concurrency,
+		DurationS:     round(l.Duration.Seconds(), 2),
+		Requests:      l.Requests,
+		Steady:        l.Steady,
+		Short:         l.Short,
+		Succeeded:     l.Succeeded,
+		Errors:        errs,
+		ErrorRate:     round(l.ErrorRate, 4),
+		TTFTMs:        l.TTFT.Latency(),
+		TTFOMs:        l.TTFO.Latency(),
+		TPOTMs:        l.TPOT.Latency(),
+		E2EMs:         l.E2E.Latency(),
+		StallMs:       l.Stall.Latency(),
+		UserTPS:       l.UserTPS.Rate(),
+		AggregateTPS:  round(l.AggregateTPS, 2),
+		RequestRate:   round(l.RequestRate, 3),
+		OutputTokens:  l.OutputTokens,
+		SteadyTokens:  round(l.SteadyTokens, 3),
+		Windows:       []ReportWindow{},
+		InFlightMean:  round(l.InFlight, 2),
+		TrafficStats:  l.Traffic.rounded(),
+		UserTPSBursts: l.Bursts,
 	}
 	if l.OpenLoop {
 		rate, w := l.Concurrency, l.Wait

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -39,8 +40,8 @@ func (e *Engine) diagnose(i int, now time.Time, out []Notice) []Notice {
 	d.now = e.shardFindings(model.Diagnose(in))
 	d.fatal = model.Fatal(in.Requests)
 	start := e.t0
+	at := math.Round(max(now.Sub(start).Seconds(), 0)*10) / 10
 	for _, f := range d.now {
-		at := max(now.Sub(start).Seconds(), 0)
 		g, seen := d.run[f.Rule]
 		if !seen {
 			g = &model.Finding{FirstS: at}
@@ -48,7 +49,7 @@ func (e *Engine) diagnose(i int, now time.Time, out []Notice) []Notice {
 		}
 		gone, wasGone := d.gone[f.Rule]
 		if !seen || wasGone && now.Sub(gone) >= diagRepeat {
-			out = append(out, Notice{Kind: Diagnosed, Endpoint: i, Name: ep.info.Name, Text: f.Text, Severity: f.Severity})
+			out = append(out, Notice{Kind: Diagnosed, Endpoint: i, Name: ep.info.Name, Text: f.Text, Rule: f.Rule, Severity: f.Severity})
 		}
 		delete(d.gone, f.Rule)
 		first := g.FirstS
@@ -120,6 +121,15 @@ func (e *Engine) Findings(i int) []model.Finding {
 	}
 	model.RankFindings(out)
 	return out
+}
+
+// Retry loads endpoint i again after it was stopped (a pause): its recent requests are
+// forgotten, so that it is judged fatal again only once new requests are refused.
+func (e *Engine) Retry(i int) {
+	ep := e.eps[i]
+	ep.server.diag.rec.Reset()
+	ep.server.diag.now, ep.server.diag.fatal = nil, false
+	ep.ctl.Resume()
 }
 
 // Fatal reports whether every recent request of endpoint i (at least 5 over the last

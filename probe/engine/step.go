@@ -37,7 +37,8 @@ type Notice struct {
 	After    time.Duration
 	Text     string // ServerNote, ServerTrouble, Diagnosed: the line to say
 	Rate     bool   // rate mode: Users, Settled and the levels are arrival rates (requests/s)
-	// Severity is a Diagnosed finding's severity.
+	// Rule and Severity are a Diagnosed finding's kind and severity.
+	Rule     string
 	Severity model.Severity
 }
 
