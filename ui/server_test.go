@@ -24,7 +24,7 @@ var queueFindings = []model.Finding{
 
 func upStatus() engine.ServerStatus {
 	return engine.ServerStatus{State: engine.ServerUp, URL: "http://127.0.0.1:8000/metrics", Kind: "vLLM", HasLast: true,
-		Last: model.ServerPoint{Running: 32, Waiting: 14, KV: 0.97, GenTPS: 762, Preempted: 2, Rate: true, Has: allSignals},
+		Last:        model.ServerPoint{Running: 32, Waiting: 14, KV: 0.97, GenTPS: 762, Preempted: 2, Rate: true, Has: allSignals},
 		PreemptPerS: 4.3, Preempted: 52}
 }
 

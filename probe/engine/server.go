@@ -72,13 +72,13 @@ type SelfUse struct {
 
 // serverView is one endpoint's server metrics and diagnosis state in the engine.
 type serverView struct {
-	status   ServerStatus
-	seen     bool // a scrape answered once
-	series   *model.ServerSeries
-	seg      model.Segment // the pool's newest segment state: the level scrapes count in
-	base     time.Duration // the lowest per-second TTFT p50 seen: TTFT at low load
-	baseAt   time.Time     // the newest bucket read for base
-	diag     diagState // the diagnosis (diagnosis.go)
+	status ServerStatus
+	seen   bool // a scrape answered once
+	series *model.ServerSeries
+	seg    model.Segment // the pool's newest segment state: the level scrapes count in
+	base   time.Duration // the lowest per-second TTFT p50 seen: TTFT at low load
+	baseAt time.Time     // the newest bucket read for base
+	diag   diagState     // the diagnosis (diagnosis.go)
 	// preempted is the preemptions the server counted since the run started (or the
 	// screen's clear); recent the latest points' preemptions, for the per-second rate.
 	preempted float64
@@ -163,7 +163,6 @@ func (e *Engine) ServerLast(i int) (model.ServerPoint, bool) { return e.eps[i].s
 
 // ServerPoints is endpoint i's server series, oldest first (at most ten minutes).
 func (e *Engine) ServerPoints(i int) []model.ServerPoint { return e.eps[i].server.series.Points() }
-
 
 // Self is tpsmon's own load over the latest second.
 func (e *Engine) Self() SelfUse { return e.self }
