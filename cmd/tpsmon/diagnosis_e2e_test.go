@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -54,6 +56,7 @@ type faultRun struct {
 	code     int
 	stderr   string
 	findings []diagFinding
+	err      string // the run could not be read
 }
 
 // find is the finding of kind, when the run has one.
@@ -197,38 +200,56 @@ var faultRows = []faultRow{
 
 // TestDiagnosisFaultTable runs every row of the table through the program: tpsmon sim
 // with the fault's flags, then tpsmon bench against it, and checks the finding's kind
-// and key numbers in results.json (and that bench said it on stderr as it held).
+// and key numbers in results.json (and that bench said it on stderr as it held). The
+// rows run at once (each is mostly waiting on its simulator), then each is checked.
 func TestDiagnosisFaultTable(t *testing.T) {
-	for _, row := range faultRows {
+	runs := make([]*faultRun, len(faultRows))
+	var wg sync.WaitGroup
+	for k, row := range faultRows {
+		url, model := startSimCommand(t, row.sim...)
+		out := filepath.Join(t.TempDir(), "results.json")
+		wg.Go(func() { runs[k] = benchRow(t, row, url, model, out) })
+	}
+	wg.Wait()
+	for k, row := range faultRows {
 		t.Run(row.name, func(t *testing.T) {
-			t.Parallel()
-			url, model := startSimCommand(t, row.sim...)
-			out := filepath.Join(t.TempDir(), "results.json")
-			args := append([]string{"bench", "--url", url, "--model", model, "--out", out}, row.bench...)
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			r := cli(t, ctx, nil, nil, args...)
-			run := &faultRun{code: r.code, stderr: r.stderr}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatalf("exit %d, no results.json: %v\nstderr:\n%s", r.code, err, r.stderr)
-			}
-			var rep struct {
-				Endpoints []struct {
-					Diagnosis []diagFinding `json:"diagnosis"`
-				} `json:"endpoints"`
-			}
-			if err := json.Unmarshal(data, &rep); err != nil || len(rep.Endpoints) != 1 {
-				t.Fatalf("results.json: %v", err)
-			}
-			run.findings = rep.Endpoints[0].Diagnosis
+			r := runs[k]
 			t.Logf("tpsmon sim %s; tpsmon bench %s", strings.Join(row.sim, " "), strings.Join(row.bench, " "))
-			for _, f := range run.findings {
+			if r.err != "" {
+				t.Fatal(r.err)
+			}
+			for _, f := range r.findings {
 				t.Logf("  %s (%s, %.0f-%.0f s): %s", f.Kind, f.Severity, f.First, f.Last, f.Words)
 			}
-			row.check(t, run)
+			row.check(t, r)
 		})
 	}
+}
+
+// benchRow runs bench for a row against the simulator at url (on any goroutine: it
+// reports a failure in faultRun.err).
+func benchRow(t *testing.T, row faultRow, url, model, out string) *faultRun {
+	args := append([]string{"bench", "--url", url, "--model", model, "--out", out}, row.bench...)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r := cli(t, ctx, nil, nil, args...)
+	run := &faultRun{code: r.code, stderr: r.stderr}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		run.err = fmt.Sprintf("exit %d, no results.json: %v\nstderr:\n%s", r.code, err, r.stderr)
+		return run
+	}
+	var rep struct {
+		Endpoints []struct {
+			Diagnosis []diagFinding `json:"diagnosis"`
+		} `json:"endpoints"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.Endpoints) != 1 {
+		run.err = fmt.Sprintf("results.json: %v", err)
+		return run
+	}
+	run.findings = rep.Endpoints[0].Diagnosis
+	return run
 }
 
 // TestBenchRefusesAnUnknownModel: bench asks /models first and refuses before any load
