@@ -67,6 +67,10 @@ type Line struct {
 	// held now among them while it has requests): a reader keeps the newest of each.
 	Levels []Level `json:"levels,omitempty"`
 	Server *Server `json:"server,omitempty"` // the server's own /metrics, when scraped
+	// Diagnosis is what the diagnosis said of the endpoint at its latest second (kind,
+	// words, severity, evidence, first and last seen), the most telling first; left
+	// out when nothing was wrong.
+	Diagnosis []model.Finding `json:"diagnosis,omitempty"`
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.
