@@ -63,7 +63,7 @@ type replayRoot struct {
 	w, h int
 	lay  layout
 
-	panels              // header, series, curve, table, status
+	panels             // header, series, curve, table, status
 	server serverPanel // the recorded server view and diagnosis, under the series
 
 	frame      string
