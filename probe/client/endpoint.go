@@ -3,12 +3,17 @@ package client
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
+
+// APIs are the APIs an endpoint may call, by the names --api and the config take (the
+// default first): chat is /chat/completions, completions the legacy /completions.
+func APIs() []string { return []string{DefaultAPI, "completions"} }
 
 // Endpoint is one OpenAI-compatible server under test and the workload sent to it.
 type Endpoint struct {
@@ -65,8 +70,8 @@ func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
 	if ep.API == "" {
 		ep.API = DefaultAPI
 	}
-	if ep.API != "chat" && ep.API != "completions" {
-		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want chat or completions"}
+	if !slices.Contains(APIs(), ep.API) {
+		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want " + strings.Join(APIs(), " or ")}
 	}
 	if strings.TrimSpace(ep.Model) == "" {
 		return ep, nil, &FieldError{Field: FieldModel, Problem: "is required: the model name " + safeURL(u) + " serves (its GET /models lists them)"}
