@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,85 +101,6 @@ func serverWords(msg string, status int) string {
 	}
 	m, _, _ = strings.Cut(m, " (check the model name")
 	return `"` + strings.TrimSpace(m) + `"`
-}
-
-// DiagnoseOutage: the server cannot be reached, requests failing in a row (at least 3
-// over at least 2 s, none answered since): "the server is down: connections refused
-// for 8 s, 12 requests in a row (its last answer at 20 s)"; when it never answered,
-// "tpsmon cannot reach the server: ...".
-func DiagnoseOutage(in DiagInput) (Finding, bool) {
-	o := in.Outage
-	if o == nil || !o.holds(in.Now) {
-		return Finding{}, false
-	}
-	f := Finding{Rule: DiagDown, Severity: SevProblem, Evidence: []string{
-		fmt.Sprintf("%s failed to reach the server in a row since %s", requestsWord(o.Failed), runAt(in.Start, o.From))}}
-	if o.Msg != "" {
-		f.Evidence = append(f.Evidence, "last error: "+o.Msg)
-	}
-	span := runSpan(in.Now.Sub(o.From))
-	if o.Answered {
-		f.Text = fmt.Sprintf("the server is down: %s for %s, %s in a row (its last answer at %s)",
-			o.Cause, span, requestsWord(o.Failed), runAt(in.Start, o.LastOK))
-	} else {
-		f.Text = fmt.Sprintf("tpsmon cannot reach the server: %s for %s, %s in a row", o.Cause, span, requestsWord(o.Failed))
-	}
-	return f, true
-}
-
-// requestsWord is "1 request", "12 requests".
-func requestsWord(n int) string {
-	if n == 1 {
-		return "1 request"
-	}
-	return diagInt(n) + " requests"
-}
-
-// DiagnoseBack: for 30 s after an outage ended, and only while most answers since
-// succeed: "the server is back after 10 s down: requests succeed again since 31 s
-// (connections refused from 21 s, 15 requests failed)". Never after a single error:
-// only an outage ends with the server back.
-func DiagnoseBack(in DiagInput) (Finding, bool) {
-	if len(in.Ended) == 0 || in.Outage != nil && in.Outage.holds(in.Now) {
-		return Finding{}, false
-	}
-	o := in.Ended[len(in.Ended)-1]
-	if in.Now.Sub(o.To) >= backHold || in.Answers == 0 || 2*in.OKs < in.Answers {
-		return Finding{}, false
-	}
-	return Finding{Rule: DiagBack, Severity: SevInfo,
-		Text: fmt.Sprintf("the server is back after %s down: requests succeed again since %s (%s from %s, %s failed)",
-			runSpan(o.To.Sub(o.From)), runAt(in.Start, o.To), o.Cause, runAt(in.Start, o.From), requestsWord(o.Failed)),
-		Evidence: []string{fmt.Sprintf("%d of %d answers since %s succeeded", in.OKs, in.Answers, runAt(in.Start, o.To))}}, true
-}
-
-// OutageFindings are a run's outages as findings for its report: each ended one in the
-// past tense ("the server was down for 10 s: connections refused from 21 s to 31 s, 15
-// requests failed"), the one going on at now as DiagnoseOutage says it, each seen from
-// its first failure to its end.
-func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Finding {
-	var out []Finding
-	at := func(t time.Time) float64 { return math.Round(max(t.Sub(start).Seconds(), 0)*10) / 10 }
-	for _, o := range ended {
-		who := "the server was down"
-		if !o.Answered {
-			who = "tpsmon could not reach the server"
-		}
-		f := Finding{Rule: DiagDown, Severity: SevProblem, FirstS: at(o.From), LastS: at(o.To),
-			Text: fmt.Sprintf("%s for %s: %s from %s to %s, %s failed", who, runSpan(o.To.Sub(o.From)), o.Cause,
-				runAt(start, o.From), runAt(start, o.To), requestsWord(o.Failed))}
-		if o.Msg != "" {
-			f.Evidence = []string{"last error: " + o.Msg}
-		}
-		out = append(out, f)
-	}
-	if current != nil {
-		if f, ok := DiagnoseOutage(DiagInput{Outage: current, Start: start, Now: now}); ok {
-			f.FirstS, f.LastS = at(current.From), at(now)
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // DiagnoseAuth: HTTP 401 or 403: "authentication refused: HTTP 401 on all 12 requests:
@@ -324,30 +244,6 @@ func DiagnoseRateLimit(in DiagInput) (Finding, bool) {
 		text += " (it gives no Retry-After)"
 	}
 	return Finding{Rule: DiagRateLimit, Severity: c.severity(k, &in), Text: text, Evidence: ev}, true
-}
-
-// outageSpans are the spans of the outages in the input (the one going on up to now,
-// also before it holds), widened a little: streams cut as a server goes down belong
-// to its outage.
-func outageSpans(in *DiagInput) [][2]time.Time {
-	var out [][2]time.Time
-	for _, o := range in.Ended {
-		out = append(out, [2]time.Time{o.From.Add(-outageSpan), o.To})
-	}
-	if in.Outage != nil {
-		out = append(out, [2]time.Time{in.Outage.From.Add(-outageSpan), in.Now})
-	}
-	return out
-}
-
-// inOutage reports whether t falls in one of spans.
-func inOutage(spans [][2]time.Time, t time.Time) bool {
-	for _, s := range spans {
-		if !t.Before(s[0]) && !t.After(s[1]) {
-			return true
-		}
-	}
-	return false
 }
 
 // DiagnoseCut: streams that ended without finish_reason or [DONE] (outside an

@@ -276,3 +276,31 @@ func TestBenchRefusesWithoutTheKey(t *testing.T) {
 		t.Errorf("with the key: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestDiagnosisTableInDocs: docs/server.md's table "fault -> what tpsmon says" shows
+// each row's commands exactly as TestDiagnosisFaultTable runs them, and no other row.
+func TestDiagnosisTableInDocs(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "server.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "### Fault: what tpsmon says")
+	if !ok {
+		t.Fatal(`docs/server.md has no "Fault: what tpsmon says" section`)
+	}
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| ") && strings.Contains(line, "`tpsmon sim") {
+			rows++
+		}
+	}
+	for _, row := range faultRows {
+		cmd := strings.TrimSpace("`tpsmon sim "+strings.Join(row.sim, " ")) + "` / `tpsmon bench " + strings.Join(row.bench, " ") + "`"
+		if !strings.Contains(table, "| "+cmd+" |") {
+			t.Errorf("the table has no row with %s (%s)", cmd, row.name)
+		}
+	}
+	if rows != len(faultRows) {
+		t.Errorf("the table has %d rows with commands, the test %d", rows, len(faultRows))
+	}
+}
