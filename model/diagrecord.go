@@ -42,7 +42,8 @@ func (d *DiagRequest) unreachable() bool {
 }
 
 // Outage is a run of requests that could not reach the server, in a row: from the first
-// failure to the first request the server answered again (To zero while it lasts).
+// failure to the sending of the first request the server answered again (To zero while
+// it lasts).
 type Outage struct {
 	From, To time.Time
 	Failed   int    // requests that failed to reach the server
@@ -109,7 +110,10 @@ func (r *DiagRecorder) Add(s *Sample) {
 		// The server answered a request sent since the streak began: it is up.
 		if r.streak.Failed > 0 {
 			if r.streak.holds(d.End) {
-				r.streak.To = d.End
+				r.streak.To = d.Send // the server took this request: it was up again by then
+				if d.Send.Before(r.streak.From) {
+					r.streak.To = d.End // sent before the failures began: it says so only as it ends
+				}
 				r.ended = append(r.ended, r.streak)
 				if len(r.ended) > outagesKept {
 					r.ended = slices.Delete(r.ended, 0, len(r.ended)-outagesKept)

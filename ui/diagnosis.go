@@ -41,7 +41,7 @@ func (m *root) stopFatal() {
 		if fs := m.eng.Diagnosis(i); len(fs) > 0 {
 			why = fs[0].Text
 		}
-		m.say(true, "stopped loading %s: %s; press R to retry", m.eng.Info(i).Name, why)
+		m.say(true, "stopped loading %s (R retries): %s", m.eng.Info(i).Name, why)
 		m.keys.Retry.SetEnabled(true)
 		m.frameDirty = true
 	}
@@ -103,7 +103,7 @@ func (m *root) diagnosisView(w, h int) string {
 	if len(earlier) > 0 {
 		lines = append(lines, "", st.Faint.Render("earlier in the run:"))
 		for _, f := range earlier {
-			lines = append(lines, st.Faint.Render(fmt.Sprintf("  %s (from %s to %s)", f.Text, runSecs(f.FirstS), runSecs(f.LastS))))
+			lines = append(lines, indented("  ", fmt.Sprintf("%s (from %s to %s)", f.Text, runSecs(f.FirstS), runSecs(f.LastS)), w, st.Faint.Render)...)
 		}
 	}
 	return fitBlock(strings.Join(wrapAll(lines, w), "\n"), w, h)
@@ -119,10 +119,25 @@ func findingLines(st Styles, f model.Finding, w int) []string {
 	case model.SevWarning:
 		style, mark = st.Warn, "!"
 	}
-	out := []string{style.Render(mark + " " + f.Text)}
+	out := indented(mark+" ", f.Text, w, style.Render)
 	for _, e := range f.Evidence {
 		if e != "" {
-			out = append(out, st.Faint.Render("    "+e))
+			out = append(out, indented("    ", e, w, st.Faint.Render)...)
+		}
+	}
+	return out
+}
+
+// indented wraps text at w columns after a lead, its following lines indented as far
+// as the lead, each line styled.
+func indented(lead, text string, w int, style func(...string) string) []string {
+	pad := strings.Repeat(" ", ansi.StringWidth(lead))
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(text, max(w-len(pad), 10), " "), "\n") {
+		if i == 0 {
+			out = append(out, style(lead+l))
+		} else {
+			out = append(out, style(pad+l))
 		}
 	}
 	return out

@@ -63,7 +63,7 @@ func TestScreenStopsAFatalEndpoint(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	feedSamples(m, 0, 2*time.Second, failSample(model.HTTPError(401), 401, "http 401 Unauthorized: the server wants an API key and none was sent: set it"))
 	out := ansi.Strip(m.View().Content)
-	if !ctls[0].paused || !strings.Contains(out, "stopped loading sim: authentication refused: HTTP 401 on all 5 requests: no API key was sent; press R to retry") {
+	if !ctls[0].paused || !strings.Contains(out, "stopped loading sim (R retries): authentication refused: HTTP 401 on all 5 requests: no API key was sent") {
 		t.Fatalf("paused %v:\n%s", ctls[0].paused, out)
 	}
 	if !strings.Contains(out, "R retry endpoint") {
