@@ -12,13 +12,12 @@ import (
 // description says what was staged.
 func TestSimFaultFlags(t *testing.T) {
 	a := &app{stdout: &strings.Builder{}, stderr: &strings.Builder{}, getenv: func(string) string { return "" }}
-	f := &simFlags{}
-	c := a.simCmd(f)
+	c, f := a.simCmd()
 	args := []string{"--max-queue", "8", "--drop-rate", "0.01", "--stall-rate", "0.05", "--stall-ms", "3000", "--prefix-cache-tokens", "50000", "--kv-tokens", "4096"}
 	if err := c.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	got, err := simConfig(c, f)
+	got, err := f.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,24 +35,22 @@ func TestSimFaultFlags(t *testing.T) {
 	}
 
 	// A flag given as 0 turns off the profile's fault.
-	f = &simFlags{}
-	c = a.simCmd(f)
+	c, f = a.simCmd()
 	if err := c.ParseFlags([]string{"--profile", "flaky", "--max-queue", "0", "--drop-rate", "0", "--stall-rate", "0"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err = simConfig(c, f)
+	got, err = f.Config()
 	if err != nil || got.MaxQueue != 0 || got.DropRate != 0 || got.StallRate != 0 || got.ErrorRate == 0 {
 		t.Errorf("flaky with its faults off: %+v, %v", got, err)
 	}
 
 	// The service's faults.
-	f = &simFlags{}
-	c = a.simCmd(f)
+	c, f = a.simCmd()
 	if err := c.ParseFlags([]string{"--auth-key", "sk-x", "--refuse", "429", "--retry-after", "1500ms", "--buffer-answers",
 		"--proxy-limit", "4", "--other-users", "6", "--down-after", "20s", "--down-for", "10s", "--stream-error-rate", "0.1"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err = simConfig(c, f)
+	got, err = f.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +74,11 @@ func TestSimFaultFlags(t *testing.T) {
 		{"--refuse", "200"}, {"--down-for", "5s"}, {"--auth-key", " "}, {"--retry-after", "-1s"}, {"--stream-error-rate", "2"},
 		{"--max-queue", "-1"}, {"--drop-rate", "1.5"}, {"--stall-rate", "-0.1"}, {"--stall-ms", "-5"}, {"--prefix-cache-tokens", "-1"}, {"--kv-tokens", "-1"},
 	} {
-		f := &simFlags{}
-		c := a.simCmd(f)
+		c, f := a.simCmd()
 		if err := c.ParseFlags(bad); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := simConfig(c, f); err == nil || !strings.Contains(err.Error(), bad[0]) {
+		if _, err := f.Config(); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%v: error %v, want one naming %s", bad, err, bad[0])
 		}
 	}
