@@ -197,6 +197,7 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	writeCapacity(b, e, slo, interrupted)
 	writeSaturation(b, e)
 	writeRampEnd(b, e)
+	writeDiagnosis(b, e)
 }
 
 // levelRow is one row of the level table.
