@@ -2,7 +2,6 @@ package model
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -244,18 +243,6 @@ func runAt(start, t time.Time) string {
 		return "the start"
 	}
 	return runSpan(t.Sub(start))
-}
-
-// runSpan is a span of run time in whole seconds: "8 s", "2 min 5 s".
-func runSpan(d time.Duration) string {
-	s := int(d.Round(time.Second) / time.Second)
-	if s < 120 {
-		return fmt.Sprintf("%d s", s)
-	}
-	if s%60 == 0 {
-		return fmt.Sprintf("%d min", s/60)
-	}
-	return fmt.Sprintf("%d min %d s", s/60, s%60)
 }
 
 func diagLast[T any](s []T, n int) []T { return s[max(len(s)-n, 0):] }

@@ -214,7 +214,7 @@ func DiagnoseServerErrors(in DiagInput) (Finding, bool) {
 		for i, s := range statuses {
 			parts[i] = fmt.Sprintf("HTTP %d on %s (%s)", s, diagPct(c.status[s], c.n), diagInt(c.status[s]))
 		}
-		text = "server errors: " + strings.Join(parts, ", ") + " of " + requestsWord(c.n)
+		text = "server errors: " + strings.Join(parts, ", ") + " of " + Plural(c.n, "request")
 	}
 	return Finding{Rule: DiagServerErrors, Severity: c.severity(total, &in), Text: text,
 		Evidence: []string{diagSpan(&in), "last error: " + c.last[statuses[0]]}}, true

@@ -16,26 +16,18 @@ func DiagnoseOutage(in DiagInput) (Finding, bool) {
 		return Finding{}, false
 	}
 	f := Finding{Rule: DiagDown, Severity: SevProblem, Evidence: []string{
-		fmt.Sprintf("%s failed to reach the server in a row since %s", requestsWord(o.Failed), runAt(in.Start, o.From))}}
+		fmt.Sprintf("%s failed to reach the server in a row since %s", Plural(o.Failed, "request"), runAt(in.Start, o.From))}}
 	if o.Msg != "" {
 		f.Evidence = append(f.Evidence, "last error: "+o.Msg)
 	}
 	span := runSpan(in.Now.Sub(o.From))
 	if o.Answered {
 		f.Text = fmt.Sprintf("the server is down: %s for %s, %s in a row (its last answer at %s)",
-			o.Cause, span, requestsWord(o.Failed), runAt(in.Start, o.LastOK))
+			o.Cause, span, Plural(o.Failed, "request"), runAt(in.Start, o.LastOK))
 	} else {
-		f.Text = fmt.Sprintf("tpsmon cannot reach the server: %s for %s, %s in a row", o.Cause, span, requestsWord(o.Failed))
+		f.Text = fmt.Sprintf("tpsmon cannot reach the server: %s for %s, %s in a row", o.Cause, span, Plural(o.Failed, "request"))
 	}
 	return f, true
-}
-
-// requestsWord is "1 request", "12 requests".
-func requestsWord(n int) string {
-	if n == 1 {
-		return "1 request"
-	}
-	return diagInt(n) + " requests"
 }
 
 // DiagnoseBack: for 30 s after an outage ended, and only while most answers since
@@ -52,7 +44,7 @@ func DiagnoseBack(in DiagInput) (Finding, bool) {
 	}
 	return Finding{Rule: DiagBack, Severity: SevInfo,
 		Text: fmt.Sprintf("the server is back after %s down: requests succeed again since %s (%s from %s, %s failed)",
-			runSpan(o.To.Sub(o.From)), runAt(in.Start, o.To), o.Cause, runAt(in.Start, o.From), requestsWord(o.Failed)),
+			runSpan(o.To.Sub(o.From)), runAt(in.Start, o.To), o.Cause, runAt(in.Start, o.From), Plural(o.Failed, "request")),
 		Evidence: []string{fmt.Sprintf("%d of %d answers since %s succeeded", in.OKs, in.Answers, runAt(in.Start, o.To))}}, true
 }
 
@@ -70,7 +62,7 @@ func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Fin
 		}
 		f := Finding{Rule: DiagDown, Severity: SevProblem, FirstS: at(o.From), LastS: at(o.To),
 			Text: fmt.Sprintf("%s for %s: %s from %s to %s, %s failed", who, runSpan(o.To.Sub(o.From)), o.Cause,
-				runAt(start, o.From), runAt(start, o.To), requestsWord(o.Failed))}
+				runAt(start, o.From), runAt(start, o.To), Plural(o.Failed, "request"))}
 		if o.Msg != "" {
 			f.Evidence = []string{"last error: " + o.Msg}
 		}

@@ -207,18 +207,3 @@ func TestLevelLeavesBurstsOutOfPerUser(t *testing.T) {
 		t.Errorf("failures: %s", why)
 	}
 }
-
-// TestMarkdownDiagnosis: bench's Markdown says each finding of the run with its
-// severity and when it held.
-func TestMarkdownDiagnosis(t *testing.T) {
-	var b strings.Builder
-	writeDiagnosis(&b, &ReportEndpoint{Diagnosis: []Finding{
-		{Rule: DiagDown, Severity: SevProblem, Text: "the server was down for 10 s: connections refused from 20 s to 30 s, 40 requests failed", FirstS: 20, LastS: 30},
-		{Rule: DiagBack, Severity: SevInfo, Text: "the server is back after 10 s down", FirstS: 30, LastS: 30},
-	}})
-	want := "Diagnosis:\n- problem: the server was down for 10 s: connections refused from 20 s to 30 s, 40 requests failed (from 20 s to 30 s)\n" +
-		"- info: the server is back after 10 s down (at 30 s)\n\n"
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
-}

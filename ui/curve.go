@@ -130,7 +130,7 @@ func (p *curvePanel) compact() string {
 				b.WriteString(p.st.Faint.Render(" "))
 			}
 			b.WriteString(p.st.Faint.Render(strconv.Itoa(l.Concurrency) + "→"))
-			b.WriteString(sloStyle(p.st, l.UserTPS.P50, p.target).Render(fmtRate(l.UserTPS.P50)))
+			b.WriteString(sloStyle(p.st, l.UserTPS.P50, p.target).Render(fmtRateVs(l.UserTPS.P50, p.target)))
 		}
 	}
 	return b.String()

@@ -1,10 +1,10 @@
 package ui
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -81,18 +81,20 @@ func (m *root) toggleDiagnosis() {
 
 // diagnosisView is the findings of the focused endpoint, in place of the curve and
 // the table (d): each finding now, most telling first, with its evidence; then the
-// findings that held earlier in the run and no longer do.
+// findings that held earlier in the run and no longer do, with when they held. The
+// words are the judgement's (model.DiagnosisStatements).
 func (m *root) diagnosisView(w, h int) string {
 	st := m.st
 	i := m.focus
 	now := m.eng.Diagnosis(i)
 	req, _, _ := m.eng.Book(i).Totals()
 	lines := []string{st.Title.Render("diagnosis of "+m.eng.Info(i).Name) + st.Faint.Render(" · d closes")}
-	if len(now) == 0 {
-		lines = append(lines, st.Good.Render(healthyWords(req)))
+	ds := model.DiagnosisStatements(now, req, true)
+	if len(ds) == 0 {
+		lines = append(lines, st.Faint.Render("no answer yet"))
 	}
-	for _, f := range now {
-		lines = append(lines, findingLines(st, f, w)...)
+	for _, d := range ds {
+		lines = append(lines, statementLines(st, d, w)...)
 	}
 	var earlier []model.Finding
 	for _, f := range m.eng.Findings(i) {
@@ -102,30 +104,47 @@ func (m *root) diagnosisView(w, h int) string {
 	}
 	if len(earlier) > 0 {
 		lines = append(lines, "", st.Faint.Render("earlier in the run:"))
-		for _, f := range earlier {
-			lines = append(lines, indented("  ", fmt.Sprintf("%s (from %s to %s)", f.Text, runSecs(f.FirstS), runSecs(f.LastS)), w, st.Faint.Render)...)
+		for _, d := range model.DiagnosisStatements(earlier, req, true) {
+			text := d.Text
+			if d.Held != "" {
+				text += " (" + d.Held + ")"
+			}
+			lines = append(lines, indented("  ", text, w, st.Faint.Render)...)
 		}
 	}
 	return fitBlock(strings.Join(wrapAll(lines, w), "\n"), w, h)
 }
 
-// findingLines is one finding: its words in its severity's colour, its evidence under it.
-func findingLines(st Styles, f model.Finding, w int) []string {
-	style := st.Text
+// statementLines is one statement of the diagnosis: its words in its severity's
+// colour, its evidence under it.
+func statementLines(st Styles, d model.Statement, w int) []string {
 	mark := "·"
-	switch f.Severity {
+	switch d.Severity {
 	case model.SevProblem:
-		style, mark = st.Bad, "✗"
+		mark = "✗"
 	case model.SevWarning:
-		style, mark = st.Warn, "!"
+		mark = "!"
 	}
-	out := indented(mark+" ", f.Text, w, style.Render)
-	for _, e := range f.Evidence {
+	style := findingStyle(st, d.Severity)
+	if d.Kind == model.SayHealthy {
+		mark, style = "✓", st.Good
+	}
+	out := indented(mark+" ", d.Text, w, style.Render)
+	for _, e := range d.Evidence {
 		if e != "" {
 			out = append(out, indented("    ", e, w, st.Faint.Render)...)
 		}
 	}
 	return out
+}
+
+// findingStyle is the colour of a diagnosis statement of weight sev: as the verdict's
+// (severityStyle) for a problem or a warning, plain for information.
+func findingStyle(st Styles, sev model.Severity) lipgloss.Style {
+	if sev == model.SevProblem || sev == model.SevWarning {
+		return severityStyle(st, sev)
+	}
+	return st.Text
 }
 
 // indented wraps text at w columns after a lead, its following lines indented as far
@@ -154,22 +173,4 @@ func wrapAll(lines []string, w int) []string {
 		out = append(out, strings.Split(ansi.Wrap(l, w, " "), "\n")...)
 	}
 	return out
-}
-
-// runSecs is a time of the run in words: "20 s", "5 min 12 s".
-func runSecs(s float64) string {
-	n := int(s + 0.5)
-	if n < 120 {
-		return fmt.Sprintf("%d s", n)
-	}
-	return fmt.Sprintf("%d min %d s", n/60, n%60)
-}
-
-// healthyWords is what the diagnosis says without a finding: nothing wrong once
-// requests ended, or that none has yet.
-func healthyWords(requests int) string {
-	if requests == 0 {
-		return "no answer yet"
-	}
-	return model.NothingWrong + fmt.Sprintf(" (%d %s)", requests, plural(requests, "request"))
 }

@@ -50,6 +50,7 @@ type root struct {
 	errWin   []errorWindow // per endpoint: errors of the last minute
 	fatal    []bool        // per endpoint: stopped because every answer was refused (R retries)
 	verds    []verdict     // per endpoint: the verdict in words, updated once per bucket
+	caps     []int         // per endpoint: the judged capacity (0: none), updated with verds
 	showDiag bool          // every finding in place of the curve and the table (d)
 
 	msg      string
@@ -245,16 +246,16 @@ func (m *root) refresh(force bool) {
 		curves := make([]curveSeries, m.eng.Len())
 		for j := range curves {
 			b := m.eng.Book(j)
-			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels()), Capacity: b.Capacity()}
+			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels())}
 		}
+		m.judge(curves) // sets each curve's capacity
 		m.curve.SetData(curves, userMin)
-		m.setVerdicts(curves)
 		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
 		m.table.SetServer(serverLevels(m.eng, i, curves[i].Levels))
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
-		m.table.SetData(info.Name, withRequests(book.Levels()), book.Capacity(), userMin)
+		m.table.SetData(info.Name, withRequests(book.Levels()), m.capacity(i), userMin)
 	}
 	req, _, _ := book.Totals()
 	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i), Requests: req})

@@ -169,7 +169,7 @@ func (p *serverPanel) selfRow(compact bool) string {
 	}
 	line := st.Title.Render(who) + st.Faint.Render(" CPU ") + vs.Render(cpu)
 	if u.Cores > 0 {
-		line += st.Faint.Render(fmt.Sprintf(" of %d %s", u.Cores, plural(u.Cores, "core")))
+		line += st.Faint.Render(" of " + model.Plural(u.Cores, "core"))
 	}
 	line += st.Faint.Render(" · readers wait ") + vs.Render(fmtSched(u.Sched)) + st.Faint.Render(" to run (p99)")
 	if busy {
@@ -181,27 +181,25 @@ func (p *serverPanel) selfRow(compact bool) string {
 // schedLate is the readers' delay the panel flags (selfwatch.SchedLate).
 const schedLate = 20 * time.Millisecond
 
-// diagnosis is the diagnosis line: the most telling finding in its severity's colour,
-// and how many more there are (d shows them all); without one, that nothing is wrong
-// (once requests ended).
+// diagnosis is the diagnosis line: the judgement's first statement of the diagnosis
+// (model.DiagnosisStatements: the most telling finding, or that nothing wrong was seen
+// once requests ended) in its severity's colour, and how many more findings there are
+// (d shows them all).
 func (p *serverPanel) diagnosis() string {
 	st := p.st
-	fs := p.data.Findings
-	if len(fs) == 0 {
-		return st.Faint.Render("diagnosis: " + healthyWords(p.data.Requests))
+	ds := model.DiagnosisStatements(p.data.Findings, p.data.Requests, true)
+	if len(ds) == 0 {
+		return st.Faint.Render("diagnosis: no answer yet")
 	}
-	style := st.Warn
-	switch fs[0].Severity {
-	case model.SevProblem:
-		style = st.Bad
-	case model.SevInfo:
-		style = st.Text
+	if ds[0].Kind == model.SayHealthy {
+		return st.Faint.Render("diagnosis: " + ds[0].Text)
 	}
+	style := findingStyle(st, ds[0].Severity)
 	more := ""
-	if len(fs) > 1 {
-		more = fmt.Sprintf(" (+%d more: d)", len(fs)-1)
+	if len(ds) > 1 {
+		more = fmt.Sprintf(" (+%d more: d)", len(ds)-1)
 	}
-	line := fs[0].Text
+	line := ds[0].Text
 	if ansi.StringWidth("diagnosis: "+line+more) <= p.w {
 		return st.Faint.Render("diagnosis: ") + style.Render(line) + st.Faint.Render(more)
 	}
@@ -225,14 +223,6 @@ func fmtCount(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-// plural is word, or word + "s" when n is not 1.
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // withServer gives the server panel its lines (3 from 34 lines high, 2 from 20, 1 from

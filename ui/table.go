@@ -206,7 +206,7 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	user, agg, t50, t95 := dash, dash, dash, dash
 	userStyle := st.Faint
 	if l.UserTPS.Count > 0 {
-		user = fmtRate(l.UserTPS.P50)
+		user = fmtRateVs(l.UserTPS.P50, p.target)
 		userStyle = sloStyle(st, l.UserTPS.P50, p.target)
 	}
 	if l.AggregateTPS > 0 {
@@ -214,7 +214,7 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	}
 	s50, s95 := st.Text, st.Text
 	if l.TTFT.Count > 0 {
-		t50, t95 = fmtMs(l.TTFT.P50), fmtMs(l.TTFT.P95)
+		t50, t95 = fmtMs(l.TTFT.P50), fmtMsVs(l.TTFT.P95, ms(p.ttftMax))
 		s50, s95 = latStyle(st, msDur(l.TTFT.P50), p.ttftMax), latStyle(st, msDur(l.TTFT.P95), p.ttftMax)
 	}
 	if p.ttfo {

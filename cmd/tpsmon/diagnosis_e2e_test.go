@@ -51,9 +51,11 @@ type diagFinding struct {
 	Last     float64  `json:"last_seen_s"`
 }
 
-// faultRun is what one row's bench said: its exit, stderr and results.json's findings.
+// faultRun is what one row's bench said: its exit, its Markdown (stdout), stderr and
+// results.json's findings.
 type faultRun struct {
 	code     int
+	stdout   string
 	stderr   string
 	findings []diagFinding
 	err      string // the run could not be read
@@ -104,6 +106,9 @@ func want(t *testing.T, r *faultRun, kind, re string) diagFinding {
 	}
 	if !strings.Contains(r.stderr, "diagnosis: ") {
 		t.Errorf("bench's stderr does not say the diagnosis as it first held:\n%s", r.stderr)
+	}
+	if _, diag, ok := strings.Cut(r.stdout, "\nDiagnosis:\n"); !ok || !strings.Contains(diag, f.Words) {
+		t.Errorf("bench's Markdown has no Diagnosis section that says %q:\n%s", f.Words, r.stdout)
 	}
 	return f
 }
@@ -195,6 +200,9 @@ var faultRows = []faultRow{
 			if len(r.findings) != 0 || strings.Contains(r.stderr, "diagnosis: ") {
 				t.Errorf("a healthy run found %+v\nstderr:\n%s", r.findings, r.stderr)
 			}
+			if !regexp.MustCompile(`\nDiagnosis:\n- nothing wrong seen \(\d+ requests\)\n`).MatchString(r.stdout) {
+				t.Errorf("bench's Markdown does not say nothing wrong was seen:\n%s", r.stdout)
+			}
 		}},
 }
 
@@ -233,7 +241,7 @@ func benchRow(t *testing.T, row faultRow, url, model, out string) *faultRun {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := cli(t, ctx, nil, nil, args...)
-	run := &faultRun{code: r.code, stderr: r.stderr}
+	run := &faultRun{code: r.code, stdout: r.stdout, stderr: r.stderr}
 	data, err := os.ReadFile(out)
 	if err != nil {
 		run.err = fmt.Sprintf("exit %d, no results.json: %v\nstderr:\n%s", r.code, err, r.stderr)
