@@ -44,7 +44,7 @@ func DiagnoseBack(in DiagInput) (Finding, bool) {
 	}
 	return Finding{Rule: DiagBack, Severity: SevInfo,
 		Text: fmt.Sprintf("the server is back after %s down: requests succeed again since %s (%s from %s, %s failed)",
-			runSpan(o.To.Sub(o.From)), runAt(in.Start, o.To), o.Cause, runAt(in.Start, o.From), Plural(o.Failed, "request")),
+			outageLasted(in.Start, o), runAt(in.Start, o.To), o.Cause, runAt(in.Start, o.From), Plural(o.Failed, "request")),
 		Evidence: []string{fmt.Sprintf("%d of %d answers since %s succeeded", in.OKs, in.Answers, runAt(in.Start, o.To))}}, true
 }
 
@@ -61,7 +61,7 @@ func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Fin
 			who = "tpsmon could not reach the server"
 		}
 		f := Finding{Rule: DiagDown, Severity: SevProblem, FirstS: at(o.From), LastS: at(o.To),
-			Text: fmt.Sprintf("%s for %s: %s from %s to %s, %s failed", who, runSpan(o.To.Sub(o.From)), o.Cause,
+			Text: fmt.Sprintf("%s for %s: %s from %s to %s, %s failed", who, outageLasted(start, o), o.Cause,
 				runAt(start, o.From), runAt(start, o.To), Plural(o.Failed, "request"))}
 		if o.Msg != "" {
 			f.Evidence = []string{"last error: " + o.Msg}
@@ -75,6 +75,15 @@ func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Fin
 		}
 	}
 	return out
+}
+
+// outageLasted is how long outage o lasted, as the times it is said between read: from
+// 5 s to 11 s is 6 s, whatever the fractions of a second before rounding.
+func outageLasted(start time.Time, o Outage) string {
+	if start.IsZero() || o.From.Before(start) {
+		return runSpan(o.To.Sub(o.From))
+	}
+	return runSpan(o.To.Sub(start).Round(time.Second) - o.From.Sub(start).Round(time.Second))
 }
 
 // outageSpans are the spans of the outages in the input (the one going on up to now,

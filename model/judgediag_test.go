@@ -74,3 +74,15 @@ func TestMergeKeepsEveryDiagnosis(t *testing.T) {
 		t.Error("diagnosed, although b.json was not")
 	}
 }
+
+// TestOutageLastsWhatItsTimesSay: an outage said "from 5 s to 11 s" lasted 6 s in the
+// same sentence, whatever the fractions of a second before rounding (4.6 s to 11.4 s).
+func TestOutageLastsWhatItsTimesSay(t *testing.T) {
+	o := Outage{From: diagT0.Add(4600 * time.Millisecond), To: diagT0.Add(11400 * time.Millisecond), Failed: 20,
+		Cause: "connections refused", Answered: true}
+	fs := OutageFindings(diagT0, diagT0.Add(time.Minute), []Outage{o}, nil)
+	want := "the server was down for 6 s: connections refused from 5 s to 11 s, 20 requests failed"
+	if len(fs) != 1 || fs[0].Text != want {
+		t.Errorf("got %+v\nwant %q", fs, want)
+	}
+}

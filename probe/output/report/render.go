@@ -58,7 +58,7 @@ const (
 // posterText is the text of a poster, worded and wrapped to its width.
 type posterText struct {
 	title, verdict, footer []string
-	swatch                 []int // per verdict line: the series whose colour marks it, or -1
+	swatch                 []int // per verdict line: the series whose colour marks it, -1 for none, posterHeading for a section's heading
 }
 
 func newPosterText(runs []*Run, series []Series) posterText {
@@ -96,7 +96,7 @@ func newPosterText(runs []*Run, series []Series) posterText {
 			if j == 0 {
 				t.swatch = append(t.swatch, owner[i])
 			} else {
-				t.swatch = append(t.swatch, -1)
+				t.swatch = append(t.swatch, min(owner[i], -1))
 			}
 		}
 	}
@@ -111,6 +111,9 @@ func newPosterText(runs []*Run, series []Series) posterText {
 	return t
 }
 
+// posterHeading marks a poster's line as a section's heading (drawn bold).
+const posterHeading = -2
+
 // posterDiagnosis appends the poster's Diagnosis section to its lines: under each
 // series' label (marked by its colour), each statement with its weight and when it
 // held, its evidence indented under it.
@@ -118,7 +121,7 @@ func posterDiagnosis(v Verdict, lines []string, owner []int) ([]string, []int) {
 	if !v.Diagnosed() {
 		return lines, owner
 	}
-	lines, owner = append(lines, "Diagnosis:"), append(owner, -1)
+	lines, owner = append(lines, "Diagnosis"), append(owner, posterHeading)
 	for i, l := range v.Lines {
 		ds := l.Diagnosis()
 		if len(ds) == 0 {
@@ -184,7 +187,9 @@ func writePoster(w io.Writer, format string, runs []*Run, series []Series) error
 			s := vg.Points(8)
 			dc.FillPolygon(pal.color(k), []vg.Point{{X: x, Y: y}, {X: x + s, Y: y}, {X: x + s, Y: y + s}, {X: x, Y: y + s}})
 		}
-		dc.FillText(textStyle(pal.text, vg.Points(11), false), vg.Point{X: x + swatchWidth, Y: y}, l)
+		st := textStyle(pal.text, vg.Points(11), t.swatch[i] == posterHeading)
+		text := strings.TrimLeft(l, " ") // an indent as an offset: SVG viewers collapse leading spaces
+		dc.FillText(st, vg.Point{X: x + swatchWidth + st.Width(l[:len(l)-len(text)]), Y: y}, text)
 	}
 	y -= vg.Points(10)
 	drawCharts(draw.Crop(dc, posterMargin, -posterMargin, y-chartsHeight, y-height), cs)
