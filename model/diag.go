@@ -29,8 +29,9 @@ type DiagInput struct {
 	// Cores is how many it may use (GOMAXPROCS). Cores 0: unknown, the rule is off.
 	CPU   float64
 	Cores int
-	// Sched is how long tpsmon's goroutines waited to run once runnable (p99 over the
-	// window; 0: unknown). Readers that wait this long read tokens late.
+	// Sched is how long tpsmon's goroutines waited to run once runnable (p99 of each
+	// second, the lowest of the last 3: a delay that held; 0: unknown). Readers that
+	// wait this long read tokens late.
 	Sched time.Duration
 
 	// Now is the moment diagnosed; Start the run's start (times in words count from it).

@@ -79,9 +79,7 @@ func (e *Engine) diagInput(ep *endpoint, now time.Time) model.DiagInput {
 		cores = 0 // the CPU figure holds the simulator's: the rule would blame tpsmon for it
 	}
 	in := model.DiagWindow(buckets, points, diagWindow, v.base, e.self.CPU, cores)
-	if e.self.Known {
-		in.Sched = e.self.Sched
-	}
+	in.Sched = e.heldSched()
 	rec := v.diag.rec
 	in.Now, in.Start = now, e.t0
 	in.Requests = rec.Since(now.Add(-diagWindow))
@@ -136,6 +134,20 @@ func (e *Engine) Retry(i int) {
 // 30 s) was refused for good (HTTP 401, 403 or 404), as of the latest second: loading
 // it more only adds failures.
 func (e *Engine) Fatal(i int) bool { return e.eps[i].server.diag.fatal }
+
+// schedHold is how many readings in a row a scheduling delay must last for the
+// diagnosis to read it: one slow second (a busy machine's blip) is not tpsmon as the
+// limit.
+const schedHold = 3
+
+// heldSched is the scheduling delay that held over the latest schedHold readings (the
+// lowest of them), 0 before there were as many.
+func (e *Engine) heldSched() time.Duration {
+	if len(e.scheds) < schedHold {
+		return 0
+	}
+	return slices.Min(e.scheds)
+}
 
 // preemptRate is the preemptions per second over the last 5 points with a counter rate.
 func preemptRate(points []model.ServerPoint) float64 {

@@ -97,3 +97,24 @@ func TestDiagnosisFatal(t *testing.T) {
 		t.Errorf("diagnosis %+v", d)
 	}
 }
+
+// TestSchedulingDelayMustHold: the diagnosis reads tpsmon's scheduling delay only once
+// it held for schedHold readings in a row (the lowest of them): one slow second of a
+// busy machine is not tpsmon as the limit.
+func TestSchedulingDelayMustHold(t *testing.T) {
+	e := &Engine{}
+	for _, c := range []struct {
+		scheds []time.Duration
+		want   time.Duration
+	}{
+		{nil, 0},
+		{[]time.Duration{30 * time.Millisecond, 30 * time.Millisecond}, 0},
+		{[]time.Duration{time.Millisecond, 25 * time.Millisecond, 2 * time.Millisecond}, time.Millisecond},
+		{[]time.Duration{25 * time.Millisecond, 40 * time.Millisecond, 30 * time.Millisecond}, 25 * time.Millisecond},
+	} {
+		e.scheds = c.scheds
+		if got := e.heldSched(); got != c.want {
+			t.Errorf("readings %v: held %v, want %v", c.scheds, got, c.want)
+		}
+	}
+}

@@ -186,6 +186,10 @@ func (e *Engine) stepServer(now time.Time) []Notice {
 		e.watch = selfwatch.New()
 	}
 	e.self.Use = e.watch.Read(now)
+	if e.self.Known {
+		e.scheds = append(e.scheds, e.self.Sched)
+		e.scheds = e.scheds[max(len(e.scheds)-schedHold, 0):]
+	}
 	var out []Notice
 	for i := range e.eps {
 		out = e.diagnose(i, now, out)
