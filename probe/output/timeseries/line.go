@@ -81,6 +81,10 @@ type Line struct {
 	// results.json's settings.min_requests), on an endpoint's first line with SLO: replay
 	// reads the levels' states as the live screen did. Absent on a fixed schedule.
 	MinRequests int `json:"min_requests,omitempty"`
+	// Diagnosis is what the diagnosis said of the endpoint at its latest second (kind,
+	// words, severity, evidence, first and last seen), the most telling first; left
+	// out when nothing was wrong.
+	Diagnosis []model.Finding `json:"diagnosis,omitempty"`
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.
