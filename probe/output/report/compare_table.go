@@ -28,16 +28,23 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		mdEscape(p.next.Label), mdEscape(p.next.Judgement.Verdict.Text))
 	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
 	capLine := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
-	// A fall is known when NEW's capacity is (exact, or none) and below BASE's: a lower
-	// bound below BASE's, or a capacity not measured, is no fall (NEW did not measure the
-	// levels that would tell; their own rows say how they compare).
-	known := func(k model.CapKind) bool { return k == model.CapExact || k == model.CapNone }
-	nk, bk := p.next.Judgement.Capacity.Kind, p.base.Judgement.Capacity.Kind
-	if nc, bc := p.next.Judgement.Capacity.Report().Users, p.base.Judgement.Capacity.Report().Users; nc < bc && known(nk) {
+	nj, bj := p.next.Judgement.Capacity, p.base.Judgement.Capacity
+	nc, bc := nj.Report().Users, bj.Report().Users
+	switch {
+	case nc < bc && fellBelow(nj, bc):
 		capLine += " (**worse**)"
 		regs = append(regs, fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap))
-	} else if nc > bc && known(bk) {
+	case nc > bc && fellBelow(bj, nc):
 		capLine += " (better)"
+	case nc != bc:
+		lo, hi, run := nj, bc, "NEW"
+		if bc < nc {
+			lo, hi, run = bj, nc, "BASE"
+		}
+		if lo.Kind == model.CapExact && lo.Above > hi {
+			capLine += fmt.Sprintf(" (no change that %s's levels tell: it measured no level between %s)",
+				run, model.LevelNames(p.rate(), []int{lo.Level, lo.Above}))
+		}
 	}
 	b.WriteString(capLine + "\n\n")
 	var rows [][]string
@@ -199,4 +206,13 @@ func writeRawTable(b *strings.Builder, header []string, rows [][]string) {
 	for _, r := range rows {
 		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
+}
+
+// fellBelow reports whether capacity c is known to lie below the load other: none, or
+// exact with its failing level (Above) at or below other. A lower bound, a capacity not
+// measured, or an exact one whose run measured no level between it and other (a ramp
+// the bisection did not refine: 16 users, 32 fails, against 22) is not: the run did not
+// measure the levels that would tell.
+func fellBelow(c model.CapacityClaim, other int) bool {
+	return c.Kind == model.CapNone || c.Kind == model.CapExact && c.Above <= other
 }
