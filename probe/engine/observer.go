@@ -16,3 +16,28 @@ type ObserverFunc func(e *Engine, ev *probe.Event)
 
 // Observe calls f(e, ev).
 func (f ObserverFunc) Observe(e *Engine, ev *probe.Event) { f(e, ev) }
+
+// NoticeObserver is an Observer that also hears what the engine announces: the
+// Notices Step and HandleServer return (a level marked short, a ramp's end and why, the
+// server's metrics found or lost...), as they return them. The time series records
+// them, so that replay says what the live screen said.
+type NoticeObserver interface {
+	Observer
+	ObserveNotice(e *Engine, n Notice)
+}
+
+// announce hands ns to the observers that hear notices, and returns ns.
+func (e *Engine) announce(ns ...Notice) []Notice {
+	for _, o := range e.cfg.Observers {
+		if no, ok := o.(NoticeObserver); ok {
+			for _, n := range ns {
+				no.ObserveNotice(e, n)
+			}
+		}
+	}
+	return ns
+}
+
+// Shown reports whether the live screen's status line says n: a level's start shows in
+// the header and the level table instead, a diagnosis on the diagnosis line.
+func (n Notice) Shown() bool { return n.Kind != LevelStarted && n.Kind != Diagnosed }

@@ -119,7 +119,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	}
 	e.clock(now)
 	if e.cfg.MaxDuration > 0 && !e.over && now.Sub(e.t0) >= e.cfg.MaxDuration {
-		return e.endByDuration()
+		return e.announce(e.endByDuration()...)
 	}
 	out := e.stepServer(now)
 	for i, ep := range e.eps {
@@ -130,7 +130,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	for k := range out {
 		out[k].Rate = e.rate
 	}
-	return out
+	return e.announce(out...)
 }
 
 // stepWalk applies the rules to endpoint i's walk at now.

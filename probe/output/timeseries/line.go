@@ -77,6 +77,24 @@ type Line struct {
 	// SLO is the criteria the levels are judged against, on an endpoint's first line
 	// (a reader keeps it): replay says the verdict the live screen said.
 	SLO *model.ReportSLO `json:"slo,omitempty"`
+	// Said is what the live screen's status line said of the endpoint since its previous
+	// line (the engine's notices: a level marked short, the ramp's end and why, the
+	// server's metrics found or lost; one of the whole run, such as its maximum duration
+	// being over, on every endpoint's line), oldest first; left out when nothing.
+	Said []Said `json:"said,omitempty"`
+	// Recorded lists, on an endpoint's first line, the keys this writer records that an
+	// older one did not (RecordedKeys): a line without one of them had nothing to say,
+	// while a recording that does not list it never recorded it.
+	Recorded []string `json:"recorded,omitempty"`
+}
+
+// RecordedKeys are the keys a line may carry that older writers did not write.
+var RecordedKeys = []string{"said"}
+
+// Said is one thing the live screen's status line said.
+type Said struct {
+	Text    string `json:"text"`
+	Warning bool   `json:"warning,omitempty"` // shown as a warning
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.

@@ -30,7 +30,8 @@ type epState struct {
 	requests int
 	errs     map[model.ErrorKind]int
 	levels   map[int]levelMark
-	sloSent  bool // the criteria went out on a line
+	sloSent  bool   // the criteria (and the recorded keys) went out on a line
+	said     []Said // notices heard since the previous line
 }
 
 // levelMark is what a level showed at the previous line.
@@ -40,7 +41,7 @@ type levelMark struct {
 	dur              time.Duration
 }
 
-var _ engine.Observer = (*Writer)(nil)
+var _ engine.NoticeObserver = (*Writer)(nil)
 
 // NewWriter writes the time series to w (a file opened for appending or truncated).
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w, eps: map[int]*epState{}} }
@@ -73,6 +74,21 @@ func (w *Writer) Observe(e *engine.Engine, ev *probe.Event) {
 			return
 		}
 		w.lines++
+	}
+}
+
+// ObserveNotice keeps what the live screen's status line says of an endpoint (or of
+// every endpoint) for its next line.
+func (w *Writer) ObserveNotice(e *engine.Engine, n engine.Notice) {
+	if !n.Shown() {
+		return
+	}
+	s := Said{Text: n.String(), Warning: n.Bad()}
+	for i := range e.Len() {
+		if n.Endpoint < 0 || n.Endpoint == i {
+			st := w.state(i)
+			st.said = append(st.said, s)
+		}
 	}
 }
 
@@ -117,8 +133,9 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	}
 	if !st.sloSent {
 		slo := e.SLO().Report()
-		l.SLO, st.sloSent = &slo, true
+		l.SLO, l.Recorded, st.sloSent = &slo, RecordedKeys, true
 	}
+	l.Said, st.said = st.said, nil
 	if p, ok := e.Status(i, end); ok {
 		l.Ramp = &Ramp{Level: p.Index + 1, Levels: p.Levels, Users: p.Users, Steady: p.Steady, Need: p.Need,
 			Warming: p.Warming, LeftS: round(p.Left.Seconds(), 1), MaxLeftS: round(p.MaxLeft.Seconds(), 1)}
