@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/probe/output/timeseries"
@@ -20,7 +19,7 @@ type ReplayOptions struct {
 	Series *timeseries.Series // the recording (at least one line)
 	Name   string             // the file, for the status line
 	Theme  string             // theme name; "" means default (mono under NO_COLOR)
-	Speed  int                // 1, 2 or 4; 0 means 1
+	Speed  int                // a power of two from 1 to MaxReplaySpeed; 0 means 1
 
 	// ProgramOptions are added to the Bubble Tea program (tests).
 	ProgramOptions []tea.ProgramOption
@@ -43,14 +42,21 @@ func Replay(ctx context.Context, opt ReplayOptions) error {
 // replayRoot plays the recorded lines in their time, at a speed, on the live screen's
 // panels (header, series, curve, table, status).
 type replayRoot struct {
-	name  string
-	lines []timeseries.Line
-	next  int     // the next line to show
-	pos   float64 // playback position: seconds of the recording (a line's elapsed_s)
-	speed int
-	last  time.Time // wall clock of the previous tick
-	eps   []*replayEndpoint
-	focus int
+	name   string
+	lines  []timeseries.Line
+	next   int     // the next line to show
+	pos    float64 // playback position: seconds of the recording (a line's elapsed_s)
+	speed  int
+	last   time.Time // wall clock of the previous tick
+	eps    []*replayEndpoint
+	focus  int
+	starts [][]float64 // per endpoint: when each of its levels started (seconds of the recording)
+
+	// said is what the live screen's status line said last (the recording's said), or
+	// the replay's own opening words; saidBad that it was a warning.
+	said    string
+	saidBad bool
+	opening string // the first message: the file, and what an older recording lacks
 
 	paused, done bool
 
@@ -99,16 +105,12 @@ func newReplay(opt ReplayOptions, noColor bool) (*replayRoot, error) {
 	multi := n > 1
 	m.keys.Next.SetEnabled(multi)
 	m.keys.Prev.SetEnabled(multi)
+	m.keys.setSpeed(m.speed)
+	m.starts = levelStarts(m.lines, n)
+	m.opening = "replay of " + opt.Name + lacking(m.lines)
+	m.said = m.opening
 	m.applyTheme()
 	return m, nil
-}
-
-// reset goes back to the start of the recording.
-func (m *replayRoot) reset() {
-	m.next, m.pos, m.done = 0, 0, false
-	for i := range m.eps {
-		m.eps[i] = newReplayEndpoint()
-	}
 }
 
 // Init starts the render tick and asks for the background colour.
@@ -130,63 +132,6 @@ func (m *replayRoot) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleKey(msg)
 	}
 	return m, nil
-}
-
-// advance moves the playback on to now and shows the lines it passed.
-func (m *replayRoot) advance(now time.Time) {
-	if !m.last.IsZero() && !m.paused && !m.done {
-		m.pos += now.Sub(m.last).Seconds() * float64(m.speed)
-	}
-	m.last = now
-	changed := false
-	for m.next < len(m.lines) && m.lines[m.next].ElapsedS <= m.pos {
-		l := &m.lines[m.next]
-		m.eps[l.Index].apply(l)
-		changed = changed || l.Index == m.focus
-		m.next++
-	}
-	if m.next == len(m.lines) && !m.done {
-		m.done = true
-		changed = true
-	}
-	if changed {
-		m.refresh()
-	}
-}
-
-func (m *replayRoot) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := &m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		m.quitting, m.frameDirty = true, true
-		return tea.Quit
-	case key.Matches(msg, k.Pause), key.Matches(msg, k.Play):
-		m.paused = !m.paused
-		k.setPaused(m.paused)
-	case key.Matches(msg, k.Speed1):
-		m.speed = 1
-	case key.Matches(msg, k.Speed2):
-		m.speed = 2
-	case key.Matches(msg, k.Speed4):
-		m.speed = 4
-	case key.Matches(msg, k.Restart):
-		m.reset()
-	case key.Matches(msg, k.Next):
-		m.focus = (m.focus + 1) % len(m.eps)
-	case key.Matches(msg, k.Prev):
-		m.focus = (m.focus + len(m.eps) - 1) % len(m.eps)
-	case key.Matches(msg, k.Theme):
-		m.themeIdx = (m.themeIdx + 1) % len(themes.Names())
-		m.applyTheme()
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.relayout()
-		return nil
-	default:
-		return nil
-	}
-	m.refresh()
-	return nil
 }
 
 func (m *replayRoot) applyTheme() {
@@ -219,7 +164,7 @@ func (m *replayRoot) refresh() {
 	m.header.SetData(headerData{
 		Name: ep.name, Model: ep.model, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps),
 		TokenSource: ep.tokenSource, Target: ep.target, Active: ep.active, Paused: ep.paused, Rate: ep.rate,
-		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second),
+		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second), Replay: m.playback(),
 	})
 	m.series.SetData(ep.newest(m.series.History()), ep.live(), ep.targetUserTPS)
 	curves := make([]curveSeries, len(m.eps))
@@ -239,28 +184,8 @@ func (m *replayRoot) refresh() {
 	m.table.SetProgress(ep.progress())
 	m.status.SetData(statusData{
 		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors,
-		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.playback(),
+		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.said, Bad: m.saidBad,
 	})
-}
-
-// playback is the status line's word on the replay: the file, the position, the speed.
-func (m *replayRoot) playback() string {
-	end := m.lines[len(m.lines)-1].ElapsedS
-	at := min(m.pos, end)
-	s := fmt.Sprintf("replay of %s: %s of %s", m.name, fmtClock(secs(at)), fmtClock(secs(end)))
-	switch {
-	case m.done:
-		return s + ", the end (r plays it again, q quits)"
-	case m.paused:
-		return s + ", paused (space plays)"
-	case m.speed > 1:
-		return s + fmt.Sprintf(", speed ×%d", m.speed)
-	}
-	return s + ", real time"
-}
-
-func secs(s float64) time.Duration {
-	return time.Duration(s * float64(time.Second)).Truncate(time.Second)
 }
 
 // View returns the frame.
@@ -275,6 +200,6 @@ func (m *replayRoot) View() tea.View {
 	}
 	v := tea.NewView(m.frame)
 	v.AltScreen = true
-	v.WindowTitle = "tpsmon replay"
+	v.WindowTitle = "tpsmon replay " + m.name
 	return v
 }
