@@ -166,6 +166,11 @@ func (m *replayRoot) refresh() {
 		TokenSource: ep.tokenSource, Target: ep.target, Active: ep.active, Paused: ep.paused, Rate: ep.rate,
 		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second), Replay: m.playback(),
 	})
+	ttftMax, errMax := time.Duration(0), 0.0
+	if ep.slo != nil { // the recording's criteria, as the live screen judged against them
+		ttftMax, errMax = msDur(ep.slo.TTFTP95MaxMs), ep.slo.ErrorRateMax
+	}
+	m.series.SetTTFTTarget(ttftMax)
 	m.series.SetData(ep.newest(m.series.History()), ep.live(), ep.targetUserTPS)
 	curves := make([]curveSeries, len(m.eps))
 	verds := make([]verdict, len(m.eps))
@@ -175,11 +180,8 @@ func (m *replayRoot) refresh() {
 		verds[j] = verdictOf(&jd, len(m.eps) > 1)
 	}
 	m.curve.SetData(curves, ep.targetUserTPS)
-	ttftMax := time.Duration(0)
-	if ep.slo != nil {
-		ttftMax = time.Duration(ep.slo.TTFTP95MaxMs * float64(time.Millisecond))
-	}
 	m.table.SetTargets(ttftMax, ep.reasoning)
+	m.table.SetErrorLimit(errMax)
 	m.table.SetData(ep.name, curves[m.focus].Levels, curves[m.focus].Capacity, ep.targetUserTPS)
 	m.table.SetProgress(ep.progress())
 	m.status.SetData(statusData{

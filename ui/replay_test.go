@@ -299,7 +299,7 @@ func TestReplaySaysWhatTheLiveScreenSaid(t *testing.T) {
 			l := timeseries.Line{Schema: timeseries.Schema, Time: at.Format(time.RFC3339Nano), ElapsedS: float64(s), WidthS: 1,
 				Endpoint: "gpu-a", TargetUsers: 16, Active: 16, Requests: 10 * s, Succeeded: 10 * s}
 			if s == 1 && !older {
-				l.Recorded, l.SLO = timeseries.RecordedKeys, &model.ReportSLO{UserTPSMin: 30}
+				l.Recorded, l.SLO = timeseries.RecordedKeys, &model.ReportSLO{UserTPSMin: 30, TTFTP95MaxMs: 2000}
 			}
 			if s == 3 {
 				l.Said = []timeseries.Said{{Text: "gpu-a: server metrics: vLLM at http://127.0.0.1:8000/metrics"}, {Text: stop, Warning: true}}
@@ -318,6 +318,9 @@ func TestReplaySaysWhatTheLiveScreenSaid(t *testing.T) {
 	m.at(3500 * time.Millisecond)
 	if out := screen(); !strings.Contains(out, stop) || !m.saidBad {
 		t.Errorf("at 3.5 s the status line does not say the stop as a warning (bad %v):\n%s", m.saidBad, out)
+	}
+	if out := screen(); !strings.Contains(out, "target ≤2 s") { // the recorded criteria, as the live series showed them
+		t.Errorf("the series do not show the recorded TTFT target:\n%s", out)
 	}
 	m.Update(press("r"))
 	if out := screen(); strings.Contains(out, "auto-ramp stopped") || !strings.Contains(out, "replay of run.jsonl") {
