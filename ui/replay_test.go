@@ -259,7 +259,7 @@ func TestReplaySeeks(t *testing.T) {
 	m.Update(press("end"))
 	req, _, _ := e.Book(0).Totals()
 	if m.eps[0].requests != req || !m.done || screen() != atEnd {
-		t.Errorf("end: %d requests (want %d), done %v; the screen differs from the one 3 minutes in", m.eps[0].requests, req, m.done)
+		t.Errorf("end: %d requests (want %d), done %v; the screen differs from the one 3 minutes in:\n%s\n----\n%s", m.eps[0].requests, req, m.done, atEnd, screen())
 	}
 }
 
@@ -329,11 +329,51 @@ func TestReplaySaysWhatTheLiveScreenSaid(t *testing.T) {
 
 	m = newTestReplay(t, &timeseries.Series{Lines: lines(true)})
 	m.at(0)
-	want := "replay of run.jsonl · recorded by an older tpsmon, without what the status line said (a ramp's end and why) and the criteria (verdicts judged against the default ones)"
+	want := "replay of run.jsonl · an older recording: no stop reasons, no diagnosis, verdicts by the default criteria"
 	if m.said != want {
 		t.Errorf("an older recording opens with %q, want %q", m.said, want)
 	}
-	if out := screen(); !strings.Contains(out, "recorded by an older tpsmon") {
+	// Said whole at 120 columns, and the diagnosis line does not claim nothing was wrong.
+	if out := screen(); !strings.Contains(out, want+"\n") || !strings.Contains(out, "diagnosis: not recorded (an older tpsmon)") {
 		t.Errorf("the screen does not say what the older recording lacks:\n%s", out)
+	}
+}
+
+// TestReplayShowsTheDiagnosis: a recording's server view (which server, preemptions
+// per second and in all), tpsmon's own load and the diagnosis show under the series, as
+// they did live.
+func TestReplayShowsTheDiagnosis(t *testing.T) {
+	waiting, kv, gen, perS, total := 14.0, 97.0, 762.0, 0.4, 12.0
+	line := func(s float64, fs []model.Finding) timeseries.Line {
+		at := t0.Add(time.Duration(s * float64(time.Second)))
+		l := timeseries.Line{Schema: timeseries.Schema, Time: at.Format(time.RFC3339Nano), ElapsedS: s, WidthS: 1,
+			Endpoint: "gpu-a", TargetUsers: 64, Active: 64, Requests: 100 * int(s), Succeeded: 100 * int(s),
+			Server:    &timeseries.Server{Kind: "vLLM", Waiting: &waiting, KVPct: &kv, GenTPS: &gen, PreemptPerS: &perS, PreemptedTotal: &total},
+			Diagnosis: fs, Self: &timeseries.Self{CPUPct: 45, Cores: 2, SchedMs: 0.4}}
+		if s == 1 {
+			l.Recorded = timeseries.RecordedKeys
+		}
+		return l
+	}
+	queue := []model.Finding{{Rule: model.DiagQueue, Severity: model.SevWarning,
+		Text: "TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server (14 waiting, KV 97%)"}}
+	m, err := newReplay(ReplayOptions{Series: &timeseries.Series{Lines: []timeseries.Line{line(1, nil), line(2, queue)}}, Name: "run.jsonl"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(tickMsg(t0))
+	m.Update(tickMsg(t0.Add(1500 * time.Millisecond)))
+	out := ansi.Strip(m.View().Content)
+	for _, w := range []string{"diagnosis: nothing wrong seen (100 requests)",
+		"server vLLM · waiting 14 · KV 97% · 762 tok/s generated · preempted 0.4/s (12 in all)",
+		"tpsmon CPU 45% of 2 cores · readers wait 0.4 ms to run (p99)"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("at 1.5 s the screen does not show %q:\n%s", w, out)
+		}
+	}
+	m.Update(tickMsg(t0.Add(2500 * time.Millisecond)))
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis: TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server") {
+		t.Errorf("at 2.5 s:\n%s", out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/output/timeseries"
+	"github.com/tpsmon/tpsmon/probe/selfwatch"
 )
 
 // replayHistory bounds the buckets replay keeps per endpoint (the live screen's too).
@@ -36,6 +37,9 @@ type replayEndpoint struct {
 	reasoning      bool             // a request sent reasoning first: TTFO beside TTFT
 	ttfo50, ttfo95 time.Duration
 	hasTTFO        bool
+	server         *timeseries.Server // the server's view of the newest line (nil: not scraped)
+	findings       []model.Finding    // the diagnosis of the newest line
+	self           *timeseries.Self   // tpsmon's own load at the newest line (nil: not known)
 }
 
 func newReplayEndpoint() *replayEndpoint {
@@ -68,6 +72,45 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	if r.hasTTFO {
 		r.ttfo50, r.ttfo95 = msDur(*l.TTFOP50), msDur(*l.TTFOP95)
 	}
+	r.server, r.findings, r.self = l.Server, l.Diagnosis, l.Self
+}
+
+// serverData is the recorded server view, tpsmon's own load and the diagnosis as the
+// server panel shows them; diagnosed is whether the recording holds the diagnosis (an
+// older one does not: its panel says so rather than that nothing was wrong).
+func (r *replayEndpoint) serverData(diagnosed bool) serverData {
+	d := serverData{Findings: r.findings, Requests: r.requests, Status: engine.ServerStatus{State: engine.ServerOff},
+		Unrecorded: !diagnosed}
+	if u := r.self; u != nil {
+		d.Self.Use = selfwatch.Use{CPU: u.CPUPct / 100, Cores: u.Cores, Sched: msDur(u.SchedMs), Known: true}
+		d.Self.WithSim = u.WithSim
+	}
+	if s := r.server; s != nil {
+		p := model.ServerPoint{}
+		set := func(v *float64, dst *float64, sig model.ServerSignal) {
+			if v != nil {
+				*dst, p.Has = *v, p.Has|sig
+			}
+		}
+		set(s.Running, &p.Running, model.SigRunning)
+		set(s.Waiting, &p.Waiting, model.SigWaiting)
+		if s.KVPct != nil {
+			p.KV, p.Has = *s.KVPct/100, p.Has|model.SigKV
+		}
+		if s.GenTPS != nil {
+			p.GenTPS, p.Rate, p.Has = *s.GenTPS, true, p.Has|model.SigGenerated
+		}
+		kind := s.Kind
+		if kind == "" {
+			kind = "metrics" // an older recording: which server it was is not recorded
+		}
+		d.Status = engine.ServerStatus{State: engine.ServerUp, Kind: kind, HasLast: true, Last: p}
+		if s.PreemptPerS != nil && s.PreemptedTotal != nil && p.Rate {
+			p.Has |= model.SigPreemptions
+			d.Status.Last, d.Status.PreemptPerS, d.Status.Preempted = p, *s.PreemptPerS, *s.PreemptedTotal
+		}
+	}
+	return d
 }
 
 // bucketOf is a line's live bucket.

@@ -112,27 +112,39 @@ func (m *replayRoot) prevLevel() float64 {
 	return at
 }
 
-// lacking says what a recording made by an older tpsmon lacks, for replay's first
-// message ("" when it lacks nothing).
-func lacking(lines []timeseries.Line) string {
-	recorded, slo := map[string]bool{}, false
+// recordedKeys is the set of keys the recording says it records (Line.Recorded): a
+// recording by an older tpsmon lacks some.
+func recordedKeys(lines []timeseries.Line) map[string]bool {
+	recorded := map[string]bool{}
 	for i := range lines {
 		for _, k := range lines[i].Recorded {
 			recorded[k] = true
 		}
+	}
+	return recorded
+}
+
+// lacking says what a recording made by an older tpsmon lacks, for replay's first
+// message ("" when it lacks nothing).
+func lacking(lines []timeseries.Line, recorded map[string]bool) string {
+	slo := false
+	for i := range lines {
 		slo = slo || lines[i].SLO != nil
 	}
 	var miss []string
 	if !recorded["said"] {
-		miss = append(miss, "what the status line said (a ramp's end and why)")
+		miss = append(miss, "no stop reasons") // nor anything else the status line said
+	}
+	if !recorded["diagnosis"] {
+		miss = append(miss, "no diagnosis")
 	}
 	if !slo {
-		miss = append(miss, "the criteria (verdicts judged against the default ones)")
+		miss = append(miss, "verdicts by the default criteria")
 	}
 	if len(miss) == 0 {
 		return ""
 	}
-	return " · recorded by an older tpsmon, without " + strings.Join(miss, " and ")
+	return " · an older recording: " + strings.Join(miss, ", ")
 }
 
 // playback is the header's word on the replay: the position, of the length, and the

@@ -23,9 +23,9 @@ func (a *app) newReplayCmd() *cobra.Command {
 		Use:   "replay FILE.jsonl",
 		Short: "Play a recorded time series (--timeseries) on the live screen, with no server",
 		Long: `replay plays a time series written by --timeseries on the live screen's panels: the
-live series, the degradation curve and the level table as they were recorded, second by
-second, with what the live screen said: the verdicts, the capacity marked ◆, the ramp's
-end and why. Keys: space or p pauses and plays, > and < double and halve the speed (up to
+live series, the server's view and the diagnosis, the degradation curve and the level
+table as they were recorded, second by second, with what the live screen said: the
+verdicts, the capacity marked ◆, the ramp's end and why. Keys: space or p pauses and plays, > and < double and halve the speed (up to
 x64), 1 is real time, ← and → move a minute back and on, [ and ] jump to the start of a
 level, r plays it again from the start, tab changes the endpoint, t the theme, ? shows
 every key, q quits. It shows the recorded numbers only: it measures nothing again.`,

@@ -145,7 +145,14 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	}
 	if p, ok := w.serverPoint(e, i); ok && end.Sub(p.Time) <= serverFresh {
 		l.Server = ServerOf(p)
+		ss := e.Server(i)
+		l.Server.Kind = ss.Kind
+		if p.Rate && p.Has.Has(model.SigPreemptions) {
+			l.Server.PreemptPerS, l.Server.PreemptedTotal = ptr(round(ss.PreemptPerS, 2)), ptr(ss.Preempted)
+		}
 	}
+	l.Self = selfOf(e.Self())
+	l.Diagnosis = e.Diagnosis(i)
 	w.totals(l, book, st)
 	w.levels(l, book.Levels(), st)
 	return l
@@ -236,4 +243,12 @@ func (w *Writer) serverPoint(e *engine.Engine, i int) (model.ServerPoint, bool) 
 		return w.server(i)
 	}
 	return e.ServerLast(i)
+}
+
+// selfOf is tpsmon's own load as a line records it (nil before it is known).
+func selfOf(u engine.SelfUse) *Self {
+	if !u.Known {
+		return nil
+	}
+	return &Self{CPUPct: round(100*u.CPU, 1), Cores: u.Cores, SchedMs: round(float64(u.Sched)/float64(time.Millisecond), 3), WithSim: u.WithSim}
 }

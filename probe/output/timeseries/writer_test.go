@@ -314,7 +314,8 @@ func TestWriterSaysWhatTheScreenSaid(t *testing.T) {
 		}
 		for _, x := range l.Said {
 			said[l.Endpoint] = append(said[l.Endpoint], x.Text)
-			warned = warned || x.Warning && strings.HasPrefix(x.Text, "b: at 2 users errors 25% > 5%")
+			// about a quarter of b's requests fail (how many ended by then varies under -race)
+			warned = warned || x.Warning && strings.HasPrefix(x.Text, "b: at 2 users errors ") && strings.Contains(x.Text, "% > 5% (")
 		}
 	}
 	for _, ep := range []string{"a", "b"} {
