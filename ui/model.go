@@ -291,12 +291,8 @@ func (m *root) compose() string {
 	}
 	curve, table := m.curve.View(), m.table.View()
 	if m.showDiag { // the findings take the curve's and the table's place
-		h := l.Curve + l.Table
-		if l.Beside {
-			h = max(l.Curve, l.Table)
-		}
-		l.Beside, l.Curve, l.Table = false, h, 0
-		curve, table = m.diagnosisView(l.Width, h), ""
+		l, curve = inPlaceOfBody(l, m.diagnosisView)
+		table = ""
 	}
 	return stack(l, m.header.View(), series, curve, table, m.status.View(),
 		m.help.View(m.keys))

@@ -61,6 +61,7 @@ type replayRoot struct {
 	recorded map[string]bool // the keys the recording says it records (an older one lacks some)
 
 	paused, done bool
+	showDiag     bool // every finding in place of the curve and the table (d)
 
 	keys     ReplayKeyMap
 	help     help.Model
@@ -102,9 +103,8 @@ func newReplay(opt ReplayOptions, noColor bool) (*replayRoot, error) {
 	for i := range m.lines {
 		n = max(n, m.lines[i].Index+1)
 	}
-	for range n {
-		m.eps = append(m.eps, newReplayEndpoint())
-	}
+	m.eps = make([]*replayEndpoint, n)
+	m.newEndpoints()
 	multi := n > 1
 	m.keys.Next.SetEnabled(multi)
 	m.keys.Prev.SetEnabled(multi)
@@ -201,7 +201,7 @@ func (m *replayRoot) refresh() {
 	m.table.SetData(ep.name, curves[m.focus].Levels, curves[m.focus].Capacity, ep.targetUserTPS)
 	m.table.SetProgress(ep.progress())
 	m.status.SetData(statusData{
-		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors,
+		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors, Recent: ep.errWin.Recent(ep.errors),
 		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.said, Bad: m.saidBad,
 	})
 	m.server.SetData(ep.serverData(m.recorded["diagnosis"]))
@@ -217,8 +217,12 @@ func (m *replayRoot) View() tea.View {
 				series = padLines(series, l.Series) + "\n" + padLines(m.server.View(), l.Server)
 				l.Series += l.Server
 			}
-			m.frame = stack(l, m.header.View(), series, m.curve.View(), m.table.View(),
-				m.status.View(), m.help.View(m.keys))
+			curve, table := m.curve.View(), m.table.View()
+			if m.showDiag { // as on the live screen: the findings take the curve's and the table's place
+				l, curve = inPlaceOfBody(l, m.findingsView)
+				table = ""
+			}
+			m.frame = stack(l, m.header.View(), series, curve, table, m.status.View(), m.help.View(m.keys))
 		}
 		m.frameDirty = false
 	}
@@ -226,4 +230,11 @@ func (m *replayRoot) View() tea.View {
 	v.AltScreen = true
 	v.WindowTitle = "tpsmon replay " + m.name
 	return v
+}
+
+// findingsView is the focused endpoint's recorded findings (d): those of the line shown,
+// and those earlier lines held.
+func (m *replayRoot) findingsView(w, h int) string {
+	ep := m.eps[m.focus]
+	return findingsView(m.st, ep.name, ep.findings, ep.seen, ep.requests, w, h)
 }

@@ -101,7 +101,8 @@ func TestReplayShowsWhatWasRecorded(t *testing.T) {
 		}
 	}
 	req, ok, errs := e.Book(0).Totals()
-	if want := "requests " + itoa(req) + " · ok " + itoa(ok) + " · errors http_429 " + itoa(errs[model.HTTPError(429)]); !strings.Contains(out, want) {
+	n429 := itoa(errs[model.HTTPError(429)]) // all in the last minute, as the live status ranks them
+	if want := "requests " + itoa(req) + " · ok " + itoa(ok) + " · errors last min http_429 " + n429 + " · " + n429 + " in all"; !strings.Contains(out, want) {
 		t.Errorf("status does not say %q:\n%s", want, out)
 	}
 	if row := levelRow(out, 1); strings.Contains(row, "▸") || !strings.Contains(levelRow(out, 4), "▸") {
@@ -258,6 +259,9 @@ func TestReplaySeeks(t *testing.T) {
 	}
 	m.Update(press("end"))
 	req, _, _ := e.Book(0).Totals()
+	if !strings.Contains(atEnd, "errors last min http_429 30 · 45 in all") { // every other second of the last 90 s
+		t.Errorf("at the end the status does not rank the last minute's errors:\n%s", atEnd)
+	}
 	if m.eps[0].requests != req || !m.done || screen() != atEnd {
 		t.Errorf("end: %d requests (want %d), done %v; the screen differs from the one 3 minutes in:\n%s\n----\n%s", m.eps[0].requests, req, m.done, atEnd, screen())
 	}
@@ -357,7 +361,8 @@ func TestReplayShowsTheDiagnosis(t *testing.T) {
 	}
 	queue := []model.Finding{{Rule: model.DiagQueue, Severity: model.SevWarning,
 		Text: "TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server (14 waiting, KV 97%)"}}
-	m, err := newReplay(ReplayOptions{Series: &timeseries.Series{Lines: []timeseries.Line{line(1, nil), line(2, queue)}}, Name: "run.jsonl"}, true)
+	lines := []timeseries.Line{line(1, nil), line(2, queue), line(3, nil)}
+	m, err := newReplay(ReplayOptions{Series: &timeseries.Series{Lines: lines}, Name: "run.jsonl"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,5 +380,22 @@ func TestReplayShowsTheDiagnosis(t *testing.T) {
 	m.Update(tickMsg(t0.Add(2500 * time.Millisecond)))
 	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis: TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server") {
 		t.Errorf("at 2.5 s:\n%s", out)
+	}
+	// d: every finding, in place of the curve and the table; a second later the queue
+	// no longer holds and is listed as earlier in the run; back at the start it never was.
+	m.Update(tickMsg(t0.Add(3500 * time.Millisecond)))
+	m.Update(press("d"))
+	out = ansi.Strip(m.View().Content)
+	if !strings.Contains(out, "diagnosis of gpu-a · d closes") || !strings.Contains(out, "earlier in the run:") ||
+		!strings.Contains(out, "  TTFT rises to 3.00 s") || strings.Contains(out, "per-user tok/s p50\n") {
+		t.Errorf("d at 3.5 s:\n%s", out)
+	}
+	m.Update(press("home"))
+	if out = ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis of gpu-a") || strings.Contains(out, "earlier in the run") {
+		t.Errorf("d at the start still lists what held later:\n%s", out)
+	}
+	m.Update(press("d"))
+	if out = ansi.Strip(m.View().Content); strings.Contains(out, "diagnosis of gpu-a") || !strings.Contains(out, "curve (x = users)") {
+		t.Errorf("d again does not close the findings:\n%s", out)
 	}
 }

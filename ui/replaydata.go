@@ -39,6 +39,8 @@ type replayEndpoint struct {
 	hasTTFO        bool
 	server         *timeseries.Server // the server's view of the newest line (nil: not scraped)
 	findings       []model.Finding    // the diagnosis of the newest line
+	seen           []model.Finding    // every kind of finding the lines so far held, as last held
+	errWin         errorWindow        // the error totals of the last minute's lines, for the status's ranking
 	self           *timeseries.Self   // tpsmon's own load at the newest line (nil: not known)
 }
 
@@ -61,6 +63,10 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	}
 	r.target, r.active, r.paused = l.TargetUsers, l.Active, l.Paused
 	r.requests, r.ok, r.errors = l.Requests, l.Succeeded, maps.Clone(l.ErrorsTotal)
+	if l.Cleared {
+		r.errWin.Reset()
+	}
+	r.errWin.Add(l.At(), r.errors)
 	r.lastErr = l.LastError
 	r.tokenSource, r.ramp, r.targetUserTPS = l.TokenSource, l.Ramp, l.TargetUserTPS
 	r.elapsed = time.Duration(l.ElapsedS * float64(time.Second))
@@ -73,6 +79,13 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 		r.ttfo50, r.ttfo95 = msDur(*l.TTFOP50), msDur(*l.TTFOP95)
 	}
 	r.server, r.findings, r.self = l.Server, l.Diagnosis, l.Self
+	for _, f := range l.Diagnosis {
+		if k := slices.IndexFunc(r.seen, func(g model.Finding) bool { return g.Rule == f.Rule }); k >= 0 {
+			r.seen[k] = f
+		} else {
+			r.seen = append(r.seen, f)
+		}
+	}
 }
 
 // serverData is the recorded server view, tpsmon's own load and the diagnosis as the

@@ -20,6 +20,7 @@ type ReplayKeyMap struct {
 	NextLevel key.Binding // the start of the next level
 	Restart   key.Binding
 	End       key.Binding
+	Diag      key.Binding // every finding of the diagnosis, with its evidence
 	ViewKeys
 }
 
@@ -37,6 +38,7 @@ func DefaultReplayKeyMap() ReplayKeyMap {
 		NextLevel: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next level")),
 		Restart:   key.NewBinding(key.WithKeys("r", "home"), key.WithHelp("r/home", "from the start")),
 		End:       key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "to the end")),
+		Diag:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diagnosis")),
 		ViewKeys:  defaultViewKeys(),
 	}
 }
@@ -60,7 +62,7 @@ func (k ReplayKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Play, k.RealTime, k.Faster, k.Slower},
 		{k.Back, k.Forward, k.PrevLevel, k.NextLevel, k.Restart, k.End},
-		{k.Next, k.Prev, k.Theme, k.Help, k.Quit},
+		{k.Next, k.Prev, k.Diag, k.Theme, k.Help, k.Quit},
 	}
 }
 

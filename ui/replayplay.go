@@ -69,8 +69,18 @@ func (m *replayRoot) seek(t float64) {
 func (m *replayRoot) reset() {
 	m.next, m.pos, m.done = 0, 0, false
 	m.said, m.saidBad = m.opening, false
+	m.newEndpoints()
+}
+
+// newEndpoints starts every endpoint afresh, named from its first line (the screen
+// names it before its first second is shown, as the live screen does).
+func (m *replayRoot) newEndpoints() {
 	for i := range m.eps {
 		m.eps[i] = newReplayEndpoint()
+	}
+	for i := len(m.lines) - 1; i >= 0; i-- {
+		l := &m.lines[i]
+		m.eps[l.Index].name, m.eps[l.Index].model, m.eps[l.Index].simulated = l.Endpoint, l.Model, l.Simulated
 	}
 }
 
@@ -205,6 +215,8 @@ func (m *replayRoot) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.focus = (m.focus + 1) % len(m.eps)
 	case key.Matches(msg, k.Prev):
 		m.focus = (m.focus + len(m.eps) - 1) % len(m.eps)
+	case key.Matches(msg, k.Diag):
+		m.showDiag = !m.showDiag
 	case key.Matches(msg, k.Theme):
 		m.themeIdx = (m.themeIdx + 1) % len(themes.Names())
 		m.applyTheme()

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/tpsmon/tpsmon/probe"
+import (
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+)
 
 // Observer sees what the engine records: Handle calls Observe for every pool event
 // (a finished request's Sample, a live Tick, a Segment update) once the endpoint's book
@@ -39,5 +42,15 @@ func (e *Engine) announce(ns ...Notice) []Notice {
 }
 
 // Shown reports whether the live screen's status line says n: a level's start shows in
-// the header and the level table instead, a diagnosis on the diagnosis line.
-func (n Notice) Shown() bool { return n.Kind != LevelStarted && n.Kind != Diagnosed }
+// the header and the level table instead, a diagnosis on the diagnosis line, but for an
+// outage's start and end (which the status line's counts would otherwise leave to be
+// guessed).
+func (n Notice) Shown() bool {
+	switch n.Kind {
+	case LevelStarted:
+		return false
+	case Diagnosed:
+		return n.Rule == model.DiagDown || n.Rule == model.DiagBack
+	}
+	return true
+}
