@@ -69,8 +69,8 @@ func newPosterText(runs []*Run, series []Series) posterText {
 	for i, l := range v.Lines {
 		lines, owner = append(lines, l.Label+": "+l.Text()), append(owner, i)
 		var more []string
-		if f := l.Failures(); len(f) > 0 {
-			more = append(more, "Fails at "+strings.Join(f, "; "))
+		for _, f := range l.Failures() { // one a line, as the HTML lists them
+			more = append(more, "fails at "+f)
 		}
 		more = append(more, l.Notes()...)
 		if l.Criteria != "" {
