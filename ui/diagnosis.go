@@ -18,7 +18,7 @@ import (
 func (m *root) onNotices(ns []engine.Notice) {
 	for _, n := range ns {
 		if n.Shown() { // what the time series records as said, for replay
-			m.say(n.Bad(), "%s", n)
+			m.show(n.Bad(), n.String())
 		}
 	}
 	m.stopFatal()

@@ -173,9 +173,15 @@ func (m *root) feed(evs []probe.Event) {
 	}
 }
 
-// say sets the status message.
+// say puts the screen's own words on the status line, and records them for replay.
 func (m *root) say(bad bool, format string, args ...any) {
-	m.msg, m.msgBad, m.msgAt = fmt.Sprintf(format, args...), bad, m.now
+	m.show(bad, fmt.Sprintf(format, args...))
+	m.eng.Say(m.msg, bad) // recorded for replay (the engine's own notices already are)
+}
+
+// show puts text on the status line (an engine notice: the engine announced it).
+func (m *root) show(bad bool, text string) {
+	m.msg, m.msgBad, m.msgAt = text, bad, m.now
 }
 
 func (m *root) applyTheme() {

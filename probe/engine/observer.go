@@ -41,6 +41,14 @@ func (e *Engine) announce(ns ...Notice) []Notice {
 	return ns
 }
 
+// Say hands what the live screen's status line says of its own (a key's effect, the
+// ramp's start, an endpoint stopped for refused answers) to the observers that hear
+// notices, as a notice of the whole run: the time series records it, so that replay
+// says it again. The screen shows it itself.
+func (e *Engine) Say(text string, warning bool) {
+	e.announce(Notice{Kind: ScreenSaid, Endpoint: -1, Text: text, Warning: warning})
+}
+
 // Shown reports whether the live screen's status line says n: a level's start shows in
 // the header and the level table instead, a diagnosis on the diagnosis line, but for an
 // outage's start and end (which the status line's counts would otherwise leave to be
