@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,22 @@ func TestWriterRecordsWhatTheScreenSaysOfItsOwn(t *testing.T) {
 		if want == 1 && (l.Said[0].Text != "stopped loading a (R retries): authentication refused" || !l.Said[0].Warning) {
 			t.Errorf("line %d said %+v", i, l.Said[0])
 		}
+	}
+}
+
+// TestLinesKeepTheirWordsReadable: a line's words are written as they are, not with
+// <, > and & escaped for HTML ("errors 30% > 5%" reads so in the file).
+func TestLinesKeepTheirWordsReadable(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	e, err := engine.New(engine.Config{Observers: []engine.Observer{w}}, []engine.Part{{Endpoint: client.Endpoint{Name: "a&b"}, Control: &ctl{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Say("auto-ramp stopped at 1 user on a&b: errors 30% > 5% (10 requests)", true)
+	t0 := time.Now()
+	e.Handle(probe.Event{Tick: &model.Tick{Start: t0, End: t0.Add(time.Second)}})
+	if s := buf.String(); !strings.Contains(s, `"endpoint":"a&b"`) || !strings.Contains(s, `errors 30% > 5%`) || !strings.HasSuffix(s, "}\n") {
+		t.Errorf("the line escapes its words or lacks its end:\n%s", s)
 	}
 }
