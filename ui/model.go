@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -96,7 +95,7 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eng *engine.Engine,
 		frameDirty: true,
 	}
 	for i := range eng.Len() {
-		m.hosts = append(m.hosts, hostOf(eng.BaseURL(i)))
+		m.hosts = append(m.hosts, eng.Host(i))
 	}
 	m.errWin = make([]errorWindow, eng.Len())
 	m.fatal = make([]bool, eng.Len())
@@ -347,13 +346,4 @@ func padLines(s string, h int) string {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// hostOf is the host[:port] of a base URL, for the header.
-func hostOf(base string) string {
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		return "?" // cmd refuses such URLs; never echo one (it may hold a secret)
-	}
-	return u.Host
 }

@@ -178,7 +178,7 @@ func (m *replayRoot) refresh() {
 	}
 	ep := m.eps[m.focus]
 	m.header.SetData(headerData{
-		Name: ep.name, Model: ep.model, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps),
+		Name: ep.name, Model: ep.model, Host: ep.host, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps),
 		TokenSource: ep.tokenSource, Target: ep.target, Active: ep.active, Paused: ep.paused, Rate: ep.rate,
 		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second), Replay: m.playback(),
 	})

@@ -86,7 +86,7 @@ func TestReplayShowsWhatWasRecorded(t *testing.T) {
 	m.at(0)
 	m.at(10 * time.Second)
 	out := ansi.Strip(m.View().Content)
-	for _, w := range []string{"gpu-a", "model llama", "users 1", "replay 00:10 of 00:50, real time", "replay of run.jsonl", "errors none"} {
+	for _, w := range []string{"gpu-a", "model llama", "host 127.0.0.1:1 ", "users 1", "replay 00:10 of 00:50, real time", "replay of run.jsonl", "errors none"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("at 10 s the screen does not show %q:\n%s", w, out)
 		}

@@ -19,6 +19,7 @@ const replayHistory = model.DefaultHistory
 // screen reads from the run engine, rebuilt from the time series.
 type replayEndpoint struct {
 	name, model    string
+	host           string // host[:port] of its URL, from its first line ("" in older recordings)
 	simulated      bool
 	rate           bool           // rate mode: the levels and the target are arrival rates (requests/s)
 	buckets        []model.Bucket // oldest first

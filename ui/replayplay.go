@@ -79,8 +79,11 @@ func (m *replayRoot) newEndpoints() {
 		m.eps[i] = newReplayEndpoint()
 	}
 	for i := len(m.lines) - 1; i >= 0; i-- {
-		l := &m.lines[i]
-		m.eps[l.Index].name, m.eps[l.Index].model, m.eps[l.Index].simulated = l.Endpoint, l.Model, l.Simulated
+		l, ep := &m.lines[i], m.eps[m.lines[i].Index]
+		ep.name, ep.model, ep.simulated = l.Endpoint, l.Model, l.Simulated
+		if l.Host != "" {
+			ep.host = l.Host
+		}
 	}
 }
 

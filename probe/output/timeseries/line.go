@@ -93,6 +93,9 @@ type Line struct {
 	// Self is tpsmon's own load at the bucket's end, as the live screen showed it under
 	// the server's view; left out before tpsmon's second reading of itself.
 	Self *Self `json:"tpsmon,omitempty"`
+	// Host is the host[:port] of the endpoint's URL, on its first line, as the live
+	// screen's header shows it (never the whole URL: it may hold a secret).
+	Host string `json:"host,omitempty"`
 }
 
 // RecordedKeys are the keys a line may carry that older writers did not write.

@@ -142,7 +142,7 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	}
 	if !st.sloSent {
 		slo := e.SLO().Report()
-		l.SLO, l.Recorded, st.sloSent = &slo, RecordedKeys, true
+		l.SLO, l.Recorded, l.Host, st.sloSent = &slo, RecordedKeys, e.Host(i), true
 	}
 	l.Said, st.said = st.said, nil
 	if p, ok := e.Status(i, end); ok {
