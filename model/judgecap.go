@@ -149,13 +149,14 @@ type SaturationClaim struct {
 }
 
 // judgeSaturation applies the saturation rule to the levels measured in full, in
-// increasing load (levels are the report's levels, in the same order as js). Each level
-// is compared with the level at exactly twice its load, so that "doubling" says what
-// was measured: a level the capacity's bisection added (22 users) is compared only with
-// one at twice it, never with the next ramp level above (64 users, 2.9 times), which
-// would call it the saturation for a rise it never measured. A level not measured in
-// full is named among the skipped when it could have been compared (a ramp level, or a
-// refined one with a level at twice or half its load).
+// increasing load (levels are the report's levels, in the same order as js). A ramp's
+// level is compared with the level at exactly twice its load, or else with the next
+// ramp level at least twice it (a ramp of 1, 4, 16 users compares 1 with 4); a level
+// the capacity's bisection added (22 users) only with one at exactly twice it, never
+// with the next ramp level above (64 users, 2.9 times), which would call it the
+// saturation for a rise it never measured. A level not measured in full is named among
+// the skipped when it could have been compared (a ramp level, or a refined one with a
+// level at twice or half its load).
 func judgeSaturation(js []LevelJudgement, levels []ReportLevel) SaturationClaim {
 	full := map[int]*ReportLevel{}
 	held := map[int]bool{}
@@ -181,13 +182,18 @@ func judgeSaturation(js []LevelJudgement, levels []ReportLevel) SaturationClaim 
 		}
 	}
 	slices.Sort(loads)
-	for _, n := range loads {
+	for i, n := range loads {
 		l, m := full[n], full[2*n]
+		for _, k := range loads[i+1:] {
+			if m == nil && !l.Refined && k >= 2*n && !full[k].Refined {
+				m = full[k]
+			}
+		}
 		if m == nil {
 			continue
 		}
 		if m.AggregateTPS < 1.10*l.AggregateTPS {
-			c.Kind, c.Level, c.Next, c.AggregateTPS = SatAt, n, 2*n, l.AggregateTPS
+			c.Kind, c.Level, c.Next, c.AggregateTPS = SatAt, n, m.Concurrency, l.AggregateTPS
 			return c
 		}
 		c.Kind = SatNotReached

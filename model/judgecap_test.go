@@ -30,3 +30,26 @@ func TestCapacityAbove(t *testing.T) {
 		}
 	}
 }
+
+// TestSaturationComparesWhatWasMeasured: a ramp's level is compared with the level at
+// twice its load, or else the next ramp level past twice it (1 with 4 on a ramp of 1, 4,
+// 16); a refined level only with one at exactly twice its load (22 never with 64).
+func TestSaturationComparesWhatWasMeasured(t *testing.T) {
+	refined := func(l LevelStats) LevelStats { l.Refined = true; return l }
+	for _, tc := range []struct {
+		name   string
+		levels []LevelStats
+		kind   SatKind
+		at     int
+	}{
+		{"1, 4, 16: 4 adds 5%", []LevelStats{lvl(1, 90, 100, 0, 100), lvl(4, 80, 100, 0, 105), lvl(16, 40, 100, 0, 110)}, SatAt, 1},
+		{"1, 4, 16: each adds more", []LevelStats{lvl(1, 90, 100, 0, 100), lvl(4, 80, 100, 0, 300), lvl(16, 40, 100, 0, 600)}, SatNotReached, 0},
+		{"refined 22 against 64: not compared", []LevelStats{lvl(16, 40, 100, 0, 600), refined(lvl(22, 31, 100, 0, 700)),
+			lvl(32, 25, 100, 0, 740), lvl(64, 20, 100, 0, 750)}, SatAt, 32},
+	} {
+		c := judgeLevels(tc.levels, DefaultSLO, false, false).Saturation
+		if c.Kind != tc.kind || c.Level != tc.at {
+			t.Errorf("%s: %+v, want kind %d at %d", tc.name, c, tc.kind, tc.at)
+		}
+	}
+}

@@ -55,6 +55,7 @@ func TestSummarySaturationLine(t *testing.T) {
 		return model.ReportLevel{Concurrency: c, DurationS: dur, AggregateTPS: agg, Errors: map[string]int{},
 			Requests: 40, Succeeded: 40, Steady: 40, TTFTMs: model.LatencyJSON{P50: 100, P95: 200}}
 	}
+	refined := func(l model.ReportLevel) model.ReportLevel { l.Refined = true; return l }
 	sat := 2
 	tests := []struct {
 		name   string
@@ -70,9 +71,12 @@ func TestSummarySaturationLine(t *testing.T) {
 			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
 		{"no steady window at the double", []model.ReportLevel{lv(1, 10, 80), lv(2, 0, 0)}, nil,
 			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
-		// 3 users is not twice 1: no doubling was measured (the saturation compares a
-		// level with the one at exactly twice its load, so that "doubling" is true).
-		{"1, 3: 3 is not a doubling", []model.ReportLevel{lv(1, 10, 80), lv(3, 10, 200)}, nil,
+		// A ramp's level is compared with the next ramp level at least twice it when none
+		// is at exactly twice (a ramp of 1, 3 or 1, 4, 16 says something); a level the
+		// capacity's bisection added only with one at exactly twice it.
+		{"1, 3: the next ramp level past a doubling", []model.ReportLevel{lv(1, 10, 80), lv(3, 10, 200)}, nil,
+			"; saturation not reached (every doubling of users added at least 10% aggregate tok/s)"},
+		{"1 refined, 3: not a doubling", []model.ReportLevel{refined(lv(1, 10, 80)), lv(3, 10, 200)}, nil,
 			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
 	}
 	for _, tc := range tests {
