@@ -55,6 +55,13 @@ type line struct {
 	MaxTokens     json.RawMessage `json:"max_tokens"`
 }
 
+// lineExamples say what to write for each key of a dataset line.
+var lineExamples = map[string]string{
+	"prompt":        `{"prompt": "Tell me about Go."}`,
+	"messages":      `{"messages": [{"role": "user", "content": "Hi"}]}`,
+	"conversations": `{"conversations": [{"from": "human", "value": "Hi"}]}`,
+}
+
 // errNoHuman is a ShareGPT conversation with no human turn (skipped in a ShareGPT array).
 var errNoHuman = errors.New(`"conversations" has no human turn with text`)
 
@@ -72,6 +79,9 @@ func ParseLine(b []byte) (Entry, error) {
 	}
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
+		if words, ok := typeWords(err, lineExamples); ok {
+			return Entry{}, errors.New(words)
+		}
 		return Entry{}, fmt.Errorf("not valid JSON: %v", err)
 	}
 	var e Entry

@@ -38,7 +38,8 @@ func TestParseRefusesABadLineWithItsNumber(t *testing.T) {
 		why  string
 	}{
 		{`{"prompt": ""}`, `"prompt" is empty`},
-		{`{"prompt": 5}`, "not valid JSON"},
+		{`{"prompt": 5}`, `"prompt" is a number, but it must be a string of text in quotes: write e.g. {"prompt": "Tell me about Go."}`},
+		{`{"prompt": ["a"]}`, `"prompt" is a list [...], but it must be a string of text in quotes`},
 		{`{"text": "hi"}`, `no "prompt", "messages" or "conversations"`},
 		{`{"prompt": "a", "messages": [{"role": "user", "content": "b"}]}`, "not several"},
 		{`{"messages": []}`, `"messages" is empty`},
@@ -59,6 +60,21 @@ func TestParseRefusesABadLineWithItsNumber(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: the error names a flag: %v", tc.line, err)
+		}
+	}
+}
+
+// A line of the wrong type says which line, which key, what it holds and what to write,
+// never Go's own words (issue 14).
+func TestParseWordsATypeErrorForAPerson(t *testing.T) {
+	_, _, err := Parse(strings.NewReader(`{"prompt": "ok"}` + "\n" + `{"prompt": 42}` + "\n"))
+	want := `dataset line 2: "prompt" is a number, but it must be a string of text in quotes: write e.g. {"prompt": "Tell me about Go."}`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n %v\nwant\n %s", err, want)
+	}
+	for _, goWords := range []string{"unmarshal", "Go struct", "line.prompt"} {
+		if strings.Contains(err.Error(), goWords) {
+			t.Errorf("the error speaks Go (%q): %v", goWords, err)
 		}
 	}
 }
