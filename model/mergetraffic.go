@@ -59,6 +59,7 @@ func (l *level) trafficHists(hs *ReportHists) {
 	in, out, gaps := l.traffic.Lengths.in.JSON(), l.traffic.Lengths.out.JSON(), l.traffic.Gaps.JSON()
 	in.Unit, out.Unit = UnitTokens, UnitTokens // whole tokens, held in a rate histogram (lengths.go)
 	hs.InputTokens, hs.OutputTokens, hs.ChunkGaps = &in, &out, &gaps
+	l.traffic.Turns.json(hs)
 }
 
 // UnitTokens is the recording unit of the lengths' histograms: whole tokens.
@@ -94,7 +95,7 @@ func (m *mergeLevel) addTraffic(hs *ReportHists) error {
 	if err := t.Gaps.MergeJSON(*hs.ChunkGaps); err != nil {
 		return fmt.Errorf("hist.chunk_gap: %w", err)
 	}
-	return nil
+	return t.Turns.merge(hs)
 }
 
 // forgetTraffic blanks a merged level's lengths and chunk gaps, figures and

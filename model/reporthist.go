@@ -26,6 +26,9 @@ type ReportHists struct {
 	InputTokens  *HistJSON `json:"input_tokens,omitempty"`
 	OutputTokens *HistJSON `json:"output_tokens,omitempty"`
 	ChunkGaps    *GapsJSON `json:"chunk_gap,omitempty"`
+	// The TTFT of conversations' first and later turns (absent without conversations).
+	TTFTFirstTurns *HistJSON `json:"ttft_first_turns,omitempty"`
+	TTFTLaterTurns *HistJSON `json:"ttft_later_turns,omitempty"`
 }
 
 // ReportWindow is one steady window of a level in wall-clock time (see WindowLayout).

@@ -72,6 +72,10 @@ type Sample struct {
 
 	Err    ErrorKind // ErrNone on success
 	ErrMsg string    // plain words for a person; never contains a key or header value
+
+	// Turn is the request's turn in a conversation (1 = the first, which carries no
+	// history); 0 for a request that is not part of one.
+	Turn int
 }
 
 // OK reports whether the request succeeded.
