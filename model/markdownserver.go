@@ -78,5 +78,6 @@ func (l ServerLevel) Report() *ServerLevel {
 		return &x
 	}
 	return &ServerLevel{Scrapes: l.Scrapes, WaitingMean: r(l.WaitingMean), WaitingMax: r(l.WaitingMax),
-		RunningMean: r(l.RunningMean), KVMeanPct: r(l.KVMeanPct), GenTPS: r(l.GenTPS), Preemptions: r(l.Preemptions)}
+		RunningMean: r(l.RunningMean), KVMeanPct: r(l.KVMeanPct), GenTPS: r(l.GenTPS), Preemptions: r(l.Preemptions),
+		PrefixHitPct: r(l.PrefixHitPct)}
 }

@@ -40,7 +40,12 @@
 // costs no step time) until the pause ends.
 //
 // With PrefixCacheTokens, a prompt's leading blocks already seen skip prefill (see
-// prefix.go); usage still reports the whole prompt.
+// prefix.go); usage still reports the whole prompt, and /metrics publishes vLLM's
+// prefix-cache counters.
+//
+// Beside chat and completions, the simulator serves Anthropic's Messages API
+// (/v1/messages, wire_messages.go) and OpenAI's Responses API (/v1/responses,
+// wire_responses.go) over the same scheduler, as llama.cpp's server and vLLM do.
 //
 // GET /sim/stats reports the server's own counts and TTFT (arrival to the flush of the
 // first token-bearing event); POST /sim/reset starts them again.
@@ -208,9 +213,13 @@ func (s *Server) Close() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/v1/chat/completions":
-		s.completion(w, r, true)
+		s.completion(w, r, apiChat)
 	case "/v1/completions":
-		s.completion(w, r, false)
+		s.completion(w, r, apiCompletions)
+	case "/v1/messages":
+		s.completion(w, r, apiMessages)
+	case "/v1/responses":
+		s.completion(w, r, apiResponses)
 	case "/v1/models":
 		if !allow(w, r, http.MethodGet) {
 			return
@@ -235,6 +244,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		writeError(w, http.StatusNotFound, "NotFoundError", "",
-			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /metrics, /sim/stats and /sim/reset", r.URL.Path))
+			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /v1/messages, /v1/responses, /metrics, /sim/stats and /sim/reset", r.URL.Path))
 	}
 }

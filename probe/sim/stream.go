@@ -7,7 +7,7 @@ import (
 )
 
 // stream writes an accepted request's SSE events as the scheduler publishes tokens.
-func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *plan, chat bool, prompt int, usage bool, arrival time.Time) {
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *plan, a api, prompt int, usage bool, arrival time.Time) {
 	defer q.gone.Store(true)            // whatever happens, the scheduler may drop the sequence
 	rc := http.NewResponseController(w) // flushes through wrapping middleware too
 	h := w.Header()
@@ -15,15 +15,14 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	e := &events{
-		f:      newStreamFormat(chat, s.ids.Add(1)^uint64(s.cfg.Seed)<<40, time.Now().Unix(), s.modelJSON, p.base),
+		f:      newWire(a, s.ids.Add(1)^uint64(s.cfg.Seed)<<40, time.Now().Unix(), s.modelJSON, p.base, prompt),
 		p:      p,
 		k:      s.cfg.TokensPerChunk,
 		prompt: prompt,
 		usage:  usage,
 	}
-	buf := make([]byte, 0, 1024)
-	if chat {
-		buf = e.f.appendRole(buf)
+	buf := e.f.start(make([]byte, 0, 1024))
+	if a.reasons() {
 		// At most half the answer thinks, so that a short max_tokens still shows an
 		// answer (and a time to first answer token after the first token).
 		e.reasoning = min(s.cfg.ReasoningTokens, p.target/2)
@@ -63,6 +62,11 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 		if drop {
 			s.stats.errs[errDropped].Add(1)
 			q.gone.Store(true)
+			if b, abort := e.f.cut(buf[:0]); !abort {
+				_, _ = w.Write(b) // an error event ends the stream (Messages, Responses)
+				_ = rc.Flush()
+				return
+			}
 			panic(http.ErrAbortHandler) // net/http closes the connection: the client sees a cut
 		}
 		if e.sent == p.target {
@@ -74,7 +78,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 
 // events turns a sequence's generated tokens into its stream's SSE events.
 type events struct {
-	f         *streamFormat
+	f         wire
 	p         *plan
 	k         int  // tokens per event
 	reasoning int  // the first tokens sent as reasoning
@@ -102,17 +106,14 @@ func (e *events) next(buf []byte, gen int) (_ []byte, drop bool) {
 		if end == p.target {
 			finish = p.finish
 		}
-		buf = e.f.appendTokens(buf, e.sent, end, e.sent < e.reasoning, finish)
+		buf = e.f.tokens(buf, e.sent, end, e.sent < e.reasoning, finish)
 		e.sent = end
 	}
 	if p.dropAt > 0 && e.sent >= p.dropAt {
 		drop = true
 	}
 	if e.sent == p.target {
-		if e.usage {
-			buf = e.f.appendUsage(buf, e.prompt, p.target)
-		}
-		buf = append(buf, doneEvent...)
+		buf = e.f.end(buf, e.prompt, p.target, e.usage, p.finish)
 	}
 	return buf, drop
 }
