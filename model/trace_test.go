@@ -1,0 +1,50 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+func traceLevel(n int, ttftP95, userP50 float64) ReportLevel {
+	return ReportLevel{Concurrency: n, Requests: 40, Steady: 40, Succeeded: 40,
+		TTFTMs: LatencyJSON{P50: ttftP95 / 2, P95: ttftP95}, UserTPS: RateJSON{P50: userP50}}
+}
+
+// A trace run is held when every measured window meets the criteria; otherwise the
+// failing windows are named with their span of the trace and what failed. It never
+// speaks of a capacity.
+func TestTraceVerdict(t *testing.T) {
+	tr := &ReportTrace{File: "day.jsonl", Requests: 1200, DurationS: 150, Speed: 2, WindowS: 60}
+	e := &ReportEndpoint{Levels: []ReportLevel{traceLevel(1, 800, 45), traceLevel(2, 900, 41), traceLevel(3, 700, 50)}}
+	held, words := TraceVerdict(e, tr, DefaultSLO)
+	if !held || words != "held at this trace's load: all 3 windows met the criteria" {
+		t.Errorf("held %v: %q", held, words)
+	}
+	e.Levels[1] = traceLevel(2, 3100, 22)
+	held, words = TraceVerdict(e, tr, DefaultSLO)
+	want := "not held at this trace's load: 1 of 3 windows failed the criteria (window 2 (60-120 s of the trace): "
+	if held || !strings.HasPrefix(words, want) || !strings.Contains(words, "TTFT p95") || strings.Contains(words, "capacity") {
+		t.Errorf("held %v: %q\nwant it to begin %q and name TTFT p95", held, words, want)
+	}
+	if got := tr.WindowWords(3); got != "window 3 (120-150 s of the trace)" {
+		t.Errorf("the last, shorter window: %q", got)
+	}
+	if got := tr.Words(); got != "trace day.jsonl: 1200 requests over 150 s, at 2x speed (75 s), in windows of 60 s of the trace" {
+		t.Errorf("words %q", got)
+	}
+	if _, words := TraceVerdict(&ReportEndpoint{}, tr, DefaultSLO); !strings.HasPrefix(words, "not measured") {
+		t.Errorf("no window: %q", words)
+	}
+}
+
+func TestTraceLateWords(t *testing.T) {
+	tr := &ReportTrace{Requests: 500}
+	if tr.LateWords() != "" {
+		t.Error("late words for a trace that was kept up with")
+	}
+	tr.Late, tr.LateMaxMs = 37, 183.2
+	want := "tpsmon could not keep up with the trace: 37 of 500 requests left more than 10 ms after their moment (the latest 183 ms late)"
+	if got := tr.LateWords(); !strings.HasPrefix(got, want) {
+		t.Errorf("%q\nwant it to begin %q", got, want)
+	}
+}
