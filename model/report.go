@@ -167,6 +167,10 @@ type ReportLevel struct {
 	// Server is the server's own view over the level's scrapes of its /metrics (absent
 	// when it publishes none, or when server metrics are off).
 	Server *ServerLevel `json:"server,omitempty"`
+	// TraceWindowS is the span of the trace this level replayed, [from, to] in the
+	// trace's own seconds (a trace run: Concurrency is the window's number; absent
+	// otherwise).
+	TraceWindowS []float64 `json:"trace_window_s,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.

@@ -89,6 +89,13 @@ type Config struct {
 	RateLevels []int
 	// Workload describes the requests' workload for the report ("" for the default).
 	Workload string
+	// Trace, when set, is the trace the pools replay (probe.WithTrace): the ramp is
+	// TraceRamp's windows, and the report names them (trace.go).
+	Trace *model.ReportTrace
+	// Turns, History and Think describe conversations for the report (see
+	// model.ReportSettings; "" when requests stand alone).
+	Turns, History string
+	Think          time.Duration
 
 	Version string           // the report's tool_version
 	Now     func() time.Time // wall clock for the report's timestamps; nil means time.Now

@@ -25,6 +25,11 @@ func (e *Engine) Settings() model.ReportSettings {
 			s.Arrival, s.MaxConcurrency = o.Arrival, o.MaxConcurrency
 		}
 	}
+	if t := e.cfg.Trace; t != nil {
+		s.Mode, s.Arrival, s.Trace = "trace", "", t
+		s.MaxHoldS = s.HoldS
+	}
+	s.Turns, s.History, s.ThinkS = e.cfg.Turns, e.cfg.History, e.cfg.Think.Seconds()
 	if sh := e.cfg.Shard; sh != nil {
 		s.Shard = &model.ReportShard{Index: sh.Index, Count: sh.Count}
 	}
@@ -77,8 +82,10 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		}
 		re.ServerMetrics = ep.server.status.URL // "" when nothing is scraped
 		re.RampEnd = ep.rampEnd(r.Interrupted)
+		e.traceLevels(&re)
 		r.Endpoints = append(r.Endpoints, re)
 	}
+	r.Settings.Trace = e.traceSettings(r)
 	return r
 }
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // NoticeKind is what a Notice announces.
@@ -35,6 +37,8 @@ type Notice struct {
 	After    time.Duration
 	Text     string // ServerNote, ServerTrouble, Diagnosed: the line to say
 	Rate     bool   // rate mode: Users, Settled and the levels are arrival rates (requests/s)
+	// Trace is the trace a trace run replays: Users and the levels are its windows.
+	Trace *model.ReportTrace
 }
 
 // Bad reports whether the notice is a warning.
@@ -82,7 +86,12 @@ func (n Notice) settled() string {
 }
 
 // word names a level of the notice: users, or requests/s in rate mode.
-func (n Notice) word(v int) string { return LevelWord(n.Rate, v) }
+func (n Notice) word(v int) string {
+	if n.Trace != nil {
+		return n.Trace.WindowWords(v)
+	}
+	return LevelWord(n.Rate, v)
+}
 
 // LevelWord names a level: "1 user", "n users", or in rate mode "n requests/s".
 func LevelWord(rate bool, n int) string {
@@ -138,7 +147,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 		}
 	}
 	for k := range out {
-		out[k].Rate = e.rate
+		out[k].Rate, out[k].Trace = e.rate, e.cfg.Trace
 	}
 	return out
 }
