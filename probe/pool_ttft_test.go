@@ -25,12 +25,21 @@ func TestFlightTTFTIsSampleTTFT(t *testing.T) {
 		var f flight
 		f.prog.Send.Store(tt.send)
 		got, ok := f.ttft(tt.first)
-		s := model.Sample{Send: monoTime(tt.send), First: monoTime(tt.first)}
+		s := model.Sample{Send: sampleTime(tt.send), First: sampleTime(tt.first)}
 		want, wantOK := s.TTFT()
 		if got != want || ok != wantOK {
 			t.Errorf("%s: flight.ttft = %v, %v; Sample.TTFT = %v, %v", tt.name, got, ok, want, wantOK)
 		}
 	}
+}
+
+// sampleTime is a Mono reading as probe/client stamps it in a Sample: 0 is "never"
+// (the zero time.Time).
+func sampleTime(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return MonoTime(ns)
 }
 
 // noSendStreamer delivers one token without ever stamping t_send.

@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/themes"
 )
@@ -238,7 +238,7 @@ func newTestRootOver(t testing.TB, books []engine.Book) (*root, []*fakeCtl) {
 		c := &fakeCtl{conc: 4, active: 4}
 		name := []string{"sim", "vllm-b", "sglang-c"}[i%3]
 		parts = append(parts, engine.Part{
-			Endpoint: probe.Endpoint{Name: name, BaseURL: "http://127.0.0.1:8000/v1", Model: "sim-llama-8b", Simulated: i == 0},
+			Endpoint: client.Endpoint{Name: name, BaseURL: "http://127.0.0.1:8000/v1", Model: "sim-llama-8b", Simulated: i == 0},
 			Control:  c, Book: b,
 		})
 		ctls = append(ctls, c)

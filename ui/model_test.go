@@ -15,6 +15,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -342,7 +343,7 @@ func TestEventsClosedSaid(t *testing.T) {
 // TestEndpointStateHidesSecrets: the URL an endpoint shows and writes into snapshots has
 // no user:password part and no query.
 func TestEndpointStateHidesSecrets(t *testing.T) {
-	ep := probe.Endpoint{BaseURL: "http://me:s3cret-token@127.0.0.1:8000/v1?key=s3cret-q", Model: "m"}
+	ep := client.Endpoint{BaseURL: "http://me:s3cret-token@127.0.0.1:8000/v1?key=s3cret-q", Model: "m"}
 	eng, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: ep, Control: &fakeCtl{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +368,7 @@ func TestEndpointStateHidesSecrets(t *testing.T) {
 func TestMaxDurationOnScreen(t *testing.T) {
 	ctl := &fakeCtl{}
 	eng, err := engine.New(engine.Config{MaxDuration: time.Minute, Settle: engine.SettleCapacity},
-		[]engine.Part{{Endpoint: probe.Endpoint{Name: "sim"}, Control: ctl, Book: fullTracker()}})
+		[]engine.Part{{Endpoint: client.Endpoint{Name: "sim"}, Control: ctl, Book: fullTracker()}})
 	if err != nil {
 		t.Fatal(err)
 	}

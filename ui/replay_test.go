@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
 )
@@ -23,7 +24,7 @@ func recording(t *testing.T, secs int) (*timeseries.Series, *engine.Engine) {
 	var buf bytes.Buffer
 	w := timeseries.NewWriter(&buf)
 	ctl := &fakeCtl{}
-	e, err := engine.New(engine.Config{Observers: []engine.Observer{w}}, []engine.Part{{Endpoint: probe.Endpoint{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "llama"}, Control: ctl}})
+	e, err := engine.New(engine.Config{Observers: []engine.Observer{w}}, []engine.Part{{Endpoint: client.Endpoint{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "llama"}, Control: ctl}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
@@ -28,16 +29,16 @@ func startSim(t *testing.T, ctx context.Context) *engine.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = inst.Close() })
-	ep := probe.Endpoint{Name: "sim", BaseURL: inst.URL, Model: "sim-smoke", MaxTokens: 24, Simulated: true}
+	ep := client.Endpoint{Name: "sim", BaseURL: inst.URL, Model: "sim-smoke", MaxTokens: 24, Simulated: true}
 	return startEngine(t, ctx, ep, nil)
 }
 
 // startEngine starts a run engine over ep (its streamer built by newStreamer, nil: a
 // client) with a ramp of 1,2,4 held 300 ms.
-func startEngine(t *testing.T, ctx context.Context, ep probe.Endpoint, newStreamer engine.NewStreamerFunc) *engine.Engine {
+func startEngine(t *testing.T, ctx context.Context, ep client.Endpoint, newStreamer engine.NewStreamerFunc) *engine.Engine {
 	t.Helper()
 	eng, err := engine.Start(ctx, engine.Config{
-		Endpoints: []probe.Endpoint{ep}, Ramp: engine.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
+		Endpoints: []client.Endpoint{ep}, Ramp: engine.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
 		Settle: engine.SettleCapacity, Version: "smoke", NewStreamer: newStreamer,
 		PoolOptions: []probe.Option{probe.WithTickEvery(100 * time.Millisecond)},
 	})
@@ -48,7 +49,7 @@ func startEngine(t *testing.T, ctx context.Context, ep probe.Endpoint, newStream
 	return eng
 }
 
-func fakeEdge(probe.Endpoint, int) (probe.Streamer, error) { return fakeStreamer{}, nil }
+func fakeEdge(client.Endpoint, int) (probe.Streamer, error) { return fakeStreamer{}, nil }
 
 // waitUntil polls cond (the program handles keys on its own goroutine).
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -100,7 +101,7 @@ func TestSmoke(t *testing.T) {
 func TestRunHeadlessInput(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	eng := startEngine(t, ctx, probe.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, fakeEdge)
+	eng := startEngine(t, ctx, client.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, fakeEdge)
 	pool := eng.Control(0)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -164,7 +165,7 @@ func TestScreenWithPools(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir := t.TempDir()
-	eng := startEngine(t, ctx, probe.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, fakeEdge)
+	eng := startEngine(t, ctx, client.Endpoint{Name: "fake", BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, fakeEdge)
 	pool := eng.Control(0)
 	m, err := newScreen(ctx, Options{Engine: eng, Start: 1, SnapshotDir: dir}, true)
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -151,7 +151,7 @@ func benchExit(res *engine.Result, p *plan, f *runFlags) error {
 				failed = "the only request failed"
 			}
 			unusable = append(unusable, fmt.Sprintf("endpoint %s (%s): %s; last error: %s",
-				p.endpoints[i].Name, probe.RedactedURL(p.endpoints[i].BaseURL), failed, msg))
+				p.endpoints[i].Name, client.RedactedURL(p.endpoints[i].BaseURL), failed, msg))
 		}
 	}
 	if len(unusable) > 0 {
@@ -283,10 +283,10 @@ var engineFlags = map[string]string{
 	engine.FieldServerMetrics: "--server-metrics", engine.FieldShard: "--shard", engine.FieldStartAt: "--start-at",
 }
 
-// engineError maps the engine's typed errors (*probe.FieldError, for a run setting or
+// engineError maps the engine's typed errors (*client.FieldError, for a run setting or
 // an endpoint's) to usage errors that name the flag.
 func engineError(err error) error {
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if errors.As(err, &fe) {
 		if flag, ok := engineFlags[fe.Field]; ok {
 			return fieldUsage(fe, flagOrigin(flag))
@@ -341,7 +341,7 @@ func users(n int) string {
 
 // saySimulated writes, above the Markdown, a line for the built-in simulator (sim) or
 // for each endpoint that is a tpsmon sim elsewhere.
-func (a *app) saySimulated(sim *simulator, eps []probe.Endpoint) {
+func (a *app) saySimulated(sim *simulator, eps []client.Endpoint) {
 	if sim != nil {
 		fmt.Fprintf(a.stdout, "> **Simulated endpoint**: these numbers come from tpsmon's built-in simulator (profile %q), not from a real server.\n\n", sim.profile)
 		return

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -104,10 +104,10 @@ type envName string
 
 func (e *envName) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return lineError(n, "%s", probe.KeyEnvHint)
+		return lineError(n, "%s", client.KeyEnvHint)
 	}
-	if probe.CheckKeyEnv(n.Value) != nil {
-		return lineError(n, "%s", probe.KeyEnvHint)
+	if client.CheckKeyEnv(n.Value) != nil {
+		return lineError(n, "%s", client.KeyEnvHint)
 	}
 	*e = envName(n.Value)
 	return nil

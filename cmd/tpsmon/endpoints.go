@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // sharedFlags are the endpoint flags that apply to every endpoint when given.
@@ -34,7 +34,7 @@ func resolveShared(f *runFlags) (sharedFlags, error) {
 	if f.apiKeyEnv == "" {
 		return s, usageErrorf("--api-key-env: want the name of an environment variable, e.g. OPENAI_API_KEY")
 	}
-	if err := probe.CheckKeyEnv(f.apiKeyEnv); err != nil {
+	if err := client.CheckKeyEnv(f.apiKeyEnv); err != nil {
 		return s, fieldUsage(err, flagOrigin("--api-key-env"))
 	}
 	return s, nil
@@ -114,8 +114,8 @@ func configSpec(cfg *fileConfig, i int, f *runFlags, shared sharedFlags, changed
 }
 
 // build is the endpoint of s sending the workload w, and a note when its key is missing.
-func (s endpointSpec) build(w probe.Endpoint, getenv func(string) string) (probe.Endpoint, string, error) {
-	u, err := probe.NormalizeBaseURL(s.url)
+func (s endpointSpec) build(w client.Endpoint, getenv func(string) string) (client.Endpoint, string, error) {
+	u, err := client.NormalizeBaseURL(s.url)
 	if err != nil {
 		return w, "", fieldUsage(err, s.urlFrom)
 	}
@@ -150,21 +150,21 @@ func flagOrigin(flag string) origin { return origin{where: flag, writeAs: flag +
 
 func envOrigin(name string) origin { return origin{where: "$" + name, writeAs: name + "="} }
 
-// fieldFlags maps the Endpoint settings that probe names (FieldError.Field) to flags.
+// fieldFlags maps the Endpoint settings that the client names (FieldError.Field) to flags.
 var fieldFlags = map[string]string{
-	probe.FieldURL:          "--url",
-	probe.FieldAPI:          "--api",
-	probe.FieldModel:        "--model",
-	probe.FieldMaxTokens:    "--max-tokens",
-	probe.FieldPromptTokens: "--prompt-tokens",
-	probe.FieldTimeout:      "--timeout",
-	probe.FieldAPIKeyEnv:    "--api-key-env",
+	client.FieldURL:          "--url",
+	client.FieldAPI:          "--api",
+	client.FieldModel:        "--model",
+	client.FieldMaxTokens:    "--max-tokens",
+	client.FieldPromptTokens: "--prompt-tokens",
+	client.FieldTimeout:      "--timeout",
+	client.FieldAPIKeyEnv:    "--api-key-env",
 }
 
-// fieldUsage is a usage error for err said at from: a *probe.FieldError names its
+// fieldUsage is a usage error for err said at from: a *client.FieldError names its
 // setting by field; the message names where the value was written instead.
 func fieldUsage(err error, from origin) error {
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if !errors.As(err, &fe) {
 		return usageErrorf("%s: %v", from.where, err)
 	}
@@ -179,10 +179,10 @@ func fieldUsage(err error, from origin) error {
 	return usageErrorf("%s", msg)
 }
 
-// flagUsage is a usage error naming the flag of a setting probe refused (a
-// *probe.FieldError, e.g. from probe.NewClient), or err as it is.
+// flagUsage is a usage error naming the flag of a refused setting (a
+// *client.FieldError, e.g. from client.New), or err as it is.
 func flagUsage(err error) error {
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if errors.As(err, &fe) {
 		if flag, ok := fieldFlags[fe.Field]; ok {
 			return fieldUsage(err, flagOrigin(flag))

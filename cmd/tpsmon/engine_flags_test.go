@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -30,7 +30,7 @@ func TestParseSettle(t *testing.T) {
 // to its flag.
 func TestEngineErrorsNameFlags(t *testing.T) {
 	for field, flag := range engineFlags {
-		err := engineError(&probe.FieldError{Field: field, Problem: "bad"})
+		err := engineError(&client.FieldError{Field: field, Problem: "bad"})
 		if ee, ok := err.(*exitError); !ok || ee.code != exitUsage || ee.msg != flag+": bad" {
 			t.Errorf("%s: %v; want a usage error %q", field, err, flag+": bad")
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
@@ -15,11 +15,11 @@ import (
 // plan is what a run measures, resolved from the flags, the config file and the
 // environment, before anything touches the network.
 type plan struct {
-	endpoints []probe.Endpoint // empty when simulate
-	sources   []string         // where each endpoint was configured, for messages
-	keyEnvs   []string         // the variable each endpoint's key comes from, for hints
-	simulate  bool             // no endpoint configured: measure the built-in simulator
-	template  probe.Endpoint   // workload (and API) for the simulated endpoint
+	endpoints []client.Endpoint // empty when simulate
+	sources   []string          // where each endpoint was configured, for messages
+	keyEnvs   []string          // the variable each endpoint's key comes from, for hints
+	simulate  bool              // no endpoint configured: measure the built-in simulator
+	template  client.Endpoint   // workload (and API) for the simulated endpoint
 	profile   string
 	rate      rateMode // rate mode (traffic.go): the ramp's levels are arrival rates
 	workload  string   // the workload in words, for the report ("" for the default)
@@ -122,8 +122,8 @@ func readConfig(path string) (*fileConfig, error) {
 
 // resolveWorkload is the request every endpoint sends: the flags' defaults, then the
 // config's workload, then the flags given.
-func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) (probe.Endpoint, error) {
-	w := probe.Endpoint{
+func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) (client.Endpoint, error) {
+	w := client.Endpoint{
 		API:          "chat",
 		MaxTokens:    f.maxTokens,
 		Prompt:       f.prompt,
@@ -192,7 +192,7 @@ func resolveRamp(f *runFlags, cfg *fileConfig, changed func(string) bool) (engin
 	if r.Hold <= 0 {
 		return r, usageErrorf("--hold %s: want a positive duration such as 15s", r.Hold)
 	}
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if err := r.Validate(); errors.As(err, &fe) {
 		if o, ok := from[fe.Field]; ok {
 			return r, fieldUsage(fe, o)
@@ -248,7 +248,7 @@ func resolveSLO(flag string, cfg *fileConfig) (model.SLO, error) {
 }
 
 // simulated plans a run on the built-in simulator: no endpoint is configured.
-func (p *plan) simulated(f *runFlags, w probe.Endpoint, shared sharedFlags, changed func(string) bool) ([]string, error) {
+func (p *plan) simulated(f *runFlags, w client.Endpoint, shared sharedFlags, changed func(string) bool) ([]string, error) {
 	p.simulate = true
 	p.template = w
 	p.template.Headers = shared.headers
@@ -267,7 +267,7 @@ func (p *plan) simulated(f *runFlags, w probe.Endpoint, shared sharedFlags, chan
 }
 
 // real plans a run on the endpoints of specs.
-func (p *plan) real(f *runFlags, w probe.Endpoint, specs []endpointSpec, changed func(string) bool, getenv func(string) string) ([]string, error) {
+func (p *plan) real(f *runFlags, w client.Endpoint, specs []endpointSpec, changed func(string) bool, getenv func(string) string) ([]string, error) {
 	var notes []string
 	for _, s := range specs {
 		ep, note, err := s.build(w, getenv)
@@ -289,11 +289,11 @@ func (p *plan) real(f *runFlags, w probe.Endpoint, specs []endpointSpec, changed
 }
 
 // nameEndpoints gives every endpoint a distinct name: its own, else its host.
-func nameEndpoints(eps []probe.Endpoint) {
+func nameEndpoints(eps []client.Endpoint) {
 	seen := map[string]int{}
 	for i := range eps {
 		if eps[i].Name == "" {
-			eps[i].Name = probe.EndpointLabel(eps[i])
+			eps[i].Name = client.EndpointLabel(eps[i])
 		}
 		seen[eps[i].Name]++
 		if n := seen[eps[i].Name]; n > 1 {

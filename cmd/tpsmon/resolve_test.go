@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
@@ -59,20 +59,20 @@ func TestResolveWorkload(t *testing.T) {
 		flags   func(*runFlags)
 		changed []string
 		wc      workloadConfig
-		check   func(probe.Endpoint) bool
+		check   func(client.Endpoint) bool
 		err     []string
 	}{
-		{name: "defaults", check: func(w probe.Endpoint) bool {
+		{name: "defaults", check: func(w client.Endpoint) bool {
 			return w.API == "chat" && w.MaxTokens == 256 && w.PromptTokens == 128 && w.Timeout == time.Minute
 		}},
 		{name: "config over defaults", wc: workloadConfig{MaxTokens: &lengthSpec{text: "9", l: workload.Fix(9)}, Timeout: ptr(posDur(time.Second)), IgnoreEOS: ptr(true), Prompt: ptr("hi")},
-			check: func(w probe.Endpoint) bool {
+			check: func(w client.Endpoint) bool {
 				return w.MaxTokens == 9 && w.Timeout == time.Second && w.IgnoreEOS && w.Prompt == "hi"
 			}},
 		{name: "flag over config", flags: func(f *runFlags) { f.maxTokens = 7 }, changed: []string{"max-tokens"},
-			wc: workloadConfig{MaxTokens: &lengthSpec{text: "9", l: workload.Fix(9)}}, check: func(w probe.Endpoint) bool { return w.MaxTokens == 7 }},
+			wc: workloadConfig{MaxTokens: &lengthSpec{text: "9", l: workload.Fix(9)}}, check: func(w client.Endpoint) bool { return w.MaxTokens == 7 }},
 		{name: "api given", flags: func(f *runFlags) { f.api = "completions" }, changed: []string{"api"},
-			check: func(w probe.Endpoint) bool { return w.API == "completions" }},
+			check: func(w client.Endpoint) bool { return w.API == "completions" }},
 		{name: "bad max tokens", flags: func(f *runFlags) { f.maxTokens = 0 }, err: []string{"--max-tokens 0", "at least 1"}},
 		{name: "bad prompt tokens", flags: func(f *runFlags) { f.promptTokens = -1 }, err: []string{"--prompt-tokens -1"}},
 		{name: "bad timeout", flags: func(f *runFlags) { f.timeout = 0 }, err: []string{"--timeout 0s", "positive"}},
@@ -208,19 +208,19 @@ func TestEndpointSpecs(t *testing.T) {
 
 	// A config endpoint: its key variable, API and insecure, unless a flag was given.
 	specs, _ := endpointSpecs(defaultFlags(), cfg, sharedFlags{keyEnv: defaultKeyEnv}, given(), getenv)
-	ep, note, err := specs[0].build(probe.Endpoint{API: "chat"}, getenv)
+	ep, note, err := specs[0].build(client.Endpoint{API: "chat"}, getenv)
 	if err != nil || note != "" || ep.BaseURL != "http://h:1/v1" || ep.APIKey != "key" || ep.API != "completions" || !ep.Insecure || ep.Name != "a" {
 		t.Errorf("config endpoint: %+v, note %q, err %v", ep, note, err)
 	}
 	specs, _ = endpointSpecs(defaultFlags(), cfg, sharedFlags{keyEnv: defaultKeyEnv}, given("api-key-env", "api", "insecure"), getenv)
-	ep, _, _ = specs[0].build(probe.Endpoint{API: "chat"}, getenv)
+	ep, _, _ = specs[0].build(client.Endpoint{API: "chat"}, getenv)
 	if ep.APIKey != "dk" || ep.API != "chat" || ep.Insecure {
 		t.Errorf("config endpoint, flags given: %+v", ep)
 	}
 	// A bad URL is said where it was written, with how to write it there.
 	bad := &fileConfig{path: "c.yaml", Endpoints: []endpointConfig{{URL: "h:1"}}, lines: map[string]int{"endpoints[0].url": 3}}
 	specs, _ = endpointSpecs(defaultFlags(), bad, sharedFlags{keyEnv: "NOPE"}, given(), getenv)
-	_, _, err = specs[0].build(probe.Endpoint{}, getenv)
+	_, _, err = specs[0].build(client.Endpoint{}, getenv)
 	errSays(t, "config url", err, `config c.yaml: line 3: endpoints[0].url "h:1": want an http:// or https:// URL; write e.g. url: http://h:1`)
 }
 
@@ -229,9 +229,9 @@ func TestFlagUsage(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&probe.FieldError{Field: probe.FieldModel, Problem: "is required"}, "--model: is required"},
-		{&probe.FieldError{Field: probe.FieldMaxTokens, Value: "-1", Problem: "want at least 1"}, `--max-tokens "-1": want at least 1`},
-		{&probe.FieldError{Field: probe.FieldURL, Value: "x", Problem: "p", Suggest: "http://x"}, `--url "x": p; write e.g. --url http://x`},
+		{&client.FieldError{Field: client.FieldModel, Problem: "is required"}, "--model: is required"},
+		{&client.FieldError{Field: client.FieldMaxTokens, Value: "-1", Problem: "want at least 1"}, `--max-tokens "-1": want at least 1`},
+		{&client.FieldError{Field: client.FieldURL, Value: "x", Problem: "p", Suggest: "http://x"}, `--url "x": p; write e.g. --url http://x`},
 		{errors.New("other"), "other"},
 	}
 	for _, tt := range tests {

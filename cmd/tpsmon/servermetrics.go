@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/pflag"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -57,7 +57,7 @@ func checkMetricsSource(v string) error {
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q: want an http:// or https:// URL such as http://127.0.0.1:8000/metrics, or off", probe.RedactedURL(v))
+		return fmt.Errorf("%q: want an http:// or https:// URL such as http://127.0.0.1:8000/metrics, or off", client.RedactedURL(v))
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -53,9 +53,10 @@ func TestPreflightMarksOnlyTheSimulator(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return srv.URL + "/v1"
 	}
+	// The down server is closed only once the others listen, so that none of them can
+	// take its port (a simulator there made "down" look simulated).
 	down := httptest.NewServer(http.NotFoundHandler())
-	down.Close()
-	for _, tc := range []struct {
+	cases := []struct {
 		name, url string
 		want      bool
 	}{
@@ -63,11 +64,13 @@ func TestPreflightMarksOnlyTheSimulator(t *testing.T) {
 		{"vLLM", models(`{"data":[{"id":"m","owned_by":"vllm"}]}`), false},
 		{"the simulator serving another model", models(`{"data":[{"id":"other","owned_by":"tpsmon-sim"}]}`), false},
 		{"down", down.URL + "/v1", false},
-	} {
+	}
+	down.Close()
+	for _, tc := range cases {
 		for _, check := range []bool{false, true} {
 			var stderr bytes.Buffer
 			a := &app{stderr: &stderr, getenv: func(string) string { return "" }}
-			p := &plan{endpoints: []probe.Endpoint{{Name: "x", BaseURL: tc.url, Model: "m"}}, sources: []string{"--url"}, keyEnvs: []string{"OPENAI_API_KEY"}}
+			p := &plan{endpoints: []client.Endpoint{{Name: "x", BaseURL: tc.url, Model: "m"}}, sources: []string{"--url"}, keyEnvs: []string{"OPENAI_API_KEY"}}
 			err := a.preflight(context.Background(), p, check)
 			if (err != nil) != (check && tc.name == "down") {
 				t.Errorf("%s (check %v): err %v", tc.name, check, err)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
@@ -41,7 +41,7 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 		ep.BaseURL = inst.URL
 		ep.Model = cfg.Model
 		ep.Simulated = true
-		p.endpoints = []probe.Endpoint{ep}
+		p.endpoints = []client.Endpoint{ep}
 		p.sources = []string{"the built-in simulator"}
 		p.keyEnvs = []string{""}
 		fmt.Fprintf(a.stderr, "tpsmon: no endpoint configured (--url, $%s or --config), so measuring the built-in simulator: profile %q, model %q at %s. Every number is SIMULATED.\n",
@@ -61,7 +61,7 @@ func (a *app) preflight(ctx context.Context, p *plan, check bool) error {
 		ep := &p.endpoints[i]
 		if !check && ep.Model != "" {
 			pctx, cancel := context.WithTimeout(ctx, time.Second)
-			models, err := probe.Preflight(pctx, *ep)
+			models, err := client.Preflight(pctx, *ep)
 			cancel()
 			if err == nil {
 				a.markSimulator(ep, models)
@@ -69,22 +69,22 @@ func (a *app) preflight(ctx context.Context, p *plan, check bool) error {
 			continue
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		models, err := probe.Preflight(pctx, *ep)
+		models, err := client.Preflight(pctx, *ep)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return &exitError{code: exitInterrupt, msg: "interrupted"}
 			}
 			return &exitError{code: exitUnusable, msg: fmt.Sprintf("endpoint %s (%s) is unusable: %v\nCheck the URL, that the server is running, and the key in $%s.",
-				ep.Name, probe.RedactedURL(ep.BaseURL), err, p.keyEnvs[i])}
+				ep.Name, client.RedactedURL(ep.BaseURL), err, p.keyEnvs[i])}
 		}
-		names := probe.ModelIDs(models)
+		names := client.ModelIDs(models)
 		if ep.Model == "" {
 			switch len(names) {
 			case 1:
 				ep.Model = names[0]
 			case 0:
-				return usageErrorf("%s: %s; %s does not list the models it serves", p.sources[i], modelRequired(p.sources[i]), probe.RedactedURL(ep.BaseURL))
+				return usageErrorf("%s: %s; %s does not list the models it serves", p.sources[i], modelRequired(p.sources[i]), client.RedactedURL(ep.BaseURL))
 			default:
 				return usageErrorf("%s: %s; the server serves: %s", p.sources[i], modelRequired(p.sources[i]), strings.Join(names, ", "))
 			}
@@ -99,8 +99,8 @@ func (a *app) preflight(ctx context.Context, p *plan, check bool) error {
 // markSimulator marks ep simulated, and says so, when the models it serves say that
 // its model is tpsmon's simulator's (owned_by sim.Owner): a `tpsmon sim` in another
 // terminal or on another machine is as simulated as the built-in one.
-func (a *app) markSimulator(ep *probe.Endpoint, models []probe.ServedModel) {
-	if slices.Contains(models, probe.ServedModel{ID: ep.Model, OwnedBy: sim.Owner}) {
+func (a *app) markSimulator(ep *client.Endpoint, models []client.ServedModel) {
+	if slices.Contains(models, client.ServedModel{ID: ep.Model, OwnedBy: sim.Owner}) {
 		ep.Simulated = true
 		fmt.Fprintf(a.stderr, "tpsmon: %s is tpsmon's simulator (its /models says owned_by %q): every number of it is SIMULATED.\n", ep.Name, sim.Owner)
 	}

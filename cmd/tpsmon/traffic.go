@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/workload"
 	"go.yaml.in/yaml/v3"
@@ -162,7 +163,7 @@ func resolveLengths(f *runFlags) (maxTok, promptTok workload.Lengths, dist bool,
 
 // workloadSource is the run's workload: --dataset, or length distributions and a
 // shared prefix; nil when every request is the default synthetic one.
-func workloadSource(f *runFlags, w probe.Endpoint, maxTok, promptTok workload.Lengths, dist bool) (workload.Source, error) {
+func workloadSource(f *runFlags, w client.Endpoint, maxTok, promptTok workload.Lengths, dist bool) (workload.Source, error) {
 	t := &f.traffic
 	if t.dataset != "" {
 		entries, _, err := workload.LoadFile(t.dataset)

@@ -9,6 +9,7 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -26,7 +27,7 @@ func TestDispatcherAgainstTheSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.Close()
-	client, err := probe.NewClient(probe.Endpoint{BaseURL: inst.URL, Model: "m", MaxTokens: 16, IgnoreEOS: true}, 64)
+	cl, err := client.New(client.Endpoint{BaseURL: inst.URL, Model: "m", MaxTokens: 16, IgnoreEOS: true}, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestDispatcherAgainstTheSimulator(t *testing.T) {
 		arrivals = append(arrivals, a)
 		wg.Go(func() {
 			defer done()
-			s := client.Stream(ctx, &probe.Progress{})
+			s := cl.Stream(ctx, &probe.Progress{})
 			mu.Lock()
 			samples = append(samples, s)
 			mu.Unlock()
@@ -84,7 +85,7 @@ func TestCapWaitStaysOutOfTTFT(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.Close()
-	client, err := probe.NewClient(probe.Endpoint{BaseURL: inst.URL, Model: "m", MaxTokens: 64, IgnoreEOS: true}, 4)
+	cl, err := client.New(client.Endpoint{BaseURL: inst.URL, Model: "m", MaxTokens: 64, IgnoreEOS: true}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestCapWaitStaysOutOfTTFT(t *testing.T) {
 		arrivals = append(arrivals, a)
 		wg.Go(func() {
 			defer done()
-			s := client.Stream(ctx, &probe.Progress{})
+			s := cl.Stream(ctx, &probe.Progress{})
 			mu.Lock()
 			samples = append(samples, s)
 			mu.Unlock()

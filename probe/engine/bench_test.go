@@ -13,13 +13,14 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"go.uber.org/goleak"
 )
 
 var fastTicks = []probe.Option{probe.WithTickEvery(50 * time.Millisecond)}
 
 func TestStartRejectsBadConfig(t *testing.T) {
-	ep := []probe.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}}
+	ep := []client.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}}
 	tests := []struct {
 		name  string
 		cfg   Config
@@ -36,7 +37,7 @@ func TestStartRejectsBadConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, err := Start(context.Background(), tt.cfg)
-			var ce *probe.FieldError
+			var ce *client.FieldError
 			if !errors.As(err, &ce) || ce.Field != tt.field || !strings.Contains(err.Error(), tt.want) || e != nil {
 				t.Errorf("Start = %v, %v; want a FieldError on %s saying %q", e, err, tt.field, tt.want)
 			}
@@ -46,7 +47,7 @@ func TestStartRejectsBadConfig(t *testing.T) {
 		})
 	}
 	_, err := Start(context.Background(), Config{Endpoints: ep, Ramp: Ramp{Levels: []int{1}, Hold: time.Second},
-		NewStreamer: func(probe.Endpoint, int) (probe.Streamer, error) { return nil, errors.New("bad URL") }})
+		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) { return nil, errors.New("bad URL") }})
 	var ee *EndpointError
 	if !errors.As(err, &ee) || ee.Name != "a" || err.Error() != "endpoint a: bad URL" {
 		t.Errorf("streamer fails: %v", err)
@@ -84,7 +85,7 @@ func TestProgressString(t *testing.T) {
 
 func TestSettings(t *testing.T) {
 	e, err := New(Config{Ramp: Ramp{Levels: []int{1, 4}, Hold: 1500 * time.Millisecond}},
-		[]Part{{Endpoint: probe.Endpoint{MaxTokens: 64, PromptTokens: 32}, Control: &fakeCtl{}}})
+		[]Part{{Endpoint: client.Endpoint{MaxTokens: 64, PromptTokens: 32}, Control: &fakeCtl{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestRunWalksTheRamp(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var log progressLog
 	res, err := runBench(context.Background(), Config{
-		Endpoints: []probe.Endpoint{{Name: "fast", MaxTokens: 5}, {Name: "slow", MaxTokens: 5}},
+		Endpoints: []client.Endpoint{{Name: "fast", MaxTokens: 5}, {Name: "slow", MaxTokens: 5}},
 		Ramp:      Ramp{Levels: []int{1, 2}, Hold: 200 * time.Millisecond},
 		Version:   "test",
 		NewStreamer: fakes(map[string]*fakeStreamer{
@@ -164,7 +165,7 @@ func TestRunWalksTheRamp(t *testing.T) {
 
 func TestRunUnusableEndpoint(t *testing.T) {
 	res, err := runBench(context.Background(), Config{
-		Endpoints:   []probe.Endpoint{{Name: "down"}},
+		Endpoints:   []client.Endpoint{{Name: "down"}},
 		Ramp:        Ramp{Levels: []int{2}, Hold: 100 * time.Millisecond},
 		NewStreamer: fakes(map[string]*fakeStreamer{"down": {tokens: 1, gap: time.Millisecond, err: model.HTTPError(500)}}),
 		PoolOptions: fastTicks,
@@ -188,7 +189,7 @@ func TestRunInterrupted(t *testing.T) {
 	var once sync.Once
 	start := time.Now()
 	res, err := runBench(ctx, Config{
-		Endpoints: []probe.Endpoint{{Name: "long"}},
+		Endpoints: []client.Endpoint{{Name: "long"}},
 		Ramp:      Ramp{Levels: []int{1, 2}, Hold: time.Minute},
 		// Requests that would take 100 s: only a cut ends them.
 		NewStreamer: fakes(map[string]*fakeStreamer{"long": {tokens: 10000, gap: 10 * time.Millisecond}}),
@@ -218,7 +219,7 @@ func TestRunMaxDuration(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	start := time.Now()
 	res, err := runBench(context.Background(), Config{
-		Endpoints:   []probe.Endpoint{{Name: "a"}},
+		Endpoints:   []client.Endpoint{{Name: "a"}},
 		Ramp:        Ramp{Levels: []int{1, 2}, Hold: time.Minute},
 		MaxDuration: 300 * time.Millisecond,
 		NewStreamer: fakes(map[string]*fakeStreamer{"a": {tokens: 5, gap: 2 * time.Millisecond}}),
@@ -240,7 +241,7 @@ func TestRunMaxDuration(t *testing.T) {
 
 func TestFleetCloseWithoutReader(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	f, err := NewFleet(context.Background(), []probe.Endpoint{{Name: "a"}, {Name: "b"}}, FleetOptions{
+	f, err := NewFleet(context.Background(), []client.Endpoint{{Name: "a"}, {Name: "b"}}, FleetOptions{
 		Conns: 2,
 		NewStreamer: fakes(map[string]*fakeStreamer{
 			"a": {tokens: 5, gap: time.Millisecond}, "b": {tokens: 5, gap: time.Millisecond},
@@ -276,7 +277,7 @@ func TestRunClosesConnections(t *testing.T) {
 	defer srv.Close()
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // runs before srv.Close
 	res, err := runBench(context.Background(), Config{
-		Endpoints:   []probe.Endpoint{{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 5 * time.Second}},
+		Endpoints:   []client.Endpoint{{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 5 * time.Second}},
 		Ramp:        Ramp{Levels: []int{2}, Hold: 100 * time.Millisecond},
 		PoolOptions: fastTicks,
 	}, nil)
@@ -294,7 +295,7 @@ func TestRunClosesConnections(t *testing.T) {
 func TestRunDrainWaitsForStreamsThatDeliver(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	res, err := runBench(context.Background(), Config{
-		Endpoints: []probe.Endpoint{{Name: "long"}},
+		Endpoints: []client.Endpoint{{Name: "long"}},
 		Ramp:      Ramp{Levels: []int{2}, Hold: 100 * time.Millisecond, MaxHold: 100 * time.Millisecond},
 		Drain:     300 * time.Millisecond,
 		// ~1.2 s a request: it outlasts the hold and the Drain, a token every 10 ms.
@@ -318,7 +319,7 @@ func TestRunDrainCutsQuietStreams(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	start := time.Now()
 	res, err := runBench(context.Background(), Config{
-		Endpoints: []probe.Endpoint{{Name: "stuck"}},
+		Endpoints: []client.Endpoint{{Name: "stuck"}},
 		Ramp:      Ramp{Levels: []int{1}, Hold: 100 * time.Millisecond, MaxHold: 100 * time.Millisecond},
 		Drain:     300 * time.Millisecond,
 		// One token, then nothing for 100 s.
@@ -342,7 +343,7 @@ func TestRunMaxDurationCutsTheDrain(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	start := time.Now()
 	res, err := runBench(context.Background(), Config{
-		Endpoints:   []probe.Endpoint{{Name: "long"}},
+		Endpoints:   []client.Endpoint{{Name: "long"}},
 		Ramp:        Ramp{Levels: []int{1}, Hold: 100 * time.Millisecond, MaxHold: 100 * time.Millisecond},
 		MaxDuration: 600 * time.Millisecond,
 		// a token every 10 ms for 100 s: the drain never goes quiet

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/selfwatch"
 )
 
@@ -52,7 +53,7 @@ const MaxUsers = probe.StreamCap
 
 // Config is a run: its ramp, criteria and bounds, and (for Start) its endpoints.
 type Config struct {
-	Endpoints []probe.Endpoint
+	Endpoints []client.Endpoint
 	Ramp      Ramp      // empty Levels means DefaultRamp
 	SLO       model.SLO // zero value means model.DefaultSLO
 
@@ -122,7 +123,7 @@ type OpenLoop struct {
 
 // Part is one endpoint as New takes it: its settings, load control and level book.
 type Part struct {
-	Endpoint probe.Endpoint
+	Endpoint client.Endpoint
 	Control  Control
 	Book     Book // nil means a new model.Tracker
 }
@@ -150,7 +151,7 @@ type Engine struct {
 
 // endpoint is one endpoint's state in the engine.
 type endpoint struct {
-	ep     probe.Endpoint
+	ep     client.Endpoint
 	info   model.EndpointInfo
 	ctl    Control
 	book   Book
@@ -162,7 +163,7 @@ type endpoint struct {
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp
-// and the settings and returns *probe.FieldError for what is wrong.
+// and the settings and returns *client.FieldError for what is wrong.
 func New(cfg Config, parts []Part) (*Engine, error) {
 	if len(parts) == 0 {
 		return nil, fieldErr(FieldEndpoints, "", "no endpoint to measure")
@@ -195,7 +196,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		e.eps = append(e.eps, &endpoint{
 			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{}, server: newServerView(),
 			// The URL goes into reports and snapshots: never with its user:password part.
-			info: model.EndpointInfo{Name: probe.EndpointLabel(p.Endpoint), URL: probe.RedactedURL(p.Endpoint.BaseURL),
+			info: model.EndpointInfo{Name: client.EndpointLabel(p.Endpoint), URL: client.RedactedURL(p.Endpoint.BaseURL),
 				Model: p.Endpoint.Model, API: apiOf(p.Endpoint), Simulated: p.Endpoint.Simulated},
 		})
 		e.self.WithSim = e.self.WithSim || p.Endpoint.Simulated
@@ -311,9 +312,9 @@ func (e *Engine) clock(now time.Time) {
 }
 
 // apiOf is the API an endpoint calls ("chat" when unset).
-func apiOf(ep probe.Endpoint) string {
+func apiOf(ep client.Endpoint) string {
 	if ep.API == "" {
-		return probe.DefaultAPI
+		return client.DefaultAPI
 	}
 	return ep.API
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -29,7 +30,7 @@ func newRig(t *testing.T, cfg Config, n int) *rig {
 	for i := range n {
 		c := &fakeCtl{}
 		r.ctls = append(r.ctls, c)
-		parts = append(parts, Part{Endpoint: probe.Endpoint{Name: fmt.Sprintf("ep%d", i)}, Control: c})
+		parts = append(parts, Part{Endpoint: client.Endpoint{Name: fmt.Sprintf("ep%d", i)}, Control: c})
 	}
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return t0 }

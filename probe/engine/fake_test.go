@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // fakeStreamer streams tokens events gap apart, then ends with err (none: success).
@@ -57,7 +58,7 @@ func (f *fakeStreamer) Stream(ctx context.Context, p *probe.Progress) model.Samp
 }
 
 func fakes(byName map[string]*fakeStreamer) NewStreamerFunc {
-	return func(ep probe.Endpoint, conns int) (probe.Streamer, error) {
+	return func(ep client.Endpoint, conns int) (probe.Streamer, error) {
 		s, ok := byName[ep.Name]
 		if !ok {
 			return nil, errors.New("no fake named " + ep.Name)

@@ -5,14 +5,15 @@ import (
 	"fmt"
 
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // NewStreamerFunc builds the Streamer of one endpoint, sized for conns concurrent streams.
-type NewStreamerFunc func(ep probe.Endpoint, conns int) (probe.Streamer, error)
+type NewStreamerFunc func(ep client.Endpoint, conns int) (probe.Streamer, error)
 
-// DefaultNewStreamer builds a probe.Client: what NewFleet uses when given no NewStreamerFunc.
-func DefaultNewStreamer(ep probe.Endpoint, conns int) (probe.Streamer, error) {
-	c, err := probe.NewClient(ep, conns)
+// DefaultNewStreamer builds a client.Client: what NewFleet uses when given no NewStreamerFunc.
+func DefaultNewStreamer(ep client.Endpoint, conns int) (probe.Streamer, error) {
+	c, err := client.New(ep, conns)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func (e *EndpointError) Unwrap() error { return e.Err }
 // NewFleet builds one Streamer and one Pool per endpoint (Endpoint index = position in
 // eps), runs the pools under a child of ctx, and merges their events. Every pool starts
 // at concurrency 0.
-func NewFleet(ctx context.Context, eps []probe.Endpoint, opt FleetOptions) (*Fleet, error) {
+func NewFleet(ctx context.Context, eps []client.Endpoint, opt FleetOptions) (*Fleet, error) {
 	if len(eps) == 0 {
 		return nil, fieldErr(FieldEndpoints, "", "no endpoint to measure")
 	}
@@ -62,7 +63,7 @@ func NewFleet(ctx context.Context, eps []probe.Endpoint, opt FleetOptions) (*Fle
 	for i, ep := range eps {
 		s, err := newStreamer(ep, conns)
 		if err != nil {
-			return nil, &EndpointError{Name: probe.EndpointLabel(ep), Err: err}
+			return nil, &EndpointError{Name: client.EndpointLabel(ep), Err: err}
 		}
 		streamers[i] = s
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // TestObserversSeeEveryEventAfterTheBook: an observer gets each event Handle took, in
@@ -25,7 +26,7 @@ func TestObserversSeeEveryEventAfterTheBook(t *testing.T) {
 			seen = append(seen, "segment")
 		}
 	})
-	e, err := New(Config{Observers: []Observer{obs}}, []Part{{Endpoint: probe.Endpoint{Name: "a"}, Control: &fakeCtl{}}})
+	e, err := New(Config{Observers: []Observer{obs}}, []Part{{Endpoint: client.Endpoint{Name: "a"}, Control: &fakeCtl{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

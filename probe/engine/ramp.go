@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // Ramp is an auto-ramp plan: its levels in order, each held by the level rule (see Walk).
@@ -39,7 +39,7 @@ func (r Ramp) MaxHoldOr() time.Duration {
 	return DefaultMaxHold(r.Hold)
 }
 
-// The run settings a *probe.FieldError from this package can name (beside probe's own
+// The run settings a *client.FieldError from this package can name (beside the client's own
 // Endpoint fields). cmd maps them to its flags and config keys.
 const (
 	FieldRamp        = "ramp"
@@ -50,14 +50,14 @@ const (
 	FieldEndpoints   = "endpoints"
 )
 
-// fieldErr is a *probe.FieldError: the setting by its field, never by a flag.
+// fieldErr is a *client.FieldError: the setting by its field, never by a flag.
 func fieldErr(field, value, problem string) error {
-	return &probe.FieldError{Field: field, Value: value, Problem: problem}
+	return &client.FieldError{Field: field, Value: value, Problem: problem}
 }
 
 // Validate says what is wrong with the plan: at least one level, every level at least 1
 // (levels need not increase), Hold > 0, MaxHold 0 or at least Hold. The errors are
-// *probe.FieldError, joined.
+// *client.FieldError, joined.
 func (r Ramp) Validate() error {
 	var errs []error
 	if len(r.Levels) == 0 {

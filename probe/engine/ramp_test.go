@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 func TestDefaults(t *testing.T) {
@@ -34,7 +34,7 @@ func TestRampValidate(t *testing.T) {
 	err := Ramp{Levels: []int{0, 2, -1}, Hold: 0, MaxHold: -1}.Validate()
 	var fields []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var ce *probe.FieldError
+		var ce *client.FieldError
 		if !errors.As(e, &ce) {
 			t.Fatalf("%v is not a FieldError", e)
 		}

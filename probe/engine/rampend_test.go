@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // TestReportSaysWhyTheRampEnded: each endpoint's report says why its ramp ended, in the
@@ -77,7 +77,7 @@ func TestReportSaysWhyTheRampEnded(t *testing.T) {
 
 // TestReportRecordsSeed: the settings carry the prompts' seed, so a run can be repeated.
 func TestReportRecordsSeed(t *testing.T) {
-	e, err := New(Config{}, []Part{{Endpoint: probe.Endpoint{PromptSeed: 42}, Control: &fakeCtl{}}})
+	e, err := New(Config{}, []Part{{Endpoint: client.Endpoint{PromptSeed: 42}, Control: &fakeCtl{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

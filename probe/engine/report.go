@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // Settings is the report's settings of the run: the ramp, the criteria, the workload
@@ -48,7 +48,7 @@ func (e *Engine) Settings() model.ReportSettings {
 		s.TimeoutS = ep.Timeout.Seconds()
 		s.Seed = ep.PromptSeed
 		if ep.Timeout == 0 {
-			s.TimeoutS = probe.DefaultTimeout.Seconds()
+			s.TimeoutS = client.DefaultTimeout.Seconds()
 		}
 		for k := range ep.ExtraBody { // keys only: values may hold secrets
 			s.ExtraBodyKeys = append(s.ExtraBodyKeys, k)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // input is one thing the engine was given: a pool event, a Step, or the ramp's start.
@@ -26,7 +27,7 @@ type input struct {
 func TestScreenAndBenchAgree(t *testing.T) {
 	var inputs []input
 	cfg := Config{
-		Endpoints: []probe.Endpoint{{Name: "steady", MaxTokens: 5}, {Name: "breaks"}},
+		Endpoints: []client.Endpoint{{Name: "steady", MaxTokens: 5}, {Name: "breaks"}},
 		Ramp:      Ramp{Levels: []int{1, 2, 4, 8}, Hold: 100 * time.Millisecond},
 		NewStreamer: fakes(map[string]*fakeStreamer{
 			"steady": {tokens: 5, gap: 2 * time.Millisecond},

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/selfwatch"
 	"github.com/tpsmon/tpsmon/probe/servermetrics"
 )
@@ -17,7 +17,7 @@ import (
 // endpoint.
 const ServerMetricsOff = "off"
 
-// FieldServerMetrics names the metrics URL in a *probe.FieldError.
+// FieldServerMetrics names the metrics URL in a *client.FieldError.
 const FieldServerMetrics = "server_metrics"
 
 // diagEvery is how often Step reads tpsmon's own load and diagnoses every endpoint;
@@ -295,7 +295,7 @@ func (e *Engine) startScrapers(ctx context.Context) error {
 }
 
 // newScraper is the scraper of ep's metrics at src ("" the default URL).
-func newScraper(ep probe.Endpoint, src string) (*servermetrics.Scraper, error) {
+func newScraper(ep client.Endpoint, src string) (*servermetrics.Scraper, error) {
 	cfg, err := servermetrics.FromEndpoint(ep, src)
 	if err == nil {
 		var s *servermetrics.Scraper
@@ -303,7 +303,7 @@ func newScraper(ep probe.Endpoint, src string) (*servermetrics.Scraper, error) {
 			return s, nil
 		}
 	}
-	return nil, fieldErr(FieldServerMetrics, probe.RedactedURL(src), "want an http:// or https:// URL of the server's Prometheus metrics, or off")
+	return nil, fieldErr(FieldServerMetrics, client.RedactedURL(src), "want an http:// or https:// URL of the server's Prometheus metrics, or off")
 }
 
 // stop ends the scrapers and waits for them.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/servermetrics"
 )
 
@@ -185,7 +186,7 @@ func TestStartScrapesAndBenchReports(t *testing.T) {
 	defer srv.Close()
 	var log progressLog
 	res, err := runBench(context.Background(), Config{
-		Endpoints:   []probe.Endpoint{{Name: "ep", BaseURL: srv.URL + "/v1", MaxTokens: 5}},
+		Endpoints:   []client.Endpoint{{Name: "ep", BaseURL: srv.URL + "/v1", MaxTokens: 5}},
 		Ramp:        Ramp{Levels: []int{2}, Hold: 300 * time.Millisecond},
 		NewStreamer: fakes(map[string]*fakeStreamer{"ep": {tokens: 5, gap: 2 * time.Millisecond}}),
 		PoolOptions: fastTicks,
@@ -217,7 +218,7 @@ func TestStartServerMetricsSources(t *testing.T) {
 	srv := metricsServer(t, nil)
 	defer srv.Close()
 	base := Config{
-		Endpoints:   []probe.Endpoint{{Name: "ep", BaseURL: srv.URL + "/v1", MaxTokens: 5}},
+		Endpoints:   []client.Endpoint{{Name: "ep", BaseURL: srv.URL + "/v1", MaxTokens: 5}},
 		NewStreamer: fakes(map[string]*fakeStreamer{"ep": {tokens: 5, gap: time.Millisecond}}),
 	}
 	cfg := base
@@ -233,13 +234,13 @@ func TestStartServerMetricsSources(t *testing.T) {
 
 	cfg.ServerMetrics = []string{"ftp://user:secret@h/metrics"}
 	_, err = Start(context.Background(), cfg)
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if !errors.As(err, &fe) || fe.Field != FieldServerMetrics || strings.Contains(err.Error(), "secret") {
 		t.Errorf("bad URL: %v, want a FieldError for %s without the password", err, FieldServerMetrics)
 	}
 
 	cfg = base
-	cfg.Endpoints = []probe.Endpoint{{Name: "ep", MaxTokens: 5}}
+	cfg.Endpoints = []client.Endpoint{{Name: "ep", MaxTokens: 5}}
 	if e, err = Start(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestScrapeFailureNeverTouchesTheLoad(t *testing.T) {
 	srv := metricsServer(t, &down)
 	defer srv.Close()
 	e, err := Start(context.Background(), Config{
-		Endpoints:   []probe.Endpoint{{Name: "ep", BaseURL: srv.URL + "/v1", MaxTokens: 5}},
+		Endpoints:   []client.Endpoint{{Name: "ep", BaseURL: srv.URL + "/v1", MaxTokens: 5}},
 		NewStreamer: fakes(map[string]*fakeStreamer{"ep": {tokens: 3, gap: time.Millisecond}}),
 		PoolOptions: fastTicks,
 		ServerEvery: 10 * time.Millisecond,

@@ -18,7 +18,7 @@ import (
 // level lasting exactly Hold; the level rule, the maximum hold and the stop rules
 // cannot be applied across machines (the stop rules only warn).
 
-// The run settings of a shard a *probe.FieldError can name.
+// The run settings of a shard a *client.FieldError can name.
 const (
 	FieldShard   = "shard"
 	FieldStartAt = "start_at"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // levelCtl is a pool at the edge that records the levels it was given.
@@ -31,7 +31,7 @@ func TestFixedScheduleShard(t *testing.T) {
 	ctl := &levelCtl{}
 	cfg := Config{Ramp: Ramp{Levels: []int{4, 9, 2}, Hold: 10 * time.Second}, StartAt: t0,
 		Shard: &model.ReportShard{Index: 1, Count: 4}, Now: func() time.Time { return t0 }}
-	e, err := New(cfg, []Part{{Endpoint: probe.Endpoint{Name: "ep0"}, Control: ctl}})
+	e, err := New(cfg, []Part{{Endpoint: client.Endpoint{Name: "ep0"}, Control: ctl}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestFixedScheduleShard(t *testing.T) {
 }
 
 func TestShardValidate(t *testing.T) {
-	ep := []probe.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}}
+	ep := []client.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}}
 	ramp := Ramp{Levels: []int{1}, Hold: time.Second}
 	for _, tt := range []struct {
 		name  string
@@ -98,7 +98,7 @@ func TestShardValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sh := tt.shard
 			_, err := Start(context.Background(), Config{Endpoints: ep, Ramp: ramp, Shard: &sh, StartAt: tt.start})
-			var fe *probe.FieldError
+			var fe *client.FieldError
 			if !errors.As(err, &fe) || fe.Field != FieldShard || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v; want a FieldError on %s saying %q", err, FieldShard, tt.want)
 			}
@@ -126,7 +126,7 @@ func TestShardSettings(t *testing.T) {
 func TestRunStartsAtStartTime(t *testing.T) {
 	f := &fakeStreamer{tokens: 3, gap: 5 * time.Millisecond}
 	cfg := func(start time.Time) Config {
-		return Config{Endpoints: []probe.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
+		return Config{Endpoints: []client.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
 			Ramp: Ramp{Levels: []int{2}, Hold: 400 * time.Millisecond}, StartAt: start, Drain: time.Second,
 			Shard: &model.ReportShard{Index: 0, Count: 2}, NewStreamer: fakes(map[string]*fakeStreamer{"f": f}), PoolOptions: fastTicks}
 	}
@@ -162,7 +162,7 @@ func TestRunStartsAtStartTime(t *testing.T) {
 	}
 
 	_, err = runBench(context.Background(), cfg(time.Now().Add(-time.Second)), nil)
-	var fe *probe.FieldError
+	var fe *client.FieldError
 	if !errors.As(err, &fe) || fe.Field != FieldStartAt || !strings.Contains(err.Error(), "more than one hold (400ms): the first level is over") {
 		t.Errorf("a second late: %v", err)
 	}
@@ -174,7 +174,7 @@ func TestRunStartsAtStartTime(t *testing.T) {
 func TestRunStartedAtIsTheStart(t *testing.T) {
 	f := &fakeStreamer{tokens: 3, gap: 5 * time.Millisecond}
 	start := time.Now().Add(300 * time.Millisecond).Truncate(time.Second).Add(time.Second)
-	res, err := runBench(context.Background(), Config{Endpoints: []probe.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
+	res, err := runBench(context.Background(), Config{Endpoints: []client.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
 		Ramp: Ramp{Levels: []int{1}, Hold: 200 * time.Millisecond}, StartAt: start, Drain: time.Second,
 		NewStreamer: fakes(map[string]*fakeStreamer{"f": f}), PoolOptions: fastTicks}, nil)
 	if err != nil {
@@ -196,7 +196,7 @@ func TestRunInterruptedWhileWaiting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	began := time.Now()
-	res, err := runBench(ctx, Config{Endpoints: []probe.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
+	res, err := runBench(ctx, Config{Endpoints: []client.Endpoint{{Name: "f", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
 		Ramp: Ramp{Levels: []int{2}, Hold: time.Second}, StartAt: time.Now().Add(time.Minute),
 		NewStreamer: fakes(map[string]*fakeStreamer{"f": f}), PoolOptions: fastTicks}, nil)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -28,8 +28,8 @@ var shardSim = sim.Config{Name: "shards", Model: "sim-shards", Slots: 64, StepMs
 // shardRun runs one process of the load (shard nil: the whole of it) from start.
 func shardRun(t *testing.T, url string, ramp Ramp, start time.Time, shard *model.ReportShard) *model.Report {
 	t.Helper()
-	ep := probe.Endpoint{Name: "sim", BaseURL: url, Model: shardSim.Model, MaxTokens: 12, PromptTokens: 64, Timeout: 10 * time.Second}
-	res, err := runBench(context.Background(), Config{Endpoints: []probe.Endpoint{ep}, Ramp: ramp, StartAt: start, Shard: shard,
+	ep := client.Endpoint{Name: "sim", BaseURL: url, Model: shardSim.Model, MaxTokens: 12, PromptTokens: 64, Timeout: 10 * time.Second}
+	res, err := runBench(context.Background(), Config{Endpoints: []client.Endpoint{ep}, Ramp: ramp, StartAt: start, Shard: shard,
 		Drain: 5 * time.Second, Version: "test"}, nil)
 	if err != nil {
 		t.Error(err)

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 )
 
 // Defaults of a scrape.
@@ -51,7 +51,7 @@ type Config struct {
 }
 
 // FromEndpoint is the metrics source of ep at metricsURL ("" = DefaultURL of its base).
-func FromEndpoint(ep probe.Endpoint, metricsURL string) (Config, error) {
+func FromEndpoint(ep client.Endpoint, metricsURL string) (Config, error) {
 	if metricsURL == "" {
 		u, err := DefaultURL(ep.BaseURL)
 		if err != nil {

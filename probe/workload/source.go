@@ -65,7 +65,7 @@ type Synthetic struct {
 	seed              uint64
 	prefix            string
 	// Text, when set, writes a request's own text of about tokens tokens instead of
-	// the package's word list (e.g. the probe's own synthetic prompt). It must be safe
+	// the package's word list (e.g. the client's own synthetic prompt). It must be safe
 	// for concurrent use.
 	Text func(i uint64, tokens int) string
 }

@@ -2,7 +2,7 @@ package workload
 
 // WordList holds 128 common short English words that the usual tokenizers encode as one token
 // each (with the leading space), so a text of n words is about n tokens. tpsmon's
-// synthetic prompts (package probe) use all of them, synthetic workload lines the first 64.
+// synthetic prompts (probe/client) use all of them, synthetic workload lines the first 64.
 var WordList = [128]string{
 	"the", "of", "and", "to", "in", "is", "you", "that", "it", "he",
 	"was", "for", "on", "are", "as", "with", "his", "they", "at", "be",

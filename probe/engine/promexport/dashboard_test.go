@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -23,7 +24,7 @@ const dashboardPath = "../../../deploy/grafana/tpsmon.json"
 func registered(t *testing.T) map[string]bool {
 	t.Helper()
 	x := New()
-	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: probe.Endpoint{Name: "a", Model: "m"}, Control: nopCtl{}}})
+	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: client.Endpoint{Name: "a", Model: "m"}, Control: nopCtl{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

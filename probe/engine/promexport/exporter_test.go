@@ -14,6 +14,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -100,11 +101,11 @@ func TestExporterServesARunsMetrics(t *testing.T) {
 	base := "http://" + srv.Addr()
 	f := &fake{tokens: 20, gap: 2 * time.Millisecond, failEvery: 5}
 	e, err := engine.Start(context.Background(), engine.Config{
-		Endpoints:   []probe.Endpoint{{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "llama"}},
+		Endpoints:   []client.Endpoint{{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "llama"}},
 		Ramp:        engine.Ramp{Levels: []int{2, 4}, Hold: 200 * time.Millisecond},
 		FullRamp:    true,
 		Drain:       time.Second,
-		NewStreamer: func(probe.Endpoint, int) (probe.Streamer, error) { return f, nil },
+		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) { return f, nil },
 		PoolOptions: []probe.Option{probe.WithTickEvery(50 * time.Millisecond)},
 		Observers:   []engine.Observer{x},
 	})
@@ -185,7 +186,7 @@ func checkFinal(t *testing.T, mf map[string]*dto.MetricFamily, o engine.Outcome,
 
 func TestNativeHistogramsOverProtobuf(t *testing.T) {
 	x := New()
-	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: probe.Endpoint{Name: "a", Model: "m"}, Control: nopCtl{}}})
+	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: client.Endpoint{Name: "a", Model: "m"}, Control: nopCtl{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +273,7 @@ func TestParseAddr(t *testing.T) {
 // BenchmarkObserveSample is the exporter's cost per finished request.
 func BenchmarkObserveSample(b *testing.B) {
 	x := New()
-	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: probe.Endpoint{Name: "a", Model: "m"}, Control: nopCtl{}}})
+	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: client.Endpoint{Name: "a", Model: "m"}, Control: nopCtl{}}})
 	if err != nil {
 		b.Fatal(err)
 	}

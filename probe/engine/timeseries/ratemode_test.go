@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/arrival"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -24,12 +25,12 @@ func rateBenchTo(t *testing.T, path string) *Series {
 	defer f.Close()
 	w := NewWriter(f)
 	cfg := engine.Config{
-		Endpoints: []probe.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
+		Endpoints: []client.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
 		Ramp:      engine.Ramp{Levels: []int{10, 20}, Hold: 300 * time.Millisecond},
 		FullRamp:  true,
 		Drain:     time.Second,
 		OpenLoop:  &engine.OpenLoop{Arrival: "constant"},
-		NewStreamer: func(probe.Endpoint, int) (probe.Streamer, error) {
+		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) {
 			return &fake{tokens: 10, gap: 3 * time.Millisecond}, nil
 		},
 		PoolOptions: []probe.Option{probe.WithTickEvery(50 * time.Millisecond), probe.WithOpenLoop(arrival.Constant, 1, 0)},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -31,11 +32,11 @@ func TestLinesCarryTheServersMetrics(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
 	e, err := engine.Start(context.Background(), engine.Config{
-		Endpoints: []probe.Endpoint{{Name: "a", BaseURL: srv.URL + "/v1", Model: "m"}},
+		Endpoints: []client.Endpoint{{Name: "a", BaseURL: srv.URL + "/v1", Model: "m"}},
 		Ramp:      engine.Ramp{Levels: []int{2}, Hold: 400 * time.Millisecond},
 		FullRamp:  true,
 		Drain:     time.Second,
-		NewStreamer: func(probe.Endpoint, int) (probe.Streamer, error) {
+		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) {
 			return &fake{tokens: 20, gap: 3 * time.Millisecond}, nil
 		},
 		PoolOptions: []probe.Option{probe.WithTickEvery(50 * time.Millisecond)},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
@@ -72,11 +73,11 @@ func benchTo(t *testing.T, path string) (*Writer, tickCounter, *engine.Result) {
 	w, ticks := NewWriter(f), tickCounter{}
 	fakes := map[string]*fake{"a": {tokens: 25, gap: 3 * time.Millisecond}, "b": {tokens: 25, gap: 3 * time.Millisecond, failEvery: 4}}
 	cfg := engine.Config{
-		Endpoints: []probe.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, {Name: "b", BaseURL: "http://127.0.0.1:2/v1", Model: "m"}},
+		Endpoints: []client.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, {Name: "b", BaseURL: "http://127.0.0.1:2/v1", Model: "m"}},
 		Ramp:      engine.Ramp{Levels: []int{2, 4}, Hold: 300 * time.Millisecond},
 		FullRamp:  true,
 		Drain:     time.Second,
-		NewStreamer: func(ep probe.Endpoint, _ int) (probe.Streamer, error) {
+		NewStreamer: func(ep client.Endpoint, _ int) (probe.Streamer, error) {
 			return fakes[ep.Name], nil
 		},
 		PoolOptions: []probe.Option{probe.WithTickEvery(50 * time.Millisecond)},
@@ -230,7 +231,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 
 func TestWriterStopsAtTheFirstWriteError(t *testing.T) {
 	w := NewWriter(&failWriter{n: 2})
-	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: probe.Endpoint{Name: "a"}, Control: &ctl{}}})
+	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: client.Endpoint{Name: "a"}, Control: &ctl{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func (c *ctl) Stop()                {}
 // BenchmarkWriterLine is the writer's cost per line (one endpoint, seven levels of 200
 // requests each), on the engine's goroutine once a second per endpoint.
 func BenchmarkWriterLine(b *testing.B) {
-	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: probe.Endpoint{Name: "a", Model: "m"}, Control: &ctl{conc: 64}}})
+	e, err := engine.New(engine.Config{}, []engine.Part{{Endpoint: client.Endpoint{Name: "a", Model: "m"}, Control: &ctl{conc: 64}}})
 	if err != nil {
 		b.Fatal(err)
 	}

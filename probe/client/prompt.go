@@ -1,10 +1,8 @@
-package probe
+package client
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/binary"
-	"sync/atomic"
 
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
@@ -68,48 +66,4 @@ func randomSeed() uint64 {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:]) | 1
-}
-
-// promptMark stands for the prompt in a request body template; promptMarkJSON is how
-// JSON writes it, which no user value produces by accident.
-const (
-	promptMark     = "\x00tpsmon-prompt\x00"
-	promptMarkJSON = `\u0000tpsmon-prompt\u0000`
-)
-
-// bodySource gives the body of every request of a client: the same bytes when the user
-// gave the prompt (or replaced messages/prompt in the extra body), else a body whose
-// prompt is the next one of the client's sequence. The cost is per request (one buffer
-// the size of the body), never per token.
-type bodySource struct {
-	static    []byte // the whole body when the prompt never changes
-	pre, post []byte // the body around the prompt otherwise
-	seed      uint64
-	words     int
-	count     atomic.Uint64 // number of the next prompt
-	work      *workBody     // the run's workload, when it has one: it writes every body
-}
-
-// newBodySource splits body (marshalled with promptMark as the prompt) around the mark.
-func newBodySource(body []byte, seed uint64, words int) *bodySource {
-	i := bytes.Index(body, []byte(promptMarkJSON))
-	if i < 0 {
-		return &bodySource{static: body}
-	}
-	return &bodySource{pre: body[:i], post: body[i+len(promptMarkJSON):], seed: seed, words: words}
-}
-
-// next returns the body of the next request.
-func (s *bodySource) next() []byte {
-	if s.work != nil {
-		return s.work.body(s.count.Add(1) - 1)
-	}
-	if s.static != nil {
-		return s.static
-	}
-	k := s.count.Add(1) - 1
-	b := make([]byte, 0, len(s.pre)+len(s.post)+s.words*8+len(promptTail))
-	b = append(b, s.pre...)
-	b = appendPrompt(b, s.seed, k, s.words)
-	return append(b, s.post...)
 }

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // FuzzDecodeEvent: the decoder never panics, and whenever the fast path decides a
@@ -65,7 +67,7 @@ func FuzzSSEStream(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var p Progress
+		var p probe.Progress
 		s := c.Stream(context.Background(), &p)
 		if int64(s.Chunks) != p.Chunks.Load() || (s.OK() && s.End.IsZero()) || (!s.OK() && s.ErrMsg == "") {
 			t.Fatalf("%q: %+v (live chunks %d)", body, s, p.Chunks.Load())

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 const testKey = "sk-test-SECRET-0123456789"
@@ -73,14 +74,14 @@ func usageChunk(prompt, completion int) string {
 
 const done = "data: [DONE]\n\n"
 
-func stream(t *testing.T, ep Endpoint) (model.Sample, *Progress) {
+func stream(t *testing.T, ep Endpoint) (model.Sample, *probe.Progress) {
 	t.Helper()
-	c, err := NewClient(ep, 4)
+	c, err := New(ep, 4)
 	if err != nil {
-		t.Fatalf("NewClient: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(c.CloseIdleConnections)
-	var p Progress
+	var p probe.Progress
 	s := c.Stream(context.Background(), &p)
 	return s, &p
 }
@@ -201,8 +202,8 @@ func TestClientStreamQuirks(t *testing.T) {
 			if p.Send.Load() == 0 || p.First.Load() == 0 {
 				t.Errorf("Progress.Send = %d, First = %d: want both set", p.Send.Load(), p.First.Load())
 			}
-			if MonoTime(p.First.Load()) != s.First {
-				t.Errorf("Progress.First %v != Sample.First %v", MonoTime(p.First.Load()), s.First)
+			if probe.MonoTime(p.First.Load()) != s.First {
+				t.Errorf("Progress.First %v != Sample.First %v", probe.MonoTime(p.First.Load()), s.First)
 			}
 			if s.Status != 200 || s.Send.IsZero() || s.Headers.IsZero() || s.First.IsZero() || s.Last.IsZero() || s.End.IsZero() {
 				t.Fatalf("status %d, times send=%v headers=%v first=%v last=%v end=%v", s.Status, s.Send, s.Headers, s.First, s.Last, s.End)
@@ -478,13 +479,13 @@ func TestClientCanceled(t *testing.T) {
 		close(first)
 		<-r.Context().Done()
 	})
-	c, err := NewClient(ep, 1)
+	c, err := New(ep, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
 	ctx, cancel := context.WithCancel(context.Background())
-	var p Progress
+	var p probe.Progress
 	go func() {
 		<-first
 		// Cancel once the client has read the first token, as a user quitting mid-stream.
@@ -618,7 +619,7 @@ func TestClientTiming(t *testing.T) {
 	}
 }
 
-func TestNewClientValidation(t *testing.T) {
+func TestNewValidation(t *testing.T) {
 	tests := []struct {
 		name  string
 		ep    Endpoint
@@ -638,7 +639,7 @@ func TestNewClientValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewClient(tt.ep, tt.conns)
+			_, err := New(tt.ep, tt.conns)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
@@ -647,7 +648,7 @@ func TestNewClientValidation(t *testing.T) {
 			}
 		})
 	}
-	c, err := NewClient(Endpoint{BaseURL: "https://h.example/v1/", Model: "m"}, 8)
+	c, err := New(Endpoint{BaseURL: "https://h.example/v1/", Model: "m"}, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -763,7 +764,7 @@ func TestClientRefusedHeaderCredentials(t *testing.T) {
 // TestClientEOFAfterOwnCancel: when tpsmon cancels (quit, Ctrl-C) while the server closes
 // the stream, the body can end with a clean io.EOF; that is our cancel, not a truncation.
 func TestClientEOFAfterOwnCancel(t *testing.T) {
-	c, err := NewClient(Endpoint{BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, 1)
+	c, err := New(Endpoint{BaseURL: "http://127.0.0.1:9/v1", Model: "m"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

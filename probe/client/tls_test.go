@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestClientTLSAndHTTP2(t *testing.T) {
 	defer srv.Close()
 	ep := Endpoint{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 5 * time.Second}
 
-	c, err := NewClient(ep, 2)
+	c, err := New(ep, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestClientTLSAndHTTP2(t *testing.T) {
 	}
 
 	ep.Insecure = true
-	c, err = NewClient(ep, 2)
+	c, err = New(ep, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestClientNoLeaks(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, err := NewClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 100 * time.Millisecond}, 4)
+	c, err := New(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", Timeout: 100 * time.Millisecond}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

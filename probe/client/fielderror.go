@@ -1,4 +1,4 @@
-package probe
+package client
 
 import "strconv"
 
@@ -14,7 +14,7 @@ const (
 	FieldAPIKeyEnv    = "api_key_env"
 )
 
-// FieldError is an Endpoint setting that probe refuses. It names the setting by its
+// FieldError is an Endpoint setting that the client refuses. It names the setting by its
 // field, never by a flag: the caller knows where the value came from (a flag, an
 // environment variable, a line of a config file) and says so.
 type FieldError struct {

@@ -1,54 +1,18 @@
-package probe
+package client
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/tpsmon/tpsmon/model"
-)
-
-// epoch anchors Mono: a process-wide monotonic origin.
-var epoch = time.Now()
-
-// Mono returns monotonic nanoseconds since the process epoch (cheap, storable in an atomic).
-func Mono() int64 { return int64(time.Since(epoch)) }
-
-// MonoTime converts a Mono reading back into a time.Time with a monotonic reading.
-func MonoTime(ns int64) time.Time { return epoch.Add(time.Duration(ns)) }
-
-// Progress is the live view of one in-flight stream, written by the goroutine that reads
-// the stream and read by the pool's collector. The per-token path touches only Chunks.
-type Progress struct {
-	Chunks atomic.Int64 // token-bearing events received so far
-	First  atomic.Int64 // Mono() at the first token-bearing event, 0 before it
-	Send   atomic.Int64 // Mono() at t_send, 0 before it
-}
-
-// Streamer sends one streamed request and reports it; the pool depends only on this,
-// so its tests can use a fake. Stream must return when ctx is canceled (Err = model.ErrCanceled).
-type Streamer interface {
-	Stream(ctx context.Context, p *Progress) model.Sample
-}
-
-// Defaults applied by NewClient to an Endpoint's zero fields.
-const (
-	DefaultAPI          = "chat"
-	DefaultMaxTokens    = 256
-	DefaultPromptTokens = 128
-	DefaultTimeout      = 60 * time.Second
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // drainWait bounds reading the end of a response after [DONE] (normally immediate).
@@ -56,7 +20,7 @@ const drainWait = 250 * time.Millisecond
 
 // Client streams completions from one Endpoint. It is safe for concurrent use: one
 // Client serves all the streams of an endpoint, over its own connection pool. It reads
-// the event stream itself (sseReader, decoder); go-openai only provides the request types.
+// the event stream itself (lineReader, decoder); go-openai only provides the request types.
 type Client struct {
 	ep          Endpoint
 	completions bool
@@ -70,10 +34,10 @@ type Client struct {
 	redact      redactor
 }
 
-// NewClient builds the client for ep, with an HTTP connection pool sized for conns
+// New builds the client for ep, with an HTTP connection pool sized for conns
 // concurrent streams. It validates ep (URL, API) and returns an error that says what is
 // wrong and what to do.
-func NewClient(ep Endpoint, conns int) (*Client, error) {
+func New(ep Endpoint, conns int) (*Client, error) {
 	if conns < 1 {
 		return nil, fmt.Errorf("probe: the connection pool needs at least 1 connection (got %d)", conns)
 	}
@@ -162,116 +126,15 @@ func (c *Client) CloseIdleConnections() {
 	c.fresh.CloseIdleConnections()
 }
 
-// normalize applies defaults and validates ep. A refused setting is a *FieldError.
-func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
-	base, err := NormalizeBaseURL(ep.BaseURL)
-	if err != nil {
-		return ep, nil, err
-	}
-	u, err := url.Parse(base)
-	if err != nil { // NormalizeBaseURL returns only URLs that parse
-		return ep, nil, &FieldError{Field: FieldURL, Value: safeRawURL(base), Problem: "is not a URL"}
-	}
-	ep.BaseURL = base
-	if ep.API == "" {
-		ep.API = DefaultAPI
-	}
-	if ep.API != "chat" && ep.API != "completions" {
-		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want chat or completions"}
-	}
-	if strings.TrimSpace(ep.Model) == "" {
-		return ep, nil, &FieldError{Field: FieldModel, Problem: "is required: the model name " + safeURL(u) + " serves (its GET /models lists them)"}
-	}
-	switch {
-	case ep.MaxTokens == 0:
-		ep.MaxTokens = DefaultMaxTokens
-	case ep.MaxTokens < 0:
-		return ep, nil, &FieldError{Field: FieldMaxTokens, Value: strconv.Itoa(ep.MaxTokens), Problem: "want at least 1"}
-	}
-	switch {
-	case ep.PromptTokens == 0:
-		ep.PromptTokens = DefaultPromptTokens
-	case ep.PromptTokens < 0:
-		return ep, nil, &FieldError{Field: FieldPromptTokens, Value: strconv.Itoa(ep.PromptTokens), Problem: "want at least 1"}
-	}
-	switch {
-	case ep.Timeout == 0:
-		ep.Timeout = DefaultTimeout
-	case ep.Timeout < 0:
-		return ep, nil, &FieldError{Field: FieldTimeout, Value: ep.Timeout.String(), Problem: "want a positive duration such as 60s"}
-	}
-	if ep.Name == "" {
-		ep.Name = u.Host
-	}
-	return ep, u, nil
-}
-
-// requestBody builds the JSON body of the client's requests, once per client: go-openai's
-// request type with the real model, then ExtraBody merged over the top-level keys, then
-// ignore_eos, and finally stream:true and stream_options.include_usage:true forced on.
-// Without a user prompt, the prompt is promptMark, which bodySource replaces per request.
-func requestBody(ep Endpoint) ([]byte, error) {
-	prompt := ep.Prompt
-	if prompt == "" {
-		prompt = promptMark
-	}
-	opts := &openai.StreamOptions{IncludeUsage: true}
-	var base any
-	if ep.API == "completions" {
-		base = openai.CompletionRequest{Model: ep.Model, Prompt: prompt, MaxTokens: ep.MaxTokens, Stream: true, StreamOptions: opts}
-	} else {
-		base = openai.ChatCompletionRequest{
-			Model:         ep.Model,
-			Messages:      []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: prompt}},
-			MaxTokens:     ep.MaxTokens,
-			Stream:        true,
-			StreamOptions: opts,
-		}
-	}
-	b, err := json.Marshal(base)
-	if err != nil {
-		return nil, fmt.Errorf("probe: building the request body: %w", err)
-	}
-	if len(ep.ExtraBody) == 0 && !ep.IgnoreEOS {
-		return b, nil
-	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("probe: building the request body: %w", err)
-	}
-	for k, v := range ep.ExtraBody {
-		m[k] = v
-	}
-	if ep.IgnoreEOS {
-		m["ignore_eos"] = true
-	}
-	m["stream"] = true
-	so := map[string]any{}
-	if user, ok := m["stream_options"].(map[string]any); ok {
-		for k, v := range user {
-			so[k] = v
-		}
-	}
-	so["include_usage"] = true
-	m["stream_options"] = so
-	b, err = json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("probe: the extra body cannot be sent as JSON: %w", err)
-	}
-	return b, nil
-}
-
-// Stream implements Streamer: it sends one streaming request and reads it to the end.
-func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
+// Stream implements probe.Streamer: it sends one streaming request and reads it to the end.
+func (c *Client) Stream(ctx context.Context, p *probe.Progress) model.Sample {
 	if p == nil {
-		p = new(Progress)
+		p = new(probe.Progress)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	rs := &reqState{p: p, timeout: c.timeout, grain: aliveGrain(c.timeout), cancel: cancel}
-	rs.alive.Store(Mono())
+	rs.alive.Store(probe.Mono())
 	rs.timer = time.AfterFunc(time.Hour, rs.watch)
 	rs.timer.Reset(c.timeout)
 	defer func() {
@@ -283,7 +146,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 	r := result{gaps: new(model.GapSketch)}
 	resp, err := c.send(rctx, ctx, rs)
 	if err != nil {
-		r.end = Mono()
+		r.end = probe.Mono()
 		switch {
 		case isCanceled(ctx):
 			r.kind, r.msg = model.ErrCanceled, "canceled by tpsmon"
@@ -294,7 +157,7 @@ func (c *Client) Stream(ctx context.Context, p *Progress) model.Sample {
 		}
 		return c.sample(rs, &r)
 	}
-	sr := newSSEReader(resp.Body, &rs.alive, rs.grain)
+	sr := newLineReader(resp.Body, &rs.alive, rs.grain)
 	c.read(ctx, sr, rs, &r)
 	if r.kind == model.ErrNone {
 		// Read the end of the body (after [DONE]) so the connection can be reused; a
@@ -342,5 +205,5 @@ func monoTime(ns int64) time.Time {
 	if ns == 0 {
 		return time.Time{}
 	}
-	return MonoTime(ns)
+	return probe.MonoTime(ns)
 }

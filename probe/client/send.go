@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bytes"
@@ -6,67 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
-	"time"
+
+	"github.com/tpsmon/tpsmon/probe"
 )
-
-// reqState is one request's shared state between Stream, httptrace and the watchdog timer.
-type reqState struct {
-	p       *Progress
-	send    int64 // Mono() at t_send (stamped again when the request is retried)
-	status  int
-	headers atomic.Int64 // Mono() at the first response byte
-	alive   atomic.Int64 // Mono() when the server last showed life (send, headers, bytes)
-	reused  atomic.Bool  // the request went out on a connection that served an earlier one
-
-	timeout  time.Duration
-	grain    int64 // aliveGrain(timeout): how stale the reader may leave alive
-	timer    *time.Timer
-	cancel   context.CancelCauseFunc
-	stopped  atomic.Bool
-	timedOut atomic.Bool
-}
-
-// watch is the watchdog: instead of resetting a timer per event, the reader only stores
-// the time of its last read, and the timer, when it fires, either cancels the request
-// (quiet for the whole timeout) or re-arms itself for the remaining time.
-func (rs *reqState) watch() {
-	if rs.stopped.Load() {
-		return
-	}
-	limit := rs.timeout + time.Duration(rs.grain)
-	idle := time.Duration(Mono() - rs.alive.Load())
-	if idle >= limit {
-		rs.timedOut.Store(true)
-		rs.cancel(errIdle)
-		return
-	}
-	rs.timer.Reset(limit - idle)
-}
-
-// aliveGrain is how stale the stream reader may leave reqState.alive: it stores the time
-// of a read only when the time it stored last is at least this old, so that the per-read
-// path seldom writes the word the watchdog reads (an atomic store costs more than the
-// rest of the read of an event). The watchdog waits for timeout + grain of apparent
-// quiet, so a request is never canceled before it was quiet for the whole timeout, and
-// at most grain after: at most 1/64 of the timeout and 250 ms.
-func aliveGrain(timeout time.Duration) int64 {
-	return int64(min(timeout/64, 250*time.Millisecond))
-}
-
-// trace returns the httptrace hooks that stamp t_headers and note a reused connection.
-func (rs *reqState) trace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { rs.reused.Store(info.Reused) },
-		GotFirstResponseByte: func() {
-			now := Mono()
-			rs.headers.Store(now)
-			rs.alive.Store(now)
-		},
-	}
-}
 
 // send sends the request and returns its response when the status is 2xx. Any other
 // answer is an error: a redirectError (3xx, not followed) or a statusError with the
@@ -97,7 +41,7 @@ func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.R
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	req.Header = c.header.Clone()
 	rs.reused.Store(false)
-	rs.send = Mono()
+	rs.send = probe.Mono()
 	rs.alive.Store(rs.send)
 	rs.p.Send.Store(rs.send)
 	resp, err := hc.Do(req)
@@ -178,7 +122,7 @@ func readErrorBody(body io.Reader, alive *atomic.Int64) (b []byte, cut bool) {
 		}
 		n, err := body.Read(b[len(b):min(cap(b), maxErrorBody)])
 		if n > 0 {
-			alive.Store(Mono())
+			alive.Store(probe.Mono())
 			b = b[:len(b)+n]
 		}
 		if err != nil {

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // result is what the read loop learned about one stream.
@@ -30,7 +31,7 @@ type result struct {
 // read reads the stream to its end. This is the per-event path: one line from the
 // buffer, a decode that allocates nothing for the common content delta, and one atomic
 // add; the clock is read once per read of the body, by sr.
-func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *result) {
+func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *result) {
 	dec := decoder{completions: c.completions}
 	p := rs.p
 	errEvent := false // the event being read is an `event: error`
@@ -44,7 +45,7 @@ func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *resul
 			r.warm += r.gaps.Warm(time.Duration(sr.now - r.last))
 		}
 		if !ok {
-			r.end = Mono()
+			r.end = probe.Mono()
 			if isDoneLine(sr.rest()) { // [DONE] without a line end, then the end of the body
 				r.done = true
 			}
@@ -108,7 +109,7 @@ func (c *Client) read(ctx context.Context, sr *sseReader, rs *reqState, r *resul
 
 // token counts a token-bearing event that arrived at now: the live count, the first
 // token, the chunk gap since the previous one and the first answer token.
-func (r *result) token(now int64, answer bool, p *Progress) {
+func (r *result) token(now int64, answer bool, p *probe.Progress) {
 	r.chunks++
 	p.Chunks.Add(1)
 	if r.first == 0 {

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tpsmon/tpsmon/probe"
 )
 
-// Buffer sizes of sseReader. A line longer than maxSSELine is a protocol error: no event
+// Buffer sizes of lineReader. A line longer than maxSSELine is a protocol error: no event
 // tpsmon reads comes close, and a body that never ends a line must not grow without bound.
 const (
 	sseBufSize = 8 << 10
@@ -19,13 +21,13 @@ const (
 // errLineTooLong ends a stream whose line does not fit in maxSSELine bytes.
 var errLineTooLong = errors.New("an event line is longer than 4 MiB")
 
-// sseReader splits an event stream (a response body) into lines, from a buffer it owns:
+// lineReader splits an event stream (a response body) into lines, from a buffer it owns:
 // no allocation per line. It reads the clock once per read of the body, not once per
 // line: every line that arrived in one read arrived at that moment (now), and the
 // watchdog's alive time is stored from it, at most once per grain (aliveGrain). It also
 // keeps the first bytes of the body, to show them when the body is not an event stream.
 // One goroutine uses it.
-type sseReader struct {
+type lineReader struct {
 	body   io.Reader
 	alive  *atomic.Int64 // set to now at a read that returned bytes, once stored is grain old
 	grain  int64
@@ -34,7 +36,7 @@ type sseReader struct {
 	buf   []byte
 	r, w  int   // the unread bytes are buf[r:w]
 	seen  int   // buf[r:seen] holds no '\n' (already searched)
-	now   int64 // Mono() at the last read that returned bytes
+	now   int64 // probe.Mono() at the last read that returned bytes
 	err   error // the body's error once it returned one (io.EOF at its end)
 	nhead int   // bytes in head (beside the fields above: one cache line per read)
 
@@ -42,30 +44,30 @@ type sseReader struct {
 }
 
 // readerPool recycles readers and their buffers between requests.
-var readerPool = sync.Pool{New: func() any { return &sseReader{buf: make([]byte, sseBufSize)} }}
+var readerPool = sync.Pool{New: func() any { return &lineReader{buf: make([]byte, sseBufSize)} }}
 
-// newSSEReader returns a reader of body from the pool; give it back with free.
-func newSSEReader(body io.Reader, alive *atomic.Int64, grain int64) *sseReader {
-	s := readerPool.Get().(*sseReader)
+// newLineReader returns a reader of body from the pool; give it back with free.
+func newLineReader(body io.Reader, alive *atomic.Int64, grain int64) *lineReader {
+	s := readerPool.Get().(*lineReader)
 	s.body, s.alive, s.grain = body, alive, grain
 	s.stored = math.MinInt64 / 2 // the first read stores
 	return s
 }
 
 // free returns s to the pool. A buffer grown for a long line is dropped, not kept.
-func (s *sseReader) free() {
+func (s *lineReader) free() {
 	buf := s.buf
 	if cap(buf) > sseBufSize {
 		buf = make([]byte, sseBufSize)
 	}
-	*s = sseReader{buf: buf[:sseBufSize]}
+	*s = lineReader{buf: buf[:sseBufSize]}
 	readerPool.Put(s)
 }
 
 // line returns the next line without its end ("\n" or "\r\n"); it is valid until the next
 // call. ok is false once the body ended or failed (s.err says how); a last line without a
 // line end is left in rest.
-func (s *sseReader) line() (line []byte, ok bool) {
+func (s *lineReader) line() (line []byte, ok bool) {
 	for {
 		if i := bytes.IndexByte(s.buf[s.seen:s.w], '\n'); i >= 0 {
 			end := s.seen + i
@@ -85,14 +87,14 @@ func (s *sseReader) line() (line []byte, ok bool) {
 }
 
 // rest is what the body sent after its last line end.
-func (s *sseReader) rest() []byte { return s.buf[s.r:s.w] }
+func (s *lineReader) rest() []byte { return s.buf[s.r:s.w] }
 
 // headBytes is the start of the body (up to 1 KiB).
-func (s *sseReader) headBytes() []byte { return s.head[:s.nhead] }
+func (s *lineReader) headBytes() []byte { return s.head[:s.nhead] }
 
 // fill reads once from the body into the free end of the buffer, after moving the unread
 // bytes to its start; it grows the buffer only for a line longer than the buffer.
-func (s *sseReader) fill() {
+func (s *lineReader) fill() {
 	if s.r > 0 {
 		n := copy(s.buf, s.buf[s.r:s.w])
 		s.seen -= s.r
@@ -107,7 +109,7 @@ func (s *sseReader) fill() {
 	}
 	n, err := s.body.Read(s.buf[s.w:])
 	if n > 0 {
-		s.now = Mono()
+		s.now = probe.Mono()
 		if s.now-s.stored >= s.grain {
 			s.alive.Store(s.now)
 			s.stored = s.now
@@ -124,7 +126,7 @@ func (s *sseReader) fill() {
 
 // drain reads what is left of the body (normally only the end of the chunked encoding
 // after [DONE]), up to limit bytes, so that its connection can be reused.
-func (s *sseReader) drain(limit int64) {
+func (s *lineReader) drain(limit int64) {
 	if s.err != nil {
 		return
 	}

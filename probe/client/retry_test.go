@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // llamaServer behaves like llama.cpp's llama-server: every answer is a chunked event
@@ -85,14 +86,14 @@ func TestClientRetriesDeadKeepAliveConnection(t *testing.T) {
 	const dead = 300 * time.Millisecond
 	ls := &llamaServer{waitNext: true, dead: dead}
 	ep := ls.start(t)
-	c, err := NewClient(ep, 1)
+	c, err := New(ep, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
 	const n = 4
 	for i := range n {
-		var p Progress
+		var p probe.Progress
 		s := c.Stream(context.Background(), &p)
 		if !s.OK() || s.Chunks != 2 || s.Tokens != 2 {
 			t.Fatalf("request %d: Err %q (%s) chunks %d; want success", i, s.Err, s.ErrMsg, s.Chunks)
@@ -101,8 +102,8 @@ func TestClientRetriesDeadKeepAliveConnection(t *testing.T) {
 		if ttft >= dead {
 			t.Errorf("request %d: TTFT %v holds the %v spent on the dead connection", i, ttft, dead)
 		}
-		if MonoTime(p.Send.Load()) != s.Send {
-			t.Errorf("request %d: Progress.Send %v, Sample.Send %v: want the retry's t_send in both", i, MonoTime(p.Send.Load()), s.Send)
+		if probe.MonoTime(p.Send.Load()) != s.Send {
+			t.Errorf("request %d: Progress.Send %v, Sample.Send %v: want the retry's t_send in both", i, probe.MonoTime(p.Send.Load()), s.Send)
 		}
 		if i > 0 {
 			ls.mu.Lock()
@@ -127,7 +128,7 @@ func TestClientRetriesDeadKeepAliveConnection(t *testing.T) {
 // several streams at once and requests sent back to back, as the pool sends them.
 func TestClientLlamaServerUnderLoad(t *testing.T) {
 	ls := &llamaServer{}
-	c, err := NewClient(ls.start(t), 8)
+	c, err := New(ls.start(t), 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestClientNoRetryAfterAnswerStarted(t *testing.T) {
 		w.(http.Flusher).Flush()
 		panic(http.ErrAbortHandler)
 	})
-	c, err := NewClient(ep, 1)
+	c, err := New(ep, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"errors"
@@ -50,9 +50,9 @@ func TestNormalizeBaseURL(t *testing.T) {
 	}
 }
 
-// TestNewClientErrorsNameNoFlag: probe names the setting it refuses (a FieldError),
+// TestNewErrorsNameNoFlag: the client names the setting it refuses (a FieldError),
 // never a flag; cmd says which flag or config line it came from.
-func TestNewClientErrorsNameNoFlag(t *testing.T) {
+func TestNewErrorsNameNoFlag(t *testing.T) {
 	for _, ep := range []Endpoint{
 		{Model: "m"},
 		{BaseURL: "http://h:8000/v1/chat/completions", Model: "m"},
@@ -62,10 +62,10 @@ func TestNewClientErrorsNameNoFlag(t *testing.T) {
 		{BaseURL: "http://h:8000/v1", Model: "m", PromptTokens: -1},
 		{BaseURL: "http://h:8000/v1", Model: "m", Timeout: -1},
 	} {
-		_, err := NewClient(ep, 1)
+		_, err := New(ep, 1)
 		var fe *FieldError
 		if !errors.As(err, &fe) || strings.Contains(err.Error(), "--") {
-			t.Errorf("NewClient(%+v): %v (%T); want a FieldError that names no flag", ep, err, err)
+			t.Errorf("New(%+v): %v (%T); want a FieldError that names no flag", ep, err, err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func (pr *promptRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (pr *promptRecorder) sent(t *testing.T, ep Endpoint, n int) ([]string, Endpoint) {
 	t.Helper()
 	pr.prompts = nil
-	c, err := NewClient(ep, 1)
+	c, err := New(ep, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

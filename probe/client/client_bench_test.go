@@ -1,4 +1,4 @@
-package probe
+package client
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/tpsmon/tpsmon/probe"
 )
 
 // benchEvents is the number of token events per stream in the benchmarks.
@@ -82,7 +84,7 @@ func BenchmarkStreamMem(b *testing.B) {
 	}
 	ctx := context.Background()
 	perEvent(b, func() {
-		var p Progress
+		var p probe.Progress
 		if s := c.Stream(ctx, &p); !s.OK() || s.Chunks != benchEvents {
 			b.Fatalf("Err %q (%s) chunks %d", s.Err, s.ErrMsg, s.Chunks)
 		}
@@ -119,7 +121,7 @@ func BenchmarkMinimalReaderMem(b *testing.B) {
 }
 
 // BenchmarkRecvRawMem is go-openai's own line reader alone on the same bytes: RecvRaw
-// in a loop, no decoding. tpsmon read streams this way before it had its own sseReader;
+// in a loop, no decoding. tpsmon read streams this way before it had its own lineReader;
 // kept as the reference for that choice.
 func BenchmarkRecvRawMem(b *testing.B) {
 	cfg := openai.DefaultConfig("")
@@ -176,7 +178,7 @@ func BenchmarkStreamHTTP(b *testing.B) {
 
 func benchStreamHTTP(b *testing.B, flush bool) {
 	srv := benchServer(b, flush)
-	c, err := NewClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}, 1)
+	c, err := New(Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func BenchmarkWatchdogTimerReset(b *testing.B) {
 // timer only wakes once per timeout period.
 func BenchmarkWatchdogStore(b *testing.B) {
 	var rs reqState
-	now := Mono()
+	now := probe.Mono()
 	for b.Loop() {
 		now++
 		rs.alive.Store(now)
