@@ -15,7 +15,7 @@ type Endpoint struct {
 	Name      string      // short label for screens and reports (defaults to the host)
 	BaseURL   string      // e.g. http://127.0.0.1:8000/v1 (scheme, host, and the path before /chat/completions)
 	Model     string      // model name sent in every request
-	API       string      // "chat" (default) or "completions"
+	API       string      // "chat" (default), "completions", "messages" or "responses" (api.go)
 	APIKey    string      // sent as a bearer token; never printed, logged or reported
 	Headers   http.Header // extra request headers; values never printed
 	MaxTokens int         // max_tokens per request (default 256)
@@ -61,8 +61,8 @@ func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
 	if ep.API == "" {
 		ep.API = DefaultAPI
 	}
-	if ep.API != "chat" && ep.API != "completions" {
-		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want chat or completions"}
+	if !ValidAPI(ep.API) {
+		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want " + APIWords}
 	}
 	if strings.TrimSpace(ep.Model) == "" {
 		return ep, nil, &FieldError{Field: FieldModel, Problem: "is required: the model name " + safeURL(u) + " serves (its GET /models lists them)"}
