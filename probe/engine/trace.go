@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
 // A trace run (Config.Trace) replays a recorded load on its schedule: the pools run in
@@ -63,4 +67,48 @@ func (e *Engine) traceLevels(re *model.ReportEndpoint) {
 		l.TraceWindowS, l.Rate = []float64{from, to}, nil
 	}
 	re.Capacity, re.SaturationUsers = model.ReportCap{}, nil
+}
+
+// TraceSetup is what a trace run needs, from a trace read from file: the pools'
+// option (probe.WithTrace), the ramp of its windows and the report's trace.
+type TraceSetup struct {
+	Option probe.Option
+	Ramp   Ramp
+	Info   *model.ReportTrace
+}
+
+// DefaultTraceWindow is the window of a trace when none is given: a tenth of the
+// trace, at least 10 s of it (the whole trace when shorter).
+func DefaultTraceWindow(t *workload.Trace) time.Duration {
+	return min(max(t.Duration()/10, 10*time.Second), max(t.Duration(), time.Second))
+}
+
+// MaxTraceSpeed bounds how much faster than recorded a trace may be replayed.
+const MaxTraceSpeed = 1000
+
+// PlanTrace prepares the replay of trace t (read from file) at speed (1: as recorded)
+// in windows of window of the trace (0: DefaultTraceWindow), its prompts drawn from
+// seed, with at most maxConcurrency requests in flight (0: no cap). It refuses a speed
+// or window that cannot be replayed, as a *probe/client.FieldError naming trace_speed
+// or trace_window.
+func PlanTrace(t *workload.Trace, file string, speed float64, window time.Duration, seed uint64, maxConcurrency int) (*TraceSetup, error) {
+	if speed <= 0 || speed > MaxTraceSpeed || math.IsNaN(speed) {
+		return nil, fieldErr(FieldTraceSpeed, strconv.FormatFloat(speed, 'g', -1, 64),
+			fmt.Sprintf("want a number above 0 and at most %d (2 replays twice as fast as recorded, 0.5 half as fast)", MaxTraceSpeed))
+	}
+	if window < 0 {
+		return nil, fieldErr(FieldTraceWindow, window.String(), "want a positive duration of the trace, e.g. 60s")
+	}
+	if window == 0 {
+		window = DefaultTraceWindow(t)
+	}
+	info := &model.ReportTrace{File: file, Requests: len(t.Entries), DurationS: t.Duration().Seconds(), Speed: speed,
+		WindowS: window.Seconds()}
+	ramp := TraceRamp(info)
+	if ramp.Hold < 100*time.Millisecond {
+		return nil, fieldErr(FieldTraceWindow, window.String(),
+			fmt.Sprintf("a window of %s at %gx speed lasts under 100 ms: give a longer window", window, speed))
+	}
+	opt := probe.WithTrace(workload.NewTraceSource(t, seed), t.Times(speed), maxConcurrency)
+	return &TraceSetup{Option: opt, Ramp: ramp, Info: info}, nil
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,11 +37,14 @@ func runTrace(t *testing.T, shared bool) *model.Report {
 		tr.Entries = append(tr.Entries, workload.TraceEntry{At: time.Duration(i) * 200 * time.Millisecond,
 			InputTokens: 1100, OutputTokens: 8, HashIDs: ids})
 	}
-	info := &model.ReportTrace{File: "t.jsonl", Requests: 40, DurationS: tr.Duration().Seconds(), Speed: 2, WindowS: 4}
+	plan, err := PlanTrace(tr, "t.jsonl", 2, 4*time.Second, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ep := client.Endpoint{Name: "sim", BaseURL: inst.URL, Model: traceSim.Model, IgnoreEOS: true, Timeout: 10 * time.Second}
-	cfg := Config{Endpoints: []client.Endpoint{ep}, Ramp: TraceRamp(info), Trace: info, OpenLoop: &OpenLoop{},
-		PoolOptions: []probe.Option{probe.WithTrace(workload.NewTraceSource(tr, 1), tr.Times(2), 0)},
-		Drain: 5 * time.Second, ServerEvery: 200 * time.Millisecond, Version: "test"}
+	cfg := Config{Endpoints: []client.Endpoint{ep}, Ramp: plan.Ramp, Trace: plan.Info, OpenLoop: &OpenLoop{},
+		PoolOptions: []probe.Option{plan.Option},
+		Drain:       5 * time.Second, ServerEvery: 200 * time.Millisecond, Version: "test"}
 	res, err := runBench(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +55,36 @@ func runTrace(t *testing.T, shared bool) *model.Report {
 // TestTraceReplayAgainstTheSimulator: a trace is sent on its schedule and reported by
 // windows of the trace; the blocks it shares are real prefixes, which the simulator's
 // prefix cache finds: TTFT falls and the server's view shows the hits.
+func TestPlanTrace(t *testing.T) {
+	tr := &workload.Trace{Entries: []workload.TraceEntry{{At: 0, InputTokens: 5, OutputTokens: 1}, {At: 250 * time.Second, InputTokens: 5, OutputTokens: 1}}}
+	p, err := PlanTrace(tr, "day.jsonl", 5, 0, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A tenth of 250 s is 25 s a window: 10 windows, each 5 s at 5x.
+	if p.Info.WindowS != 25 || len(p.Ramp.Levels) != 10 || p.Ramp.Hold != 5*time.Second || !p.Ramp.Fixed || p.Ramp.Levels[9] != 10 {
+		t.Errorf("plan %+v, ramp %+v", p.Info, p.Ramp)
+	}
+	if p, _ := PlanTrace(tr, "day.jsonl", 1, 100*time.Second, 1, 0); len(p.Ramp.Levels) != 3 || p.Info.WindowWords(3) != "window 3 (200-250 s of the trace)" {
+		t.Errorf("windows of 100 s: %v, %q", p.Ramp.Levels, p.Info.WindowWords(3))
+	}
+	for _, tc := range []struct {
+		speed  float64
+		window time.Duration
+		want   string
+	}{
+		{0, 0, "trace_speed \"0\": want a number above 0"},
+		{-2, 0, "trace_speed \"-2\""},
+		{2000, 0, "at most 1000"},
+		{1, -time.Second, "trace_window \"-1s\": want a positive duration"},
+		{1000, 10 * time.Second, "lasts under 100 ms: give a longer window"},
+	} {
+		if _, err := PlanTrace(tr, "day.jsonl", tc.speed, tc.window, 1, 0); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("speed %v window %v: %v, want %q", tc.speed, tc.window, err, tc.want)
+		}
+	}
+}
+
 func TestTraceReplayAgainstTheSimulator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays two traces against a simulator for about 10 s")
