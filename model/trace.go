@@ -23,6 +23,9 @@ type ReportTrace struct {
 	// could not keep up), and LateMaxMs the latest; filled at the end of the run.
 	Late      int     `json:"late"`
 	LateMaxMs float64 `json:"late_max_ms"`
+	// Capped is how many requests found the concurrency cap full and waited for a
+	// place (the cap, not tpsmon, held them back).
+	Capped int `json:"capped,omitempty"`
 }
 
 // Window is the span of trace window n (1-based) in the trace's own seconds.
@@ -54,9 +57,14 @@ func (t *ReportTrace) LateWords() string {
 	if t.Late == 0 {
 		return ""
 	}
-	return fmt.Sprintf("tpsmon could not keep up with the trace: %d of %d requests left more than %s after their moment (the latest %s late); "+
-		"the load sent was lighter than the trace's: replay it slower (a lower speed), or split it over shards",
+	late := fmt.Sprintf("%d of %d requests left more than %s after their moment (the latest %s late)",
 		t.Late, t.Requests, FormatMs(LateAfter), FormatMs(msDuration(t.LateMaxMs)))
+	if t.Capped > 0 {
+		return fmt.Sprintf("the trace was not replayed on time: %s; %d requests found the concurrency cap full and waited for a place: "+
+			"raise the cap, or replay the trace without one", late, t.Capped)
+	}
+	return "tpsmon could not keep up with the trace: " + late +
+		"; the load sent was lighter than the trace's: replay it slower (a lower speed), or split it over shards"
 }
 
 // TraceVerdict judges an endpoint that replayed a trace: held when every measured

@@ -47,4 +47,8 @@ func TestTraceLateWords(t *testing.T) {
 	if got := tr.LateWords(); !strings.HasPrefix(got, want) {
 		t.Errorf("%q\nwant it to begin %q", got, want)
 	}
+	tr.Capped = 30
+	if got := tr.LateWords(); !strings.Contains(got, "30 requests found the concurrency cap full") || strings.Contains(got, "tpsmon could not keep up") {
+		t.Errorf("capped: %q", got)
+	}
 }

@@ -44,6 +44,7 @@ func (e *Engine) traceSettings(r *model.Report) *model.ReportTrace {
 		for _, l := range ep.Levels {
 			if w := l.ClientWaitMs; w != nil {
 				t.Late += w.Late
+				t.Capped += w.Capped
 				t.LateMaxMs = max(t.LateMaxMs, w.Max)
 			}
 		}
