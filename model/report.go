@@ -12,7 +12,7 @@ import (
 const Schema = "tpsmon.bench/v1"
 
 // Report is results.json (schema tpsmon.bench/v1), also the TUI's snapshot.
-// Field names and JSON keys are fixed by the schema in the README.
+// Field names and JSON keys are fixed by the schema in docs/results.md.
 type Report struct {
 	Schema      string           `json:"schema"`
 	ToolVersion string           `json:"tool_version"`

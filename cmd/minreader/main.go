@@ -1,7 +1,7 @@
 // Command minreader is the baseline for tpsmon's load run: a closed loop of N streaming
 // chat requests whose reader only counts content events (a byte search on each SSE line,
 // no JSON decoding, no metrics). tpsmon's client CPU per token is held against it on the
-// same simulator (README, Performance).
+// same simulator (docs/performance.md).
 //
 //	minreader --url http://127.0.0.1:8000/v1 --model sim-14b-h100 --concurrency 1000 --duration 30s
 package main

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,12 +89,12 @@ type sloConfig struct {
 	GoodputMin    *rate      `yaml:"goodput_min"`  // --slo goodput>=95%: the share meeting the per-request SLO
 }
 
-// apiName is "chat" or "completions".
+// apiName is one of client.APIs.
 type apiName string
 
 func (a *apiName) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode || (n.Value != "chat" && n.Value != "completions") {
-		return lineError(n, "want chat or completions, got %q", n.Value)
+	if n.Kind != yaml.ScalarNode || !slices.Contains(client.APIs(), n.Value) {
+		return lineError(n, "want %s, got %q", strings.Join(client.APIs(), " or "), n.Value)
 	}
 	*a = apiName(n.Value)
 	return nil
@@ -268,7 +269,7 @@ func parseConfig(path string, data []byte) (*fileConfig, error) {
 		return cfg, nil // empty file, or only comments
 	}
 	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("config %s: line %d: want a mapping with endpoints, workload, ramp and slo (see the example in the README)", path, doc.Line)
+		return nil, fmt.Errorf("config %s: line %d: want a mapping with endpoints, workload, ramp and slo (see the examples in docs/config.md)", path, doc.Line)
 	}
 	// Second pass: strict decoding into the typed config.
 	dec := yaml.NewDecoder(bytes.NewReader(data))

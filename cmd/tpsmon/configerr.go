@@ -82,7 +82,7 @@ func configErrorAt(path string, err error, paths map[string]string) error {
 			}
 			return "line " + sub[1] + ": "
 		})
-		l = reNotFound.ReplaceAllString(l, `unknown key "$1" (check its spelling and indentation; the keys are listed in the README)`)
+		l = reNotFound.ReplaceAllString(l, `unknown key "$1" (check its spelling and indentation; the keys are listed in docs/config.md)`)
 		l = reBadType.ReplaceAllStringFunc(l, func(m string) string {
 			sub := reBadType.FindStringSubmatch(m)
 			return fmt.Sprintf("%q is %s, want %s", sub[2], yamlKind(sub[1]), goKind(sub[3]))

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -10,6 +11,9 @@ import (
 	"github.com/tpsmon/tpsmon/themes"
 	"github.com/tpsmon/tpsmon/ui"
 )
+
+// replaySpeeds are the playback speeds --speed takes (the keys 1, 2 and 4 of replay).
+var replaySpeeds = []int{1, 2, 4}
 
 func (a *app) newReplayCmd() *cobra.Command {
 	var theme string
@@ -40,7 +44,7 @@ key, q quits. It shows the recorded numbers only: it measures and computes nothi
 }
 
 func (a *app) runReplay(cmd *cobra.Command, path, theme string, speed int) error {
-	if speed != 1 && speed != 2 && speed != 4 {
+	if !slices.Contains(replaySpeeds, speed) {
 		return usageErrorf("--speed %d: want 1, 2 or 4", speed)
 	}
 	if theme != "" {
@@ -63,11 +67,15 @@ func (a *app) runReplay(cmd *cobra.Command, path, theme string, speed int) error
 	if s.Cut {
 		fmt.Fprintf(a.stderr, "tpsmon: %s ends inside a line (the run was cut while writing): replaying its %d whole lines\n", path, len(s.Lines))
 	}
-	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
+	// Like the live screen, replay draws on the controlling terminal when stdin or
+	// stdout is not one.
+	screenIO, closeTTY, err := a.screenIO()
+	if err != nil {
 		return usageErrorf("replay shows the live screen and needs a terminal")
 	}
+	defer closeTTY()
 	return ui.Replay(cmd.Context(), ui.ReplayOptions{
 		Series: s, Name: path, Theme: theme, Speed: speed,
-		ProgramOptions: []tea.ProgramOption{tea.WithoutSignalHandler()},
+		ProgramOptions: append([]tea.ProgramOption{tea.WithoutSignalHandler()}, screenIO...),
 	})
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -154,8 +156,8 @@ func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) 
 		return w, usageErrorf("--prompt-tokens %d: want 0 or more", w.PromptTokens)
 	case w.Timeout <= 0:
 		return w, usageErrorf("--timeout %s: want a positive duration such as 60s", w.Timeout)
-	case f.api != "chat" && f.api != "completions":
-		return w, usageErrorf("--api %q: want chat or completions", f.api)
+	case !slices.Contains(client.APIs(), f.api):
+		return w, usageErrorf("--api %q: want %s", f.api, strings.Join(client.APIs(), " or "))
 	}
 	if changed("api") {
 		w.API = f.api

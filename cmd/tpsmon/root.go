@@ -114,7 +114,7 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
   tpsmon --url http://127.0.0.1:8000/v1 --model my-model
   tpsmon --rate 5                               # rate mode: 5 requests/s arrive (m switches to users)
   tpsmon bench --ramp 1,2,4,8 --hold 15s --out results.json
-  tpsmon sim --profile ` + "<name>",
+  tpsmon sim --profile small-gpu                # the simulator alone, for another terminal`,
 		Args:          rootArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -125,7 +125,6 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	}
 	root.SuggestionsMinimumDistance = suggestDistance
 	root.SetVersionTemplate("tpsmon {{.Version}}\n")
-	root.CompletionOptions.DisableDefaultCmd = true
 	f.register(root, screenRampFlag, "10s")
 	root.Flags().StringVar(&f.theme, "theme", "", "colour theme of the live screen (default adapts to the terminal; NO_COLOR gives mono)")
 	root.Flags().IntVar(&f.users, "users", 1, "concurrency to start the live screen at")
@@ -133,7 +132,11 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	f.registerLive(root)
 
 	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newReplayCmd(), a.newVersionCmd())
+	root.SetOut(a.stdout) // before setHelp: the completion command keeps the writer it finds
+	root.SetErr(a.stderr)
+	setHelp(root)
 	a.setFlagErrors(root)
+	registerCompletions(root)
 	return root
 }
 

@@ -53,7 +53,9 @@ func (a *app) newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of tpsmon and of Go it was built with",
-		Args:  noArgs,
+		Example: `  tpsmon version
+  tpsmon --version                              # the tpsmon version only`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(a.stdout, "tpsmon %s (%s, %s/%s)\n", toolVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil

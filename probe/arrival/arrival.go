@@ -65,13 +65,28 @@ func (e *KindError) Error() string {
 	return fmt.Sprintf("unknown arrival kind %q: use poisson or constant", e.Name)
 }
 
-// ParseKind reads "poisson" (or "") and "constant", in any case.
+// kinds are every Kind, the default first.
+var kinds = []Kind{Poisson, Constant}
+
+// Names are the names ParseKind accepts, the default first (for help and completion).
+func Names() []string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.String()
+	}
+	return names
+}
+
+// ParseKind reads a name of Names (or "" for the default, Poisson), in any case.
 func ParseKind(s string) (Kind, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "poisson":
+	name := strings.ToLower(strings.TrimSpace(s))
+	if name == "" {
 		return Poisson, nil
-	case "constant":
-		return Constant, nil
+	}
+	for _, k := range kinds {
+		if name == k.String() {
+			return k, nil
+		}
 	}
 	return Poisson, &KindError{Name: s}
 }

@@ -19,15 +19,16 @@ const (
 	APIResponses   = "responses"
 )
 
-// APIs are the API names, in the order a message lists them.
-var APIs = []string{APIChat, APICompletions, APIMessages, APIResponses}
+// APIs are the APIs an endpoint may call, by the names --api and the config take (the
+// default first).
+func APIs() []string { return []string{APIChat, APICompletions, APIMessages, APIResponses} }
 
 // APIWords is what a message says the accepted names are.
 const APIWords = "chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses (OpenAI's /responses)"
 
 // ValidAPI reports whether name is an API the client speaks.
 func ValidAPI(name string) bool {
-	for _, a := range APIs {
+	for _, a := range APIs() {
 		if a == name {
 			return true
 		}
