@@ -52,7 +52,7 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	fs.SortFlags = false
 	fs.StringVar(&f.url, "url", "", "base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (default $"+baseURLEnv+")")
 	fs.StringVar(&f.model, "model", "", "model name (default: the only model the server serves)")
-	fs.StringVar(&f.api, "api", "chat", "API to call: chat (/chat/completions) or completions (/completions)")
+	fs.StringVar(&f.api, "api", "chat", "API to call: chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses (OpenAI's /responses)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", defaultKeyEnv, "name of the environment variable that holds the API key (the key is never printed)")
 	fs.StringArrayVar(&f.headers, "header", nil, `extra request header "Name: value" (repeatable; values are never printed)`)
 	fs.StringVar(&f.traffic.maxTokens, "max-tokens", "256", "max_tokens of every request: N, or drawn per request from uniform:LO:HI or normal:MEAN:STDEV")

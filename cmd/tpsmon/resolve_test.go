@@ -76,7 +76,7 @@ func TestResolveWorkload(t *testing.T) {
 		{name: "bad max tokens", flags: func(f *runFlags) { f.maxTokens = 0 }, err: []string{"--max-tokens 0", "at least 1"}},
 		{name: "bad prompt tokens", flags: func(f *runFlags) { f.promptTokens = -1 }, err: []string{"--prompt-tokens -1"}},
 		{name: "bad timeout", flags: func(f *runFlags) { f.timeout = 0 }, err: []string{"--timeout 0s", "positive"}},
-		{name: "bad api", flags: func(f *runFlags) { f.api = "responses" }, err: []string{`--api "responses"`}},
+		{name: "bad api", flags: func(f *runFlags) { f.api = "embeddings" }, err: []string{`--api "embeddings"`}},
 	}
 	for _, tt := range tests {
 		f := defaultFlags()
