@@ -67,7 +67,12 @@ func writeSettings(b *strings.Builder, r *Report) {
 		work = append(work, "prompt seed "+strconv.FormatUint(s.Seed, 10))
 	}
 	line(b, "workload", work)
-	line(b, "ramp", rampWords(s))
+	line(b, "conversations", conversationWords(s))
+	if s.Trace != nil {
+		traceSettingsLines(b, s.Trace)
+	} else {
+		line(b, "ramp", rampWords(s))
+	}
 	b.WriteString("- criteria: " + s.SLO.SLO().String() + "\n")
 	if r.Interrupted {
 		b.WriteString("\n**Interrupted**: the run was stopped before its end: levels it did not reach were not measured, " +
@@ -182,6 +187,9 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	if e.rateMode() {
 		hdr = strings.Replace(hdr, "| users |", "| rate req/s |", 1)
 	}
+	if e.traceMode() {
+		hdr = strings.Replace(hdr, "| users |", "| window |", 1)
+	}
 	b.WriteString(hdr)
 	short := false
 	for i := range e.Levels {
@@ -190,10 +198,19 @@ func writeEndpoint(b *strings.Builder, e *ReportEndpoint, slo SLO, interrupted b
 	}
 	b.WriteString("\n")
 	writeTraffic(b, e)
-	if short {
+	switch {
+	case short && e.traceMode():
+		b.WriteString("short: the window ended before it had 20 steady requests; its figures rest on fewer requests.\n")
+	case short:
 		b.WriteString("short: the level reached its maximum hold before it had max(20, 2 x users) steady requests; its figures rest on fewer requests.\n")
 	}
+	writeTurns(b, e)
 	writeServer(b, e)
+	writePrefixCache(b, e)
+	if e.traceMode() {
+		writeTraceVerdict(b, e, slo)
+		return
+	}
 	writeCapacity(b, e, slo, interrupted)
 	writeSaturation(b, e)
 	writeRampEnd(b, e)

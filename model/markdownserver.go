@@ -23,7 +23,11 @@ func writeServer(b *strings.Builder, e *ReportEndpoint) {
 		return
 	}
 	b.WriteString("Server's view (its own /metrics, scraped once a second in each level's steady time):\n\n")
-	b.WriteString(mdServerHeader)
+	if e.traceMode() {
+		b.WriteString(strings.Replace(mdServerHeader, "| users |", "| window |", 1))
+	} else {
+		b.WriteString(mdServerHeader)
+	}
 	var gaps []string
 	for i := range e.Levels {
 		l := &e.Levels[i]
@@ -39,7 +43,7 @@ func writeServer(b *strings.Builder, e *ReportEndpoint) {
 			ptrCell(sv.WaitingMean, 1), ptrCell(sv.WaitingMax, 0), ptrCell(sv.RunningMean, 1),
 			ptrCell(sv.KVMeanPct, 1), ptrCell(sv.GenTPS, 1), recv, ptrCell(sv.Preemptions, 0))
 		if g, ok := ServerGap(sv, l.AggregateTPS); ok && l.DurationS > 0 {
-			gaps = append(gaps, fmt.Sprintf("%s: the server generated %.2fx what tpsmon received", users(l.Concurrency), g))
+			gaps = append(gaps, fmt.Sprintf("%s: the server generated %.2fx what tpsmon received", levelName(e)(l.Concurrency), g))
 		}
 	}
 	b.WriteString("\n")

@@ -67,10 +67,31 @@ func (t *ReportTrace) LateWords() string {
 		"; the load sent was lighter than the trace's: replay it slower (a lower speed), or split it over shards"
 }
 
+// traceMode reports whether an endpoint's levels are windows of a trace.
+func (e *ReportEndpoint) traceMode() bool {
+	for i := range e.Levels {
+		if len(e.Levels[i].TraceWindowS) == 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// windowName names level n of a trace run by its span of the trace, "window 2
+// (60-120 s of the trace)", or "window 2" when its span is not known.
+func (e *ReportEndpoint) windowName(n int) string {
+	for i := range e.Levels {
+		if l := &e.Levels[i]; l.Concurrency == n && len(l.TraceWindowS) == 2 {
+			return fmt.Sprintf("window %d (%s-%s s of the trace)", n, fmtNum(l.TraceWindowS[0], 1), fmtNum(l.TraceWindowS[1], 1))
+		}
+	}
+	return fmt.Sprintf("window %d", n)
+}
+
 // TraceVerdict judges an endpoint that replayed a trace: held when every measured
 // window meets slo, else not held, naming each failing window and its failures. The
 // words never speak of a capacity: the trace's load is the one load measured.
-func TraceVerdict(e *ReportEndpoint, t *ReportTrace, slo SLO) (held bool, words string) {
+func TraceVerdict(e *ReportEndpoint, slo SLO) (held bool, words string) {
 	var fails []string
 	measured := 0
 	for i := range e.Levels {
@@ -80,7 +101,7 @@ func TraceVerdict(e *ReportEndpoint, t *ReportTrace, slo SLO) (held bool, words 
 		}
 		measured++
 		if f := slo.ReportFailures(l); len(f) > 0 {
-			fails = append(fails, t.WindowWords(l.Concurrency)+": "+strings.Join(f, ", "))
+			fails = append(fails, e.windowName(l.Concurrency)+": "+strings.Join(f, ", "))
 		}
 	}
 	switch {
@@ -91,6 +112,21 @@ func TraceVerdict(e *ReportEndpoint, t *ReportTrace, slo SLO) (held bool, words 
 	}
 	return false, fmt.Sprintf("not held at this trace's load: %d of %d windows failed the criteria (%s)",
 		len(fails), measured, strings.Join(fails, "; "))
+}
+
+// writeTraceVerdict writes a trace run's verdict in place of capacity and saturation.
+func writeTraceVerdict(b *strings.Builder, e *ReportEndpoint, slo SLO) {
+	_, words := TraceVerdict(e, slo)
+	b.WriteString("Trace: " + words + "\n")
+}
+
+// traceSettingsLines are a trace run's lines of the settings: the trace, and how late
+// its requests left when tpsmon fell behind.
+func traceSettingsLines(b *strings.Builder, t *ReportTrace) {
+	b.WriteString("- trace: " + t.Words() + "; each level is a window of the trace, held exactly its span\n")
+	if w := t.LateWords(); w != "" {
+		b.WriteString("\n**Late**: " + w + ".\n")
+	}
 }
 
 // msDuration is v milliseconds as a Duration.

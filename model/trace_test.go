@@ -6,7 +6,7 @@ import (
 )
 
 func traceLevel(n int, ttftP95, userP50 float64) ReportLevel {
-	return ReportLevel{Concurrency: n, Requests: 40, Steady: 40, Succeeded: 40,
+	return ReportLevel{Concurrency: n, Requests: 40, Steady: 40, Succeeded: 40, TraceWindowS: []float64{float64(n-1) * 60, min(float64(n)*60, 150)},
 		TTFTMs: LatencyJSON{P50: ttftP95 / 2, P95: ttftP95}, UserTPS: RateJSON{P50: userP50}}
 }
 
@@ -16,12 +16,12 @@ func traceLevel(n int, ttftP95, userP50 float64) ReportLevel {
 func TestTraceVerdict(t *testing.T) {
 	tr := &ReportTrace{File: "day.jsonl", Requests: 1200, DurationS: 150, Speed: 2, WindowS: 60}
 	e := &ReportEndpoint{Levels: []ReportLevel{traceLevel(1, 800, 45), traceLevel(2, 900, 41), traceLevel(3, 700, 50)}}
-	held, words := TraceVerdict(e, tr, DefaultSLO)
+	held, words := TraceVerdict(e, DefaultSLO)
 	if !held || words != "held at this trace's load: all 3 windows met the criteria" {
 		t.Errorf("held %v: %q", held, words)
 	}
 	e.Levels[1] = traceLevel(2, 3100, 22)
-	held, words = TraceVerdict(e, tr, DefaultSLO)
+	held, words = TraceVerdict(e, DefaultSLO)
 	want := "not held at this trace's load: 1 of 3 windows failed the criteria (window 2 (60-120 s of the trace): "
 	if held || !strings.HasPrefix(words, want) || !strings.Contains(words, "TTFT p95") || strings.Contains(words, "capacity") {
 		t.Errorf("held %v: %q\nwant it to begin %q and name TTFT p95", held, words, want)
@@ -32,7 +32,7 @@ func TestTraceVerdict(t *testing.T) {
 	if got := tr.Words(); got != "trace day.jsonl: 1200 requests over 150 s, at 2x speed (75 s), in windows of 60 s of the trace" {
 		t.Errorf("words %q", got)
 	}
-	if _, words := TraceVerdict(&ReportEndpoint{}, tr, DefaultSLO); !strings.HasPrefix(words, "not measured") {
+	if _, words := TraceVerdict(&ReportEndpoint{}, DefaultSLO); !strings.HasPrefix(words, "not measured") {
 		t.Errorf("no window: %q", words)
 	}
 }

@@ -69,6 +69,9 @@ func (e *ReportEndpoint) rateMode() bool {
 
 // levelName names a level of e: "8 users", or "8 requests/s" in rate mode.
 func levelName(e *ReportEndpoint) func(int) string {
+	if e.traceMode() {
+		return e.windowName
+	}
 	if e.rateMode() {
 		return func(n int) string { return strconv.Itoa(n) + " requests/s" }
 	}
@@ -97,6 +100,9 @@ func writeTraffic(b *strings.Builder, e *ReportEndpoint) {
 	if rate {
 		head = "| rate req/s | achieved req/s | in flight (mean) | client wait p95 ms | capped |" + strings.TrimPrefix(head, "| users |")
 	}
+	if e.traceMode() {
+		head = "| window | achieved req/s | in flight (mean) | late p95 ms |" + strings.TrimPrefix(head, "| users |")
+	}
 	b.WriteString(head + "\n|" + strings.Repeat("---:|", strings.Count(head, "|")-1) + "\n")
 	for i := range e.Levels {
 		l := &e.Levels[i]
@@ -109,6 +115,10 @@ func writeTraffic(b *strings.Builder, e *ReportEndpoint) {
 			}
 		}
 		row := fmt.Sprintf("| %d |", l.Concurrency)
+		if w := l.ClientWaitMs; e.traceMode() {
+			row += fmt.Sprintf(" %s | %s | %s |", cell(l.DurationS > 0, l.RequestRate), cell(l.DurationS > 0, l.InFlightMean),
+				cell(w != nil && w.Arrivals > 0, waitP95(w)))
+		}
 		if rate {
 			w := WaitStats{}
 			if l.ClientWaitMs != nil {

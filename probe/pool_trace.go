@@ -28,6 +28,7 @@ func WithTrace(src workload.Source, at []time.Duration, maxConcurrency int) Opti
 		WithOpenLoop(arrival.Constant, 1, maxConcurrency)(p)
 		p.open.trace = &traceRun{src: src, at: at}
 		p.arrivals.trace = p.open.trace
+		p.rule.Continuous() // a window of a trace is a cut in time: the load goes on
 	}
 }
 

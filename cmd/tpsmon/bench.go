@@ -260,7 +260,7 @@ func fileDescriptor(v any) (uintptr, bool) {
 
 // runConfig is the engine's configuration of plan p with the run flags of f.
 func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
-	return engine.Config{
+	cfg := engine.Config{
 		Endpoints:     p.endpoints,
 		Ramp:          p.ramp,
 		SLO:           p.slo,
@@ -274,6 +274,8 @@ func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
 		OpenLoop:      p.openLoop(),
 		Workload:      p.workload,
 	}
+	p.realConfigInto(&cfg)
+	return cfg
 }
 
 // engineFlags names the flag behind each run setting the engine can refuse.
@@ -301,6 +303,11 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	for _, n := range res.Notices {
 		switch n.Kind {
 		case engine.LevelShort:
+			if n.Trace != nil {
+				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended with %d/%d steady requests: marked short; give longer windows (--trace-window)\n",
+					n.Name, n.Trace.WindowWords(n.Users), n.Level.Steady, n.Level.Need)
+				continue
+			}
 			if n.Level.Fixed {
 				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended on the fixed schedule (--start-at) with %d/%d steady requests: marked short; hold longer (--hold) or ask for fewer tokens\n",
 					n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)

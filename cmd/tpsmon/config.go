@@ -66,6 +66,7 @@ type workloadConfig struct {
 	Dataset      *string     `yaml:"dataset"`
 	PrefixTokens *int        `yaml:"prefix_tokens"`
 	Seed         *seed       `yaml:"seed"`
+	realConfig   `yaml:",inline"` // trace, trace_speed, trace_window, turns, history, think_time
 }
 
 type rampConfig struct {

@@ -33,6 +33,7 @@ type runFlags struct {
 	liveFlags                  // --timeseries, --metrics-addr (outputs.go)
 
 	traffic trafficFlags // rate mode and workloads (traffic.go)
+	real    realFlags    // traces and conversations (realtraffic.go)
 
 	// bench only
 	out, csv    string
@@ -73,6 +74,7 @@ func (f *runFlags) register(c *cobra.Command, ramp, hold string) {
 	registerServerMetrics(fs, &f.serverMetrics)
 	fs.StringVar(&f.slo, "slo", "", `capacity criteria, e.g. "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%" (the default); add goodput>=95% to ask that share of requests to meet ttft and tok/s each; reasoning models may add ttfo_p95<=10s (time to first answer token)`)
 	f.traffic.register(c)
+	f.real.register(c)
 }
 
 // parseRamp parses "1,2,4,8".

@@ -33,6 +33,11 @@ type plan struct {
 	// engine.ServerMetricsOff, or a URL); one entry for the simulator.
 	serverMetrics []string
 	shard         *model.ReportShard // bench --shard: this process sends its share of each level
+	// A trace replayed on its schedule (its windows the ramp), or conversations
+	// (realtraffic.go); traceConns is the HTTP connections the trace needs.
+	trace      *engine.TraceSetup
+	talk       *talkPlan
+	traceConns int
 }
 
 // resolve validates every flag and the config file and builds the plan. Every error is
@@ -47,6 +52,7 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	if err := workloadFromConfig(f, cfg, changed); err != nil {
 		return nil, err
 	}
+	f.real.fromConfig(cfg.Workload.realConfig, changed)
 	maxTok, promptTok, dist, err := resolveLengths(f)
 	if err != nil {
 		return nil, err
@@ -83,6 +89,9 @@ func (a *app) resolve(cmd *cobra.Command, f *runFlags) (*plan, error) {
 	}
 	p := &plan{profile: f.profile, ramp: ramp, bounds: bounds, slo: slo, workload: workloadWords(f, dist), shard: shard}
 	if err := p.resolveRate(f, cfg, changed); err != nil {
+		return nil, err
+	}
+	if err := p.resolveReal(f, &w, changed); err != nil {
 		return nil, err
 	}
 	specs, err := endpointSpecs(f, cfg, shared, changed, a.getenv)

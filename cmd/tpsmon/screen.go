@@ -20,6 +20,9 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if p.trace != nil {
+		return usageErrorf("--trace replays a trace on its own schedule, window by window: run it with tpsmon bench --trace %s (the live screen walks users or rates by hand)", f.real.trace)
+	}
 	if err := checkScreenFlags(f); err != nil {
 		return err
 	}

@@ -124,15 +124,18 @@ func rateFromConfig(f *runFlags, cfg *fileConfig, changed func(string) bool) (ra
 
 // poolOptions are the pools' options of the plan: rate mode's open loop when on.
 func (p *plan) poolOptions() []probe.Option {
-	if !p.rate.on {
-		return nil
+	if !p.rate.on || p.trace != nil {
+		return p.realOptions()
 	}
-	return []probe.Option{probe.WithOpenLoop(p.rate.kind, p.rate.seed, p.rate.maxConcurrency)}
+	return append([]probe.Option{probe.WithOpenLoop(p.rate.kind, p.rate.seed, p.rate.maxConcurrency)}, p.realOptions()...)
 }
 
 // conns is the HTTP connections per endpoint in rate mode: the cap, else room for a
 // few seconds of the highest rate (0 outside rate mode: the engine sizes it).
 func (p *plan) conns() int {
+	if p.trace != nil {
+		return p.traceConns
+	}
 	if !p.rate.on {
 		return 0
 	}
@@ -165,6 +168,9 @@ func resolveLengths(f *runFlags) (maxTok, promptTok workload.Lengths, dist bool,
 // shared prefix; nil when every request is the default synthetic one.
 func workloadSource(f *runFlags, w client.Endpoint, maxTok, promptTok workload.Lengths, dist bool) (workload.Source, error) {
 	t := &f.traffic
+	if t.dataset != "" && !strings.EqualFold(strings.TrimSpace(f.real.turns), "first") {
+		return nil, nil // conversations: resolveReal reads the dataset's whole dialogs
+	}
 	if t.dataset != "" {
 		entries, _, err := workload.LoadFile(t.dataset)
 		if err != nil {

@@ -55,6 +55,9 @@ func (e *Engine) Settings() model.ReportSettings {
 		}
 		slices.Sort(s.ExtraBodyKeys)
 	}
+	if e.cfg.Trace != nil {
+		s.MaxTokens, s.PromptTokens = 0, 0 // each line of the trace has its own
+	}
 	return s
 }
 

@@ -84,6 +84,17 @@ func DefaultTraceWindow(t *workload.Trace) time.Duration {
 	return min(max(t.Duration()/10, 10*time.Second), max(t.Duration(), time.Second))
 }
 
+// evenWindow is the window nearest to window that splits a trace of span d into equal
+// windows, so that the last window is not a shorter one with an idle tail (a trace of
+// one moment is one window of a second).
+func evenWindow(d, window time.Duration) time.Duration {
+	if d <= 0 {
+		return time.Second
+	}
+	n := max(math.Ceil(float64(d)/float64(window)-1e-9), 1)
+	return time.Duration(math.Round(float64(d) / n))
+}
+
 // MaxTraceSpeed bounds how much faster than recorded a trace may be replayed.
 const MaxTraceSpeed = 1000
 
@@ -104,7 +115,7 @@ func PlanTrace(t *workload.Trace, file string, speed float64, window time.Durati
 		window = DefaultTraceWindow(t)
 	}
 	info := &model.ReportTrace{File: file, Requests: len(t.Entries), DurationS: t.Duration().Seconds(), Speed: speed,
-		WindowS: window.Seconds()}
+		WindowS: evenWindow(t.Duration(), window).Seconds()}
 	ramp := TraceRamp(info)
 	if ramp.Hold < 100*time.Millisecond {
 		return nil, fieldErr(FieldTraceWindow, window.String(),

@@ -65,8 +65,13 @@ func TestPlanTrace(t *testing.T) {
 	if p.Info.WindowS != 25 || len(p.Ramp.Levels) != 10 || p.Ramp.Hold != 5*time.Second || !p.Ramp.Fixed || p.Ramp.Levels[9] != 10 {
 		t.Errorf("plan %+v, ramp %+v", p.Info, p.Ramp)
 	}
-	if p, _ := PlanTrace(tr, "day.jsonl", 1, 100*time.Second, 1, 0); len(p.Ramp.Levels) != 3 || p.Info.WindowWords(3) != "window 3 (200-250 s of the trace)" {
+	// Windows of about 100 s split 250 s evenly: 3 of 83.3 s, the last not a short one.
+	if p, _ := PlanTrace(tr, "day.jsonl", 1, 100*time.Second, 1, 0); len(p.Ramp.Levels) != 3 || p.Info.WindowWords(3) != "window 3 (166.7-250 s of the trace)" {
 		t.Errorf("windows of 100 s: %v, %q", p.Ramp.Levels, p.Info.WindowWords(3))
+	}
+	one := &workload.Trace{Entries: []workload.TraceEntry{{InputTokens: 5, OutputTokens: 1}}}
+	if p, err := PlanTrace(one, "burst.jsonl", 1, 0, 1, 0); err != nil || len(p.Ramp.Levels) != 1 || p.Ramp.Hold != time.Second {
+		t.Errorf("a trace of one moment: %v, %+v", err, p)
 	}
 	for _, tc := range []struct {
 		speed  float64

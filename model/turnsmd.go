@@ -1,0 +1,78 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// conversationWords describes a run of conversations for the settings: how many turns,
+// where the history's answers come from, and the think time (nil when none).
+func conversationWords(s *ReportSettings) []string {
+	if s.Turns == "" {
+		return nil
+	}
+	turns := "all turns of each conversation"
+	if s.Turns != "all" {
+		turns = "the first " + s.Turns + " turns of each conversation"
+	}
+	out := []string{turns + ", each carrying the history (a user is a conversation)"}
+	if s.History == "live" {
+		out = append(out, "the history holds the server's own answers")
+	} else {
+		out = append(out, "the history holds the dataset's answers")
+	}
+	if s.ThinkS > 0 {
+		out = append(out, "think time "+seconds(s.ThinkS)+" between turns")
+	}
+	return out
+}
+
+// writeTurns writes, for a run of conversations, each level's TTFT of first turns and
+// of later turns apart (nothing when no level has them).
+func writeTurns(b *strings.Builder, e *ReportEndpoint) {
+	name := levelName(e)
+	var rows []string
+	for i := range e.Levels {
+		if t := e.Levels[i].Turns; t != nil {
+			rows = append(rows, "- "+name(e.Levels[i].Concurrency)+": "+t.Words()+
+				", p95 "+turnMs(t.First.P95, t.First.Count)+" and "+turnMs(t.Later.P95, t.Later.Count))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("TTFT by turn (a later turn carries the history: a server with prefix caching answers it from its cache):\n")
+	b.WriteString(strings.Join(rows, "\n") + "\n")
+}
+
+// turnMs is a turn TTFT in ms for the Markdown, "-" when no turn was measured.
+func turnMs(v float64, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64) + " ms"
+}
+
+// writePrefixCache writes the share of prompt tokens the server found in its prefix
+// cache at each level, when it publishes it.
+func writePrefixCache(b *strings.Builder, e *ReportEndpoint) {
+	name := levelName(e)
+	var parts []string
+	for i := range e.Levels {
+		if sv := e.Levels[i].Server; sv != nil && sv.PrefixHitPct != nil {
+			parts = append(parts, fmt.Sprintf("%s %s%%", name(e.Levels[i].Concurrency), strconv.FormatFloat(*sv.PrefixHitPct, 'f', 1, 64)))
+		}
+	}
+	if len(parts) > 0 {
+		b.WriteString("Prefix cache (the server's own count): prompt tokens found cached: " + strings.Join(parts, "; ") + ".\n")
+	}
+}
+
+// waitP95 is a level's client wait p95 (0 without one).
+func waitP95(w *WaitStats) float64 {
+	if w == nil {
+		return 0
+	}
+	return w.P95
+}
