@@ -58,14 +58,14 @@ type endpointConfig struct {
 }
 
 type workloadConfig struct {
-	MaxTokens    *lengthSpec `yaml:"max_tokens"`
-	Prompt       *string     `yaml:"prompt"`
-	PromptTokens *lengthSpec `yaml:"prompt_tokens"`
-	IgnoreEOS    *bool       `yaml:"ignore_eos"`
-	Timeout      *posDur     `yaml:"timeout"`
-	Dataset      *string     `yaml:"dataset"`
-	PrefixTokens *int        `yaml:"prefix_tokens"`
-	Seed         *seed       `yaml:"seed"`
+	MaxTokens    *lengthSpec      `yaml:"max_tokens"`
+	Prompt       *string          `yaml:"prompt"`
+	PromptTokens *lengthSpec      `yaml:"prompt_tokens"`
+	IgnoreEOS    *bool            `yaml:"ignore_eos"`
+	Timeout      *posDur          `yaml:"timeout"`
+	Dataset      *string          `yaml:"dataset"`
+	PrefixTokens *int             `yaml:"prefix_tokens"`
+	Seed         *seed            `yaml:"seed"`
 	realConfig   `yaml:",inline"` // trace, trace_speed, trace_window, turns, history, think_time
 }
 
