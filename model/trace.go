@@ -37,7 +37,7 @@ func (t *ReportTrace) Window(n int) (from, to float64) {
 // WindowWords names window n: "window 2 (60-120 s of the trace)".
 func (t *ReportTrace) WindowWords(n int) string {
 	from, to := t.Window(n)
-	return fmt.Sprintf("window %d (%s-%s s of the trace)", n, fmtNum(from, 1), fmtNum(to, 1))
+	return fmt.Sprintf("window %d (%s-%s s of the trace)", n, fmtNum(from, 2), fmtNum(to, 2))
 }
 
 // Words describes the replay: "trace FILE: 1,200 requests over 300 s, at 2x speed,
@@ -82,7 +82,7 @@ func (e *ReportEndpoint) traceMode() bool {
 func (e *ReportEndpoint) windowName(n int) string {
 	for i := range e.Levels {
 		if l := &e.Levels[i]; l.Concurrency == n && len(l.TraceWindowS) == 2 {
-			return fmt.Sprintf("window %d (%s-%s s of the trace)", n, fmtNum(l.TraceWindowS[0], 1), fmtNum(l.TraceWindowS[1], 1))
+			return fmt.Sprintf("window %d (%s-%s s of the trace)", n, fmtNum(l.TraceWindowS[0], 2), fmtNum(l.TraceWindowS[1], 2))
 		}
 	}
 	return fmt.Sprintf("window %d", n)

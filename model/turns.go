@@ -57,16 +57,17 @@ func (t *Turns) Stats() *TurnStats {
 	return &TurnStats{First: read(t.first), Later: read(t.later)}
 }
 
-// Words says the two TTFTs side by side, e.g. "TTFT p50 first turns 812 ms (40),
-// later turns 95 ms (120)".
+// Words says the two TTFTs side by side, e.g. "first turns: TTFT p50 812 ms, p95 1.20 s
+// (40 turns); later turns: TTFT p50 95 ms, p95 140 ms (120 turns)".
 func (s *TurnStats) Words() string {
+	ms := func(v float64) string { return FormatMs(time.Duration(v * float64(time.Millisecond))) }
 	part := func(name string, x TurnTTFT) string {
 		if x.Count == 0 {
-			return name + " none"
+			return name + ": none measured"
 		}
-		return fmt.Sprintf("%s %s (%d)", name, FormatMs(time.Duration(x.P50*float64(time.Millisecond))), x.Count)
+		return fmt.Sprintf("%s: TTFT p50 %s, p95 %s (%d %s)", name, ms(x.P50), ms(x.P95), x.Count, map[bool]string{true: "turn", false: "turns"}[x.Count == 1])
 	}
-	return "TTFT p50 " + part("first turns", s.First) + ", " + part("later turns", s.Later)
+	return part("first turns", s.First) + "; " + part("later turns", s.Later)
 }
 
 // json adds the turns' histograms to hs (none when no turn was recorded).

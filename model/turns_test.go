@@ -32,7 +32,7 @@ func TestTurnsSplitFirstAndLaterTurns(t *testing.T) {
 	if st.First.P50 < 800 || st.First.P50 > 810 || st.Later.P95 < 89.9 || st.Later.P95 > 90.1 {
 		t.Errorf("first p50 %v ms, later p95 %v ms", st.First.P50, st.Later.P95)
 	}
-	if got, want := st.Words(), "TTFT p50 first turns 804 ms (10), later turns 90 ms (10)"; got != want {
+	if got, want := st.Words(), "first turns: TTFT p50 804 ms, p95 809 ms (10 turns); later turns: TTFT p50 90 ms, p95 90 ms (10 turns)"; got != want {
 		t.Errorf("words %q, want %q", got, want)
 	}
 }

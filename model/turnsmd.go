@@ -35,8 +35,7 @@ func writeTurns(b *strings.Builder, e *ReportEndpoint) {
 	var rows []string
 	for i := range e.Levels {
 		if t := e.Levels[i].Turns; t != nil {
-			rows = append(rows, "- "+name(e.Levels[i].Concurrency)+": "+t.Words()+
-				", p95 "+turnMs(t.First.P95, t.First.Count)+" and "+turnMs(t.Later.P95, t.Later.Count))
+			rows = append(rows, "- "+name(e.Levels[i].Concurrency)+": "+t.Words())
 		}
 	}
 	if len(rows) == 0 {
@@ -44,14 +43,6 @@ func writeTurns(b *strings.Builder, e *ReportEndpoint) {
 	}
 	b.WriteString("TTFT by turn (a later turn carries the history: a server with prefix caching answers it from its cache):\n")
 	b.WriteString(strings.Join(rows, "\n") + "\n")
-}
-
-// turnMs is a turn TTFT in ms for the Markdown, "-" when no turn was measured.
-func turnMs(v float64, n int) string {
-	if n == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64) + " ms"
 }
 
 // writePrefixCache writes the share of prompt tokens the server found in its prefix

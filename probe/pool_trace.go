@@ -32,6 +32,18 @@ func WithTrace(src workload.Source, at []time.Duration, maxConcurrency int) Opti
 	}
 }
 
+// TraceLeft is how many lines of the trace (WithTrace) are not dispatched yet; 0
+// without a trace.
+func (p *Pool) TraceLeft() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t := p.arrivals.trace
+	if t == nil {
+		return 0
+	}
+	return len(t.at) - int(t.next)
+}
+
 // plan is the schedule of the lines not dispatched yet, counted from now, and whether
 // any is left.
 func (t *traceRun) plan() (*arrival.Times, bool) {

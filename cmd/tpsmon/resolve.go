@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -166,7 +165,7 @@ func resolveWorkload(f *runFlags, wc workloadConfig, changed func(string) bool) 
 	case w.Timeout <= 0:
 		return w, usageErrorf("--timeout %s: want a positive duration such as 60s", w.Timeout)
 	case !slices.Contains(client.APIs(), f.api):
-		return w, usageErrorf("--api %q: want %s", f.api, strings.Join(client.APIs(), " or "))
+		return w, usageErrorf("--api %q: want %s%s", f.api, client.APIWords, client.APIHint(f.api))
 	}
 	if changed("api") {
 		w.API = f.api

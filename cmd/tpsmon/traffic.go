@@ -216,7 +216,10 @@ func workloadError(dataset string, err error) error {
 // datasetError says which --dataset file failed and where.
 func datasetError(path string, err error) error {
 	var le *workload.LineError
-	if errors.As(err, &le) || errors.Is(err, workload.ErrEmpty) {
+	if errors.As(err, &le) {
+		return usageErrorf("--dataset %v", err) // err begins with the file's name
+	}
+	if errors.Is(err, workload.ErrEmpty) {
 		return usageErrorf("--dataset %s: %v", path, err)
 	}
 	return usageErrorf("--dataset: %v", err)

@@ -26,6 +26,20 @@ func APIs() []string { return []string{APIChat, APICompletions, APIMessages, API
 // APIWords is what a message says the accepted names are.
 const APIWords = "chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses (OpenAI's /responses)"
 
+// APIHint is a hint for an API name that is not one: "; for Anthropic's Messages API
+// write messages" for the names people try first ("" otherwise).
+func APIHint(name string) string {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "anthropic", "claude", "message", "v1/messages", "/messages":
+		return "; for Anthropic's Messages API write messages"
+	case "openai", "response", "v1/responses", "/responses":
+		return "; for OpenAI's Responses API write responses"
+	case "chat/completions", "/chat/completions", "chat_completions", "chat-completions":
+		return "; for /chat/completions write chat"
+	}
+	return ""
+}
+
 // ValidAPI reports whether name is an API the client speaks.
 func ValidAPI(name string) bool {
 	for _, a := range APIs() {

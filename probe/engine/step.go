@@ -142,7 +142,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	}
 	out := e.stepServer(now)
 	for i, ep := range e.eps {
-		if ep.walk != nil {
+		if ep.walk != nil && !e.holdsLastWindow(ep) {
 			out = e.stepWalk(i, now, out)
 		}
 	}

@@ -30,6 +30,21 @@ func TraceRamp(t *model.ReportTrace) Ramp {
 	return Ramp{Levels: levels, Hold: wall, Fixed: true}
 }
 
+// traceLefter is a Control that replays a trace (*probe.Pool).
+type traceLefter interface{ TraceLeft() int }
+
+// holdsLastWindow reports whether endpoint ep's walk must stay in its last window: the
+// trace has lines not sent yet (late ones, or one due at the window's very end), and
+// ending the window would drop them.
+func (e *Engine) holdsLastWindow(ep *endpoint) bool {
+	if e.cfg.Trace == nil || ep.walk == nil {
+		return false
+	}
+	idx, _ := ep.walk.Level()
+	tl, ok := ep.ctl.(traceLefter)
+	return ok && idx == len(e.cfg.Ramp.Levels)-1 && tl.TraceLeft() > 0
+}
+
 // TraceMode reports whether the engine replays a trace.
 func (e *Engine) TraceMode() bool { return e.cfg.Trace != nil }
 

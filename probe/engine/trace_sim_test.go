@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func TestPlanTrace(t *testing.T) {
 		t.Errorf("plan %+v, ramp %+v", p.Info, p.Ramp)
 	}
 	// Windows of about 100 s split 250 s evenly: 3 of 83.3 s, the last not a short one.
-	if p, _ := PlanTrace(tr, "day.jsonl", 1, 100*time.Second, 1, 0); len(p.Ramp.Levels) != 3 || p.Info.WindowWords(3) != "window 3 (166.7-250 s of the trace)" {
+	if p, _ := PlanTrace(tr, "day.jsonl", 1, 100*time.Second, 1, 0); len(p.Ramp.Levels) != 3 || p.Info.WindowWords(3) != "window 3 (166.67-250 s of the trace)" {
 		t.Errorf("windows of 100 s: %v, %q", p.Ramp.Levels, p.Info.WindowWords(3))
 	}
 	one := &workload.Trace{Entries: []workload.TraceEntry{{InputTokens: 5, OutputTokens: 1}}}
@@ -96,7 +97,7 @@ func TestTraceReplayAgainstTheSimulator(t *testing.T) {
 	}
 	rep := runTrace(t, true)
 	s := rep.Settings
-	if s.Mode != "trace" || s.Trace == nil || s.Trace.Requests != 40 || s.Trace.WindowS != 4 {
+	if s.Mode != "trace" || s.Trace == nil || s.Trace.Requests != 40 || s.Trace.WindowS != 3.9 {
 		t.Fatalf("settings: mode %q, trace %+v", s.Mode, s.Trace)
 	}
 	e := rep.Endpoints[0]
@@ -106,7 +107,7 @@ func TestTraceReplayAgainstTheSimulator(t *testing.T) {
 	requests := 0
 	for i, l := range e.Levels {
 		requests += l.Requests
-		if l.Concurrency != i+1 || len(l.TraceWindowS) != 2 || l.TraceWindowS[0] != float64(4*i) || l.Rate != nil {
+		if l.Concurrency != i+1 || len(l.TraceWindowS) != 2 || math.Abs(l.TraceWindowS[0]-3.9*float64(i)) > 1e-9 || l.Rate != nil {
 			t.Errorf("level %d: window %d %v, rate %v", i, l.Concurrency, l.TraceWindowS, l.Rate)
 		}
 		if l.Errors != nil && len(l.Errors) > 0 {
