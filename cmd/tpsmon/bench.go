@@ -2,19 +2,16 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 func (a *app) newBenchCmd() *cobra.Command {
@@ -49,23 +46,70 @@ Exit codes: 0 ok; 1 capacity below --min-capacity; 2 usage or config error;
 			return a.runBench(cmd, f)
 		},
 	}
-	f.register(c, benchRampFlag, "15s")
+	f.settings = settings.Register(c.Flags(), settings.Bench)
 	fs := c.Flags()
 	fs.StringVar(&f.out, "out", "", "write the results as JSON (schema tpsmon.bench/v1) to this file")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per endpoint and level to this file")
 	fs.IntVar(&f.minCapacity, "min-capacity", 0, "exit 1 when an endpoint's capacity (users meeting --slo) is below this")
-	fs.BoolVar(&f.fullRamp, "full-ramp", false, "walk every level of the ramp, also past a level with more than 5% errors or a TTFT p95 over twice the --slo target")
 	fs.StringVar(&f.report, "report", "", "write a report at the end (verdict, degradation curve, levels); the format comes from the extension: .html, .svg, .png or .md")
-	f.registerLive(c)
-	f.shard.register(c)
+	f.live.register(c)
 	return c
 }
 
 func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
-	p, err := a.resolve(cmd, f)
+	p, err := a.plan(f)
 	if err != nil {
 		return err
 	}
+	if err := checkBenchOutputs(f); err != nil {
+		return err
+	}
+	if a.planned != nil {
+		if err := a.planned(p); err != nil {
+			return err
+		}
+	}
+	ctx := cmd.Context()
+	su, err := a.setup(ctx, p, &f.live, true)
+	if err != nil {
+		return err
+	}
+	defer su.close(a)
+	eng, err := engine.Start(ctx, su.cfg)
+	if err != nil {
+		return engineError(err)
+	}
+	defer eng.Close()
+	sayPlan(a.stderr, p, time.Now())
+	pr := newProgressPrinter(a.stderr, len(p.Endpoints))
+	res, err := eng.Run(ctx, pr.update)
+	if err != nil {
+		return engineError(err)
+	}
+	rep := res.Report
+	liveErr := su.live.close(a)
+
+	a.saySimulated(su.sim, p.Endpoints)
+	fmt.Fprint(a.stdout, model.Markdown(rep))
+	a.printRampEnds(res, p.MaxDuration)
+
+	if err := a.writeOutputs(f, rep); err != nil {
+		return err
+	}
+	if f.report != "" {
+		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
+			return err
+		}
+	}
+	if liveErr != nil {
+		return liveErr
+	}
+	return benchExit(res, p, f.minCapacity)
+}
+
+// checkBenchOutputs refuses bench's own flags when they are wrong, before the run:
+// --min-capacity and every output file.
+func checkBenchOutputs(f *runFlags) error {
 	if f.minCapacity < 0 {
 		return usageErrorf("--min-capacity %d: want 0 or more", f.minCapacity)
 	}
@@ -81,60 +125,12 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if err := checkReport(f.report, f.out, f.csv); err != nil {
 		return err
 	}
-	if err := checkLive(&f.liveFlags, f.out, f.csv, f.report); err != nil {
-		return err
-	}
-	sp, err := a.resolveShard(cmd, f, p)
-	if err != nil {
-		return err
-	}
-	if a.planned != nil {
-		if err := a.planned(p); err != nil {
-			return err
-		}
-	}
-	ctx := cmd.Context()
-	su, err := a.setup(ctx, p, f, true)
-	if err != nil {
-		return err
-	}
-	defer su.close(a)
-	sp.apply(&su.cfg)
-	eng, err := engine.Start(ctx, su.cfg)
-	if err != nil {
-		return engineError(err)
-	}
-	defer eng.Close()
-	sp.sayPlan(a.stderr, p.ramp.Levels, p.rate.on, time.Now())
-	pr := newProgressPrinter(a.stderr, len(p.endpoints))
-	res, err := eng.Run(ctx, pr.update)
-	if err != nil {
-		return engineError(err)
-	}
-	rep := res.Report
-	liveErr := su.live.close(a)
-
-	a.saySimulated(su.sim, p.endpoints)
-	fmt.Fprint(a.stdout, model.Markdown(rep))
-	a.printRampEnds(res, p.bounds.maxDuration)
-
-	if err := a.writeOutputs(f, rep); err != nil {
-		return err
-	}
-	if f.report != "" {
-		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
-			return err
-		}
-	}
-	if liveErr != nil {
-		return liveErr
-	}
-	return benchExit(res, p, f)
+	return checkLive(&f.live, f.out, f.csv, f.report)
 }
 
 // benchExit is bench's exit: interrupted, an unusable endpoint, or a capacity below
 // --min-capacity, in that order.
-func benchExit(res *engine.Result, p *plan, f *runFlags) error {
+func benchExit(res *engine.Result, p *settings.Plan, minCapacity int) error {
 	rep := res.Report
 	if rep.Interrupted && !res.Over {
 		return &exitError{code: exitInterrupt, msg: "interrupted: the report covers what was measured until then"}
@@ -151,17 +147,17 @@ func benchExit(res *engine.Result, p *plan, f *runFlags) error {
 				failed = "the only request failed"
 			}
 			unusable = append(unusable, fmt.Sprintf("endpoint %s (%s): %s; last error: %s",
-				p.endpoints[i].Name, client.RedactedURL(p.endpoints[i].BaseURL), failed, msg))
+				p.Endpoints[i].Name, client.RedactedURL(p.Endpoints[i].BaseURL), failed, msg))
 		}
 	}
 	if len(unusable) > 0 {
 		return &exitError{code: exitUnusable, msg: strings.Join(unusable, "\n")}
 	}
-	if f.minCapacity > 0 {
+	if minCapacity > 0 {
 		var below []string
 		for _, e := range rep.Endpoints {
-			if e.Capacity.Users < f.minCapacity {
-				below = append(below, fmt.Sprintf("endpoint %s: capacity %d users is below --min-capacity %d", e.Name, e.Capacity.Users, f.minCapacity))
+			if e.Capacity.Users < minCapacity {
+				below = append(below, fmt.Sprintf("endpoint %s: capacity %d users is below --min-capacity %d", e.Name, e.Capacity.Users, minCapacity))
 			}
 		}
 		if len(below) > 0 {
@@ -198,103 +194,6 @@ func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
 		return &exitError{code: exitUsage, msg: strings.Join(failed, "\n")}
 	}
 	return nil
-}
-
-// progressPrinter shows bench progress on stderr: on a terminal, one line per endpoint
-// redrawn in place; otherwise one plain line per level change.
-type progressPrinter struct {
-	w     io.Writer
-	tty   bool
-	width int
-	lines []string
-	drawn int
-}
-
-func newProgressPrinter(w io.Writer, endpoints int) *progressPrinter {
-	pr := &progressPrinter{w: w, lines: make([]string, endpoints)}
-	if fd, ok := fileDescriptor(w); ok && term.IsTerminal(fd) {
-		pr.tty = true
-		if width, _, err := term.GetSize(fd); err == nil && width > 0 {
-			pr.width = width
-		}
-	}
-	return pr
-}
-
-func (pr *progressPrinter) update(p engine.Progress) {
-	if p.Note != "" {
-		pr.note(p.Note)
-		return
-	}
-	line := p.String()
-	if !pr.tty {
-		if p.LevelChange {
-			fmt.Fprintf(pr.w, "tpsmon: %s\n", line)
-		}
-		return
-	}
-	if pr.width > 1 {
-		line = ansi.Truncate(line, pr.width-1, "") // by display width, never inside a character
-	}
-	pr.lines[p.Endpoint] = line
-	var b strings.Builder
-	if pr.drawn > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA", pr.drawn) // back to the first line
-	}
-	for _, l := range pr.lines {
-		b.WriteString("\r\x1b[2K")
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	pr.drawn = len(pr.lines)
-	io.WriteString(pr.w, b.String())
-}
-
-// fileDescriptor returns the descriptor behind w or r when it is an *os.File.
-func fileDescriptor(v any) (uintptr, bool) {
-	if f, ok := v.(interface{ Fd() uintptr }); ok {
-		return f.Fd(), true
-	}
-	return 0, false
-}
-
-// runConfig is the engine's configuration of plan p with the run flags of f.
-func (a *app) runConfig(p *plan, f *runFlags) engine.Config {
-	cfg := engine.Config{
-		Endpoints:     p.endpoints,
-		Ramp:          p.ramp,
-		SLO:           p.slo,
-		ServerMetrics: p.serverMetrics,
-		FullRamp:      p.bounds.fullRamp,
-		MaxDuration:   p.bounds.maxDuration,
-		MaxStreams:    p.streams,
-		Version:       toolVersion(),
-		Conns:         p.conns(),
-		PoolOptions:   p.poolOptions(),
-		OpenLoop:      p.openLoop(),
-		Workload:      p.workload,
-	}
-	p.realConfigInto(&cfg)
-	return cfg
-}
-
-// engineFlags names the flag behind each run setting the engine can refuse.
-var engineFlags = map[string]string{
-	engine.FieldRamp: "--ramp", engine.FieldHold: "--hold", engine.FieldMaxHold: "--max-hold",
-	engine.FieldSettle: "--settle", engine.FieldMaxDuration: "--max-duration",
-	engine.FieldServerMetrics: "--server-metrics", engine.FieldShard: "--shard", engine.FieldStartAt: "--start-at",
-}
-
-// engineError maps the engine's typed errors (*client.FieldError, for a run setting or
-// an endpoint's) to usage errors that name the flag.
-func engineError(err error) error {
-	var fe *client.FieldError
-	if errors.As(err, &fe) {
-		if flag, ok := engineFlags[fe.Field]; ok {
-			return fieldUsage(fe, flagOrigin(flag))
-		}
-	}
-	return flagUsage(err)
 }
 
 // printRampEnds says, under the tables, which levels were short and where and why a
@@ -336,14 +235,6 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	if res.Over {
 		fmt.Fprintf(a.stdout, "\n> The run reached its maximum duration (%s): the ramp was cut; the report covers what was measured until then.\n", maxDuration)
 	}
-}
-
-// users is "1 user" or "n users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return fmt.Sprintf("%d users", n)
 }
 
 // saySimulated writes, above the Markdown, a line for the built-in simulator (sim) or

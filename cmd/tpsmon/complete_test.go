@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // complete asks the command tree for the completions of args (the last one being the
@@ -118,14 +119,14 @@ func TestCompletionOfValuesAndFiles(t *testing.T) {
 func TestCompletedValuesAreAccepted(t *testing.T) {
 	for _, api := range client.APIs() {
 		planned := false
-		r := cli(t, nil, nil, func(*plan) error { planned = true; return errors.New("planned") }, "bench", "--api", api)
+		r := cli(t, nil, nil, func(*settings.Plan) error { planned = true; return errors.New("planned") }, "bench", "--api", api)
 		if !planned {
 			t.Errorf("bench --api %s (completed) is refused: %s", api, r.stderr)
 		}
 	}
 	for _, arr := range flagValues["arrival"]() {
 		planned := false
-		r := cli(t, nil, nil, func(*plan) error { planned = true; return errors.New("planned") }, "bench", "--rate", "2", "--arrival", arr)
+		r := cli(t, nil, nil, func(*settings.Plan) error { planned = true; return errors.New("planned") }, "bench", "--rate", "2", "--arrival", arr)
 		if !planned {
 			t.Errorf("bench --arrival %s (completed) is refused: %s", arr, r.stderr)
 		}

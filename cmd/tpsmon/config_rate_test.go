@@ -20,19 +20,19 @@ slo:
 // goodput>=... plan.
 func TestConfigRateAndGoodput(t *testing.T) {
 	p := planOf(t, nil, "bench", "--config", writeFile(t, "rate.yaml", rateConfig))
-	if !p.rate.on || !slices.Equal(p.ramp.Levels, []int{2, 4, 8}) || p.rate.kind.String() != "constant" || p.rate.maxConcurrency != 16 {
-		t.Errorf("plan: rate %+v levels %v; want rate mode at 2,4,8 requests/s, constant, at most 16", p.rate, p.ramp.Levels)
+	if !p.Rate.On || !slices.Equal(p.Ramp.Levels, []int{2, 4, 8}) || p.Rate.Kind.String() != "constant" || p.Rate.MaxConcurrency != 16 {
+		t.Errorf("plan: rate %+v levels %v; want rate mode at 2,4,8 requests/s, constant, at most 16", p.Rate, p.Ramp.Levels)
 	}
-	if p.slo.GoodputMin != 0.95 {
-		t.Errorf("goodput minimum %v, want 0.95", p.slo.GoodputMin)
+	if p.SLO.GoodputMin != 0.95 {
+		t.Errorf("goodput minimum %v, want 0.95", p.SLO.GoodputMin)
 	}
 	// One rate, or "2,4" as --rate takes it; a cap of 0 is no cap.
 	p = planOf(t, nil, "bench", "--config", writeFile(t, "one.yaml", "ramp: {rate: 5, max_concurrency: 0}\nslo: {goodput_min: 0.9}\n"))
-	if !p.rate.on || !slices.Equal(p.ramp.Levels, []int{5}) || p.rate.kind.String() != "poisson" || p.rate.maxConcurrency != 0 || p.slo.GoodputMin != 0.9 {
-		t.Errorf("plan: rate %+v levels %v goodput %v", p.rate, p.ramp.Levels, p.slo.GoodputMin)
+	if !p.Rate.On || !slices.Equal(p.Ramp.Levels, []int{5}) || p.Rate.Kind.String() != "poisson" || p.Rate.MaxConcurrency != 0 || p.SLO.GoodputMin != 0.9 {
+		t.Errorf("plan: rate %+v levels %v goodput %v", p.Rate, p.Ramp.Levels, p.SLO.GoodputMin)
 	}
-	if p := planOf(t, nil, "bench", "--config", writeFile(t, "list.yaml", "ramp: {rate: \"3,6\"}\n")); !slices.Equal(p.ramp.Levels, []int{3, 6}) {
-		t.Errorf("rate \"3,6\": levels %v", p.ramp.Levels)
+	if p := planOf(t, nil, "bench", "--config", writeFile(t, "list.yaml", "ramp: {rate: \"3,6\"}\n")); !slices.Equal(p.Ramp.Levels, []int{3, 6}) {
+		t.Errorf("rate \"3,6\": levels %v", p.Ramp.Levels)
 	}
 }
 
@@ -41,17 +41,17 @@ func TestConfigRateAndGoodput(t *testing.T) {
 func TestConfigRateFlagsOverride(t *testing.T) {
 	path := writeFile(t, "rate.yaml", rateConfig)
 	p := planOf(t, nil, "bench", "--config", path, "--rate", "3", "--arrival", "poisson", "--max-concurrency", "4", "--slo", "goodput>=80%")
-	if !p.rate.on || !slices.Equal(p.ramp.Levels, []int{3}) || p.rate.kind.String() != "poisson" || p.rate.maxConcurrency != 4 || p.slo.GoodputMin != 0.8 {
-		t.Errorf("plan: rate %+v levels %v goodput %v; want the flags' 3/s, poisson, 4, 80%%", p.rate, p.ramp.Levels, p.slo.GoodputMin)
+	if !p.Rate.On || !slices.Equal(p.Ramp.Levels, []int{3}) || p.Rate.Kind.String() != "poisson" || p.Rate.MaxConcurrency != 4 || p.SLO.GoodputMin != 0.8 {
+		t.Errorf("plan: rate %+v levels %v goodput %v; want the flags' 3/s, poisson, 4, 80%%", p.Rate, p.Ramp.Levels, p.SLO.GoodputMin)
 	}
 	p = planOf(t, nil, "bench", "--config", path, "--ramp", "1,2")
-	if p.rate.on || !slices.Equal(p.ramp.Levels, []int{1, 2}) || p.slo.GoodputMin != 0.95 {
-		t.Errorf("--ramp over the file's rate: rate %+v levels %v goodput %v; want users 1,2", p.rate, p.ramp.Levels, p.slo.GoodputMin)
+	if p.Rate.On || !slices.Equal(p.Ramp.Levels, []int{1, 2}) || p.SLO.GoodputMin != 0.95 {
+		t.Errorf("--ramp over the file's rate: rate %+v levels %v goodput %v; want users 1,2", p.Rate, p.Ramp.Levels, p.SLO.GoodputMin)
 	}
 	// The file's cap applies to a rate given by the flag.
 	p = planOf(t, nil, "bench", "--config", writeFile(t, "cap.yaml", "ramp: {max_concurrency: 7}\n"), "--rate", "9")
-	if !p.rate.on || p.rate.maxConcurrency != 7 {
-		t.Errorf("--rate with the file's cap: rate %+v", p.rate)
+	if !p.Rate.On || p.Rate.MaxConcurrency != 7 {
+		t.Errorf("--rate with the file's cap: rate %+v", p.Rate)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tpsmon/tpsmon/probe/settings"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -298,53 +298,21 @@ func TestConfigDocExamplesLoad(t *testing.T) {
 		if err := os.WriteFile(path, []byte(b), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		var planned *plan
-		r := cli(t, nil, map[string]string{"VLLM_API_KEY": testKey}, func(p *plan) error { planned = p; return errPlanned }, "bench", "--config", path)
+		var planned *settings.Plan
+		r := cli(t, nil, map[string]string{"VLLM_API_KEY": testKey}, func(p *settings.Plan) error { planned = p; return errPlanned }, "bench", "--config", path)
 		if planned == nil {
 			t.Errorf("example %d of docs/config.md was not planned (exit %d):\n%s\n%s", i+1, r.code, r.stderr, b)
 		}
 	}
 }
 
-// configKeys returns the key paths the config file accepts ("ramp.hold",
-// "endpoints[].url"), from the yaml tags of its types.
-func configKeys(t reflect.Type, prefix string, out map[string]bool) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		ft := f.Type
-		path := prefix + name
-		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
-			configKeys(ft.Elem(), path+"[].", out)
-			continue
-		}
-		if ft.Kind() == reflect.Struct && ft.NumField() > 0 && f.Type.PkgPath() == reflect.TypeOf(fileConfig{}).PkgPath() && isSection(ft) {
-			configKeys(ft, path+".", out)
-			continue
-		}
-		out[path] = true
-	}
-}
-
-// isSection reports whether t is a section of the file (a struct whose fields are
-// yaml keys) rather than a value type with its own decoding.
-func isSection(t reflect.Type) bool {
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Tag.Get("yaml") != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // TestConfigDocListsEveryKey: the keys table of docs/config.md is every key the file
 // accepts, no more.
 func TestConfigDocListsEveryKey(t *testing.T) {
 	want := map[string]bool{}
-	configKeys(reflect.TypeOf(fileConfig{}), "", want)
+	for _, k := range settings.Keys() {
+		want[k] = true
+	}
 	if len(want) < 20 {
 		t.Fatalf("found %d config keys; the walk is broken", len(want))
 	}

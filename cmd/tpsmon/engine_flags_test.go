@@ -8,33 +8,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/tpsmon/tpsmon/probe/client"
-	"github.com/tpsmon/tpsmon/probe/engine"
 )
 
-func TestParseSettle(t *testing.T) {
-	for in, want := range map[string]int{"capacity": engine.SettleCapacity, " Capacity ": engine.SettleCapacity, "0": 0, "12": 12} {
-		if got, err := parseSettle(in); err != nil || got != want {
-			t.Errorf("parseSettle(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-1", "cap", "10001", "1.5"} {
-		if _, err := parseSettle(in); err == nil || !strings.Contains(err.Error(), "want capacity, 0 (stop the load) or a number of users up to 10000") {
-			t.Errorf("parseSettle(%q) = %v; want an error saying what it wants", in, err)
-		}
-	}
-}
-
-// TestEngineErrorsNameFlags: the engine's typed errors name no flag; cmd maps each field
-// to its flag.
+// TestEngineErrorsNameFlags: the engine's refusals of a run setting name its flag.
 func TestEngineErrorsNameFlags(t *testing.T) {
-	for field, flag := range engineFlags {
-		err := engineError(&client.FieldError{Field: field, Problem: "bad"})
-		if ee, ok := err.(*exitError); !ok || ee.code != exitUsage || ee.msg != flag+": bad" {
-			t.Errorf("%s: %v; want a usage error %q", field, err, flag+": bad")
-		}
-	}
 	r := cli(t, nil, secretEnv, nil, "bench", "--hold", "10s", "--max-hold", "5s")
 	if r.code != exitUsage || !strings.Contains(r.stderr, `--max-hold "5s": the maximum hold must be at least the hold (10s)`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)

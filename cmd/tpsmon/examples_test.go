@@ -134,10 +134,11 @@ func newExamplesEnv(t *testing.T) *examplesEnv {
 	var wg sync.WaitGroup
 	res := make([]result, 4)
 	for i := range res {
-		e.shards = append(e.shards, filepath.Join(dir, fmt.Sprintf("shard-%d.json", i)))
+		out := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		e.shards = append(e.shards, out) // read by no goroutine: append may move the slice
 		wg.Go(func() {
 			res[i] = cli(t, nil, nil, nil, "bench", "--url", e.url, "--ramp", "4,8", "--hold", "300ms", "--max-tokens", "8",
-				"--shard", fmt.Sprintf("%d/4", i), "--start-at", start, "--out", e.shards[i])
+				"--shard", fmt.Sprintf("%d/4", i), "--start-at", start, "--out", out)
 		})
 	}
 	wg.Wait()

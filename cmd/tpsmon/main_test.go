@@ -14,6 +14,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // Distinctive secrets: they must never appear in any output.
@@ -29,7 +30,7 @@ type result struct {
 
 // cli runs tpsmon in-process with args, the environment env (nothing else), and no
 // terminal. hook, when set, is the app's planned hook.
-func cli(t *testing.T, ctx context.Context, env map[string]string, hook func(*plan) error, args ...string) result {
+func cli(t *testing.T, ctx context.Context, env map[string]string, hook func(*settings.Plan) error, args ...string) result {
 	t.Helper()
 	if ctx == nil {
 		ctx = context.Background()
@@ -131,7 +132,7 @@ func TestUsageErrors(t *testing.T) {
 				env[k] = v
 			}
 			called := false
-			r := cli(t, nil, env, func(*plan) error { called = true; return errors.New("planned") }, tt.args...)
+			r := cli(t, nil, env, func(*settings.Plan) error { called = true; return errors.New("planned") }, tt.args...)
 			if r.code != exitUsage {
 				t.Errorf("exit code %d, want %d; stderr: %s", r.code, exitUsage, r.stderr)
 			}
@@ -216,7 +217,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, "tpsmon.yaml", tt.yaml)
 			for _, cmd := range [][]string{{"bench"}, {}} {
-				r := cli(t, nil, secretEnv, func(*plan) error { return errors.New("planned") }, append(cmd, "--config", path)...)
+				r := cli(t, nil, secretEnv, func(*settings.Plan) error { return errors.New("planned") }, append(cmd, "--config", path)...)
 				if r.code != exitUsage {
 					t.Errorf("%v: exit code %d, want 2; stderr: %s", cmd, r.code, r.stderr)
 				}
@@ -240,17 +241,17 @@ func TestConfigErrors(t *testing.T) {
 }
 
 // planOf resolves args without running anything.
-func planOf(t *testing.T, env map[string]string, args ...string) *plan {
+func planOf(t *testing.T, env map[string]string, args ...string) *settings.Plan {
 	t.Helper()
 	p, _ := planAndOutput(t, env, args...)
 	return p
 }
 
-func planAndOutput(t *testing.T, env map[string]string, args ...string) (*plan, result) {
+func planAndOutput(t *testing.T, env map[string]string, args ...string) (*settings.Plan, result) {
 	t.Helper()
-	var got *plan
+	var got *settings.Plan
 	stop := errors.New("stop")
-	r := cli(t, nil, env, func(p *plan) error { got = p; return stop }, args...)
+	r := cli(t, nil, env, func(p *settings.Plan) error { got = p; return stop }, args...)
 	if got == nil {
 		t.Fatalf("not planned: exit %d, stderr %s", r.code, r.stderr)
 	}
@@ -278,10 +279,10 @@ slo: {user_tps_p50_min: 25, ttft_p95_max: 1500ms, error_rate_max: 2%}
 	env := map[string]string{"MY_KEY": testKey, "OPENAI_API_KEY": "other-key"}
 
 	p := planOf(t, env, "bench", "--config", path)
-	if p.simulate || len(p.endpoints) != 2 {
-		t.Fatalf("simulate %v, %d endpoints; want 2 real endpoints", p.simulate, len(p.endpoints))
+	if p.Simulate || len(p.Endpoints) != 2 {
+		t.Fatalf("simulate %v, %d endpoints; want 2 real endpoints", p.Simulate, len(p.Endpoints))
 	}
-	a, b := p.endpoints[0], p.endpoints[1]
+	a, b := p.Endpoints[0], p.Endpoints[1]
 	checks := []struct {
 		what      string
 		got, want any
@@ -305,9 +306,9 @@ slo: {user_tps_p50_min: 25, ttft_p95_max: 1500ms, error_rate_max: 2%}
 		{"Prompt", a.Prompt, "Tell a story"},
 		{"IgnoreEOS", b.IgnoreEOS, true},
 		{"Timeout", a.Timeout, 30 * time.Second},
-		{"ramp", p.ramp.Levels, []int{1, 4, 16}},
-		{"hold", p.ramp.Hold, 20 * time.Second},
-		{"slo", p.slo, model.SLO{UserTPSMin: 25, TTFTP95Max: 1500 * time.Millisecond, ErrorRateMax: 0.02}},
+		{"ramp", p.Ramp.Levels, []int{1, 4, 16}},
+		{"hold", p.Ramp.Hold, 20 * time.Second},
+		{"slo", p.SLO, model.SLO{UserTPSMin: 25, TTFTP95Max: 1500 * time.Millisecond, ErrorRateMax: 0.02}},
 	}
 	for _, c := range checks {
 		if !equal(c.got, c.want) {
@@ -318,15 +319,15 @@ slo: {user_tps_p50_min: 25, ttft_p95_max: 1500ms, error_rate_max: 2%}
 	// Flags given explicitly override the config; the others keep it.
 	p = planOf(t, env, "bench", "--config", path, "--max-tokens", "32", "--ramp", "2,8", "--model", "m2",
 		"--header", "X-Team: infra", "--extra-body", `{"temperature":0.5}`, "--slo", "ttft_p95<=3s", "--api-key-env", "OPENAI_API_KEY")
-	a, b = p.endpoints[0], p.endpoints[1]
+	a, b = p.Endpoints[0], p.Endpoints[1]
 	checks = []struct {
 		what      string
 		got, want any
 	}{
 		{"MaxTokens", a.MaxTokens, 32},
 		{"PromptTokens (config)", a.PromptTokens, 500},
-		{"ramp", p.ramp.Levels, []int{2, 8}},
-		{"hold (config)", p.ramp.Hold, 20 * time.Second},
+		{"ramp", p.Ramp.Levels, []int{2, 8}},
+		{"hold (config)", p.Ramp.Hold, 20 * time.Second},
 		{"a.Model", a.Model, "m2"},
 		{"b.Model", b.Model, "m2"},
 		{"a.Headers", a.Headers.Get("X-Team"), "infra"},
@@ -334,7 +335,7 @@ slo: {user_tps_p50_min: 25, ttft_p95_max: 1500ms, error_rate_max: 2%}
 		{"a.ExtraBody.temperature", a.ExtraBody["temperature"], 0.5},
 		{"a.ExtraBody.min_tokens (config)", a.ExtraBody["min_tokens"], 64},
 		{"a.APIKey", a.APIKey, "other-key"},
-		{"slo", p.slo, model.SLO{UserTPSMin: 25, TTFTP95Max: 3 * time.Second, ErrorRateMax: 0.02}},
+		{"slo", p.SLO, model.SLO{UserTPSMin: 25, TTFTP95Max: 3 * time.Second, ErrorRateMax: 0.02}},
 	}
 	for _, c := range checks {
 		if !equal(c.got, c.want) {
@@ -344,8 +345,8 @@ slo: {user_tps_p50_min: 25, ttft_p95_max: 1500ms, error_rate_max: 2%}
 
 	// --url replaces the config's endpoints with one.
 	p = planOf(t, env, "bench", "--config", path, "--url", "http://127.0.0.1:9000/v1", "--model", "x")
-	if len(p.endpoints) != 1 || p.endpoints[0].BaseURL != "http://127.0.0.1:9000/v1" || p.endpoints[0].MaxTokens != 300 {
-		t.Errorf("--url with --config: %+v", p.endpoints)
+	if len(p.Endpoints) != 1 || p.Endpoints[0].BaseURL != "http://127.0.0.1:9000/v1" || p.Endpoints[0].MaxTokens != 300 {
+		t.Errorf("--url with --config: %+v", p.Endpoints)
 	}
 }
 
@@ -378,28 +379,28 @@ func equal(a, b any) bool {
 func TestEndpointSources(t *testing.T) {
 	// No endpoint anywhere: the simulator, with the default workload and ramp.
 	p := planOf(t, nil, "bench")
-	if !p.simulate || len(p.endpoints) != 0 || p.profile == "" {
-		t.Errorf("no endpoint: simulate %v, endpoints %d, profile %q", p.simulate, len(p.endpoints), p.profile)
+	if !p.Simulate || len(p.Endpoints) != 0 || p.Profile == "" {
+		t.Errorf("no endpoint: simulate %v, endpoints %d, profile %q", p.Simulate, len(p.Endpoints), p.Profile)
 	}
-	if !equal(p.ramp.Levels, []int{1, 2, 4, 8, 16, 32}) || p.ramp.Hold != 15*time.Second || p.slo != model.DefaultSLO {
-		t.Errorf("bench defaults: ramp %v hold %s slo %+v", p.ramp.Levels, p.ramp.Hold, p.slo)
+	if !equal(p.Ramp.Levels, []int{1, 2, 4, 8, 16, 32}) || p.Ramp.Hold != 15*time.Second || p.SLO != model.DefaultSLO {
+		t.Errorf("bench defaults: ramp %v hold %s slo %+v", p.Ramp.Levels, p.Ramp.Hold, p.SLO)
 	}
-	if p.template.MaxTokens != 256 || p.template.PromptTokens != 128 || p.template.Timeout != 60*time.Second {
-		t.Errorf("workload defaults: %+v", p.template)
+	if p.Template.MaxTokens != 256 || p.Template.PromptTokens != 128 || p.Template.Timeout != 60*time.Second {
+		t.Errorf("workload defaults: %+v", p.Template)
 	}
 	p = planOf(t, nil)
-	if !equal(p.ramp.Levels, []int{1, 2, 4, 8, 16, 32, 64}) || p.ramp.Hold != 10*time.Second {
-		t.Errorf("screen defaults: ramp %v hold %s", p.ramp.Levels, p.ramp.Hold)
+	if !equal(p.Ramp.Levels, []int{1, 2, 4, 8, 16, 32, 64}) || p.Ramp.Hold != 10*time.Second {
+		t.Errorf("screen defaults: ramp %v hold %s", p.Ramp.Levels, p.Ramp.Hold)
 	}
 
 	// OPENAI_BASE_URL when --url is absent; --url wins over it.
 	env := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:7000/v1", "OPENAI_API_KEY": testKey}
 	p = planOf(t, env, "bench", "--model", "m")
-	if p.simulate || len(p.endpoints) != 1 || p.endpoints[0].BaseURL != "http://127.0.0.1:7000/v1" || p.endpoints[0].APIKey != testKey {
-		t.Errorf("OPENAI_BASE_URL: %+v", p.endpoints)
+	if p.Simulate || len(p.Endpoints) != 1 || p.Endpoints[0].BaseURL != "http://127.0.0.1:7000/v1" || p.Endpoints[0].APIKey != testKey {
+		t.Errorf("OPENAI_BASE_URL: %+v", p.Endpoints)
 	}
 	p = planOf(t, env, "bench", "--url", "http://127.0.0.1:7001/", "--header", "Authorization: Bearer "+testHeaderVal)
-	if ep := p.endpoints[0]; ep.BaseURL != "http://127.0.0.1:7001/v1" || ep.Headers.Get("Authorization") != "Bearer "+testHeaderVal {
+	if ep := p.Endpoints[0]; ep.BaseURL != "http://127.0.0.1:7001/v1" || ep.Headers.Get("Authorization") != "Bearer "+testHeaderVal {
 		t.Errorf("--url: %+v", ep)
 	}
 

@@ -21,8 +21,8 @@ type liveFlags struct {
 	metricsAddr string
 }
 
-// registerLive adds --timeseries and --metrics-addr to c.
-func (f *liveFlags) registerLive(c *cobra.Command) {
+// register adds --timeseries and --metrics-addr to c.
+func (f *liveFlags) register(c *cobra.Command) {
 	fs := c.Flags()
 	fs.StringVar(&f.timeseries, "timeseries", "", "write one JSON line per second per endpoint (live tok/s, TTFT, users, errors) to this file as the run goes; play it with tpsmon replay")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve tpsmon's own metrics for Prometheus at http://HOST:PORT/metrics (e.g. 127.0.0.1:9464; :PORT means 127.0.0.1; off by default)")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // readSeries reads a --timeseries file.
@@ -89,7 +90,7 @@ func TestLiveOutputUsageErrors(t *testing.T) {
 		{[]string{"--timeseries", dir + "/"}, "directory"},
 	}
 	for _, tt := range tests {
-		r := cli(t, nil, nil, func(*plan) error { t.Fatalf("%v: the run started", tt.args); return nil }, tt.args...)
+		r := cli(t, nil, nil, func(*settings.Plan) error { t.Fatalf("%v: the run started", tt.args); return nil }, tt.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
 		}

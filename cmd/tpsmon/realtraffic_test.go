@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // The flags of traces and conversations that do not go together are refused before
@@ -38,7 +39,7 @@ func TestRealTrafficRefusals(t *testing.T) {
 		{"history alone", []string{"bench", "--history", "live"}, "--history and --think-time are for conversations"},
 		{"unknown api", []string{"bench", "--api", "anthropic"}, "--api \"anthropic\": want chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses (OpenAI's /responses); for Anthropic's Messages API write messages"},
 	} {
-		r := cli(t, nil, nil, func(*plan) error { return errors.New("planned") }, tc.args...)
+		r := cli(t, nil, nil, func(*settings.Plan) error { return errors.New("planned") }, tc.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%s: exit %d\n%s\nwant exit %d saying %q", tc.name, r.code, r.stderr, exitUsage, tc.want)
 		}
@@ -49,13 +50,13 @@ func TestRealTrafficRefusals(t *testing.T) {
 func TestRealTrafficFromConfig(t *testing.T) {
 	trace := writeFile(t, "t.jsonl", `{"timestamp": 0, "input_length": 10, "output_length": 5}`+"\n"+`{"timestamp": 40000, "input_length": 10, "output_length": 5}`+"\n")
 	cfg := writeFile(t, "c.yaml", "workload:\n  trace: "+trace+"\n  trace_speed: 4\n  trace_window: 20s\n")
-	var got *plan
-	r := cli(t, nil, nil, func(p *plan) error { got = p; return errors.New("planned") }, "bench", "--config", cfg)
-	if got == nil || got.trace == nil {
+	var got *settings.Plan
+	r := cli(t, nil, nil, func(p *settings.Plan) error { got = p; return errors.New("planned") }, "bench", "--config", cfg)
+	if got == nil || got.Trace == nil {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if i := got.trace.Info; i.Speed != 4 || i.WindowS != 20 || len(got.ramp.Levels) != 2 || got.ramp.Hold.Seconds() != 5 {
-		t.Errorf("trace %+v, ramp %+v: want 2 windows of 20 s at 4x (5 s each)", i, got.ramp)
+	if i := got.Trace.Info; i.Speed != 4 || i.WindowS != 20 || len(got.Ramp.Levels) != 2 || got.Ramp.Hold.Seconds() != 5 {
+		t.Errorf("trace %+v, ramp %+v: want 2 windows of 20 s at 4x (5 s each)", i, got.Ramp)
 	}
 	bad := writeFile(t, "b.yaml", "workload:\n  think_time: soon\n")
 	if r := cli(t, nil, nil, nil, "bench", "--config", bad); r.code != exitUsage || !strings.Contains(r.stderr, "line 2") || !strings.Contains(r.stderr, "workload.think_time") {

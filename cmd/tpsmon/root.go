@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // Exit codes.
@@ -17,13 +18,6 @@ const (
 	exitUsage     = 2 // bad flags, bad config, no terminal for the live screen
 	exitUnusable  = 3 // the endpoint cannot be reached, or every request failed
 	exitInterrupt = 130
-)
-
-const (
-	defaultKeyEnv  = "OPENAI_API_KEY"
-	baseURLEnv     = "OPENAI_BASE_URL"
-	benchRampFlag  = "1,2,4,8,16,32"    // bench's default --ramp
-	screenRampFlag = "1,2,4,8,16,32,64" // the live screen's default auto-ramp
 )
 
 // app is one invocation: its streams and environment.
@@ -41,9 +35,9 @@ type app struct {
 
 	// planned, when set (tests), sees every resolved plan before the network is
 	// touched; an error it returns ends the run.
-	planned func(*plan) error
+	planned func(*settings.Plan) error
 	// limit, when set (tests), replaces raising and reading the open-files limit.
-	limit func() streamLimit
+	limit func() settings.StreamLimit
 }
 
 // exitError ends the program with code after printing msg (when not empty) as
@@ -125,11 +119,9 @@ no OPENAI_BASE_URL, no --config) it measures the built-in simulator.`,
 	}
 	root.SuggestionsMinimumDistance = suggestDistance
 	root.SetVersionTemplate("tpsmon {{.Version}}\n")
-	f.register(root, screenRampFlag, "10s")
+	f.settings = settings.Register(root.Flags(), settings.Screen)
 	root.Flags().StringVar(&f.theme, "theme", "", "colour theme of the live screen (default adapts to the terminal; NO_COLOR gives mono)")
-	root.Flags().IntVar(&f.users, "users", 1, "concurrency to start the live screen at")
-	f.registerSettle(root)
-	f.registerLive(root)
+	f.live.register(root)
 
 	root.AddCommand(a.newBenchCmd(), a.newSimCmd(), a.newReportCmd(), a.newCompareCmd(), a.newMergeCmd(), a.newReplayCmd(), a.newVersionCmd())
 	root.SetOut(a.stdout) // before setHelp: the completion command keeps the writer it finds

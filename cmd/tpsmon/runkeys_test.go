@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // TestConfigRunKeys: the config's ramp keys set what --max-hold, --settle,
@@ -26,15 +27,15 @@ func TestConfigRunKeys(t *testing.T) {
 workload: {seed: 42}
 `)
 	p, _ := planAndOutput(t, secretEnv, "--config", path)
-	if p.ramp.MaxHold != 40*time.Second || p.bounds != (runBounds{settle: 3, maxDuration: 10 * time.Minute, fullRamp: true}) || p.template.PromptSeed != 42 {
-		t.Errorf("from the config: max hold %s, bounds %+v, seed %d", p.ramp.MaxHold, p.bounds, p.template.PromptSeed)
+	if p.Ramp.MaxHold != 40*time.Second || p.Settle != 3 || p.MaxDuration != 10*time.Minute || !p.FullRamp || p.Template.PromptSeed != 42 {
+		t.Errorf("from the config: max hold %s, settle %d, max duration %s, full ramp %v, seed %d", p.Ramp.MaxHold, p.Settle, p.MaxDuration, p.FullRamp, p.Template.PromptSeed)
 	}
 	p, _ = planAndOutput(t, secretEnv, "--config", path, "--max-hold", "1m", "--settle", "capacity", "--max-duration", "1h", "--seed", "7")
-	if p.ramp.MaxHold != time.Minute || p.bounds.settle != engine.SettleCapacity || p.bounds.maxDuration != time.Hour || p.template.PromptSeed != 7 {
-		t.Errorf("flags over the config: max hold %s, bounds %+v, seed %d", p.ramp.MaxHold, p.bounds, p.template.PromptSeed)
+	if p.Ramp.MaxHold != time.Minute || p.Settle != engine.SettleCapacity || p.MaxDuration != time.Hour || p.Template.PromptSeed != 7 {
+		t.Errorf("flags over the config: max hold %s, settle %d, max duration %s, seed %d", p.Ramp.MaxHold, p.Settle, p.MaxDuration, p.Template.PromptSeed)
 	}
 	p, _ = planAndOutput(t, secretEnv, "bench", "--config", path, "--full-ramp=false")
-	if p.bounds.fullRamp {
+	if p.FullRamp {
 		t.Error("--full-ramp=false did not override the config's full_ramp: true")
 	}
 }
@@ -51,7 +52,7 @@ func TestConfigRunKeysRefused(t *testing.T) {
 		{"workload:\n  seed: -1\n", `line 2: workload.seed: want a whole number of 0 or more (0: a new random seed each run), got "-1"`},
 	} {
 		path := writeFile(t, "bad.yaml", tt.yaml)
-		r := cli(t, nil, secretEnv, func(*plan) error { return errors.New("planned") }, "bench", "--config", path)
+		r := cli(t, nil, secretEnv, func(*settings.Plan) error { return errors.New("planned") }, "bench", "--config", path)
 		if r.code != exitUsage || !strings.Contains(r.stderr, "config "+path+": ") || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %q", tt.yaml, r.code, r.stderr, tt.want)
 		}
@@ -64,12 +65,12 @@ func TestConfigRunKeysRefused(t *testing.T) {
 func TestSeed(t *testing.T) {
 	p1, _ := planAndOutput(t, secretEnv, "bench")
 	p2, _ := planAndOutput(t, secretEnv, "bench")
-	s1, s2 := p1.template.PromptSeed, p2.template.PromptSeed
+	s1, s2 := p1.Template.PromptSeed, p2.Template.PromptSeed
 	if s1 == 0 || s2 == 0 || s1 == s2 || s1 >= maxExactSeed || s2 >= maxExactSeed {
 		t.Errorf("random seeds %d and %d: want two different ones in [1, 2^53)", s1, s2)
 	}
-	if p, _ := planAndOutput(t, secretEnv, "bench", "--prompt", "hi", "--seed", "5"); p.template.PromptSeed != 0 {
-		t.Errorf("--prompt: seed %d, want none", p.template.PromptSeed)
+	if p, _ := planAndOutput(t, secretEnv, "bench", "--prompt", "hi", "--seed", "5"); p.Template.PromptSeed != 0 {
+		t.Errorf("--prompt: seed %d, want none", p.Template.PromptSeed)
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := cli(t, nil, secretEnv, nil, "bench", "--ramp", "1", "--hold", "100ms", "--max-hold", "1s", "--max-tokens", "4", "--seed", "1234", "--out", out)
@@ -85,14 +86,17 @@ func TestSeed(t *testing.T) {
 	}
 }
 
+// maxExactSeed bounds the random seeds: below 2^53 every JSON reader holds them exactly.
+const maxExactSeed = 1 << 53
+
 // limitedCLI is cli with the open-files limit replaced by lim.
-func limitedCLI(t *testing.T, lim streamLimit, args ...string) result {
+func limitedCLI(t *testing.T, lim settings.StreamLimit, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
 		getenv:  func(k string) string { return secretEnv[k] },
-		planned: func(*plan) error { return errors.New("planned") },
-		limit:   func() streamLimit { return lim }}
+		planned: func(*settings.Plan) error { return errors.New("planned") },
+		limit:   func() settings.StreamLimit { return lim }}
 	code := a.execute(context.Background(), args)
 	return result{code, stdout.String(), stderr.String()}
 }
@@ -101,7 +105,7 @@ func limitedCLI(t *testing.T, lim streamLimit, args ...string) result {
 // run, saying why and what to do, for --users, --ramp, the config's levels and settle,
 // summed over the endpoints loaded together.
 func TestStreamLimitRefused(t *testing.T) {
-	lim := streamLimit{max: 462, soft: 1024}
+	lim := settings.StreamLimit{Max: 462, Soft: 1024}
 	two := writeFile(t, "two.yaml", `endpoints:
   - {url: "http://127.0.0.1:8000/v1", model: m}
   - {url: "http://127.0.0.1:8001/v1", model: m}
@@ -127,11 +131,38 @@ ramp:
 	if r := limitedCLI(t, lim, "bench", "--ramp", "1,400"); r.code != exitUsage || !strings.Contains(r.stderr, "planned") {
 		t.Errorf("a ramp that fits was refused: exit %d, %s", r.code, r.stderr)
 	}
-	var got *plan
+	var got *settings.Plan
 	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" },
-		planned: func(p *plan) error { got = p; return errors.New("planned") }, limit: func() streamLimit { return lim }}
+		planned: func(p *settings.Plan) error { got = p; return errors.New("planned") }, limit: func() settings.StreamLimit { return lim }}
 	a.execute(context.Background(), []string{"bench"})
-	if got == nil || a.runConfig(got, &runFlags{}).MaxStreams != 462 {
+	if got == nil || got.Engine().MaxStreams != 462 {
 		t.Error("the engine is not given the limit (the screen's keys stop there)")
+	}
+}
+
+// TestSeedAndURLWords: a seed that is not one says what a seed is and what to write,
+// not strconv's words; a URL whose scheme is misspelled or lacks its // says so and
+// suggests the URL meant, not "http://htp:/bad".
+func TestSeedAndURLWords(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--seed", "-1"}, `invalid argument "-1" for "--seed" flag: want a whole number from 0 to 18446744073709551615 (2^64-1)`},
+		{[]string{"bench", "--seed", "18446744073709551616"}, "want a whole number from 0 to 18446744073709551615"},
+		{[]string{"--seed", "x"}, "0 or no --seed draws a new seed each run"},
+		{[]string{"bench", "--url", "htp:/bad"}, `--url "htp:/bad": is malformed: the scheme "htp" is not http or https (a typo?); write e.g. --url http://bad`},
+		{[]string{"bench", "--url", "http:/127.0.0.1:8000/v1"}, "a scheme is followed by // (http://, not http:/); write e.g. --url http://127.0.0.1:8000/v1"},
+	} {
+		r := cli(t, nil, secretEnv, func(*settings.Plan) error { return errors.New("planned") }, tt.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "strconv") || strings.Contains(r.stderr, "http://htp") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, r.code, r.stderr, tt.want)
+		}
+		checkClean(t, r)
+	}
+	path := writeFile(t, "url.yaml", "endpoints:\n  - url: htps://127.0.0.1:8443\n")
+	r := cli(t, nil, secretEnv, nil, "bench", "--config", path)
+	if want := `line 2: endpoints[0].url "htps://127.0.0.1:8443": is malformed: the scheme "htps" is not http or https (a typo?); write e.g. url: https://127.0.0.1:8443`; r.code != exitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("config: exit %d, stderr %q; want %q", r.code, r.stderr, want)
 	}
 }

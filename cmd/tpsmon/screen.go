@@ -16,12 +16,9 @@ const noTerminal = "the live screen needs a terminal; for scripts and CI use `tp
 
 // runScreen is plain tpsmon: the live screen until the user quits, then the level table.
 func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
-	p, err := a.resolve(cmd, f)
+	p, err := a.plan(f)
 	if err != nil {
 		return err
-	}
-	if p.trace != nil {
-		return usageErrorf("--trace replays a trace on its own schedule, window by window: run it with tpsmon bench --trace %s (the live screen walks users or rates by hand)", f.real.trace)
 	}
 	if err := checkScreenFlags(f); err != nil {
 		return err
@@ -37,25 +34,12 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer closeTTY()
 	ctx := cmd.Context()
-	su, err := a.setup(ctx, p, f, false)
+	su, err := a.setup(ctx, p, &f.live, false)
 	if err != nil {
 		return err
 	}
 	defer su.close(a)
-	cfg := &su.cfg
-	cfg.Settle = p.bounds.settle
-	start := f.users
-	if p.rate.on { // --rate R starts at R requests/s; a single rate leaves the ramp (r) its default rates
-		start = p.ramp.Levels[0]
-		if len(p.ramp.Levels) == 1 {
-			cfg.Ramp.Levels = engine.DefaultRamp.Levels
-		}
-	}
-	cfg.Conns = max(64, f.users)
-	for _, l := range p.ramp.Levels {
-		cfg.Conns = max(cfg.Conns, l)
-	}
-	eng, err := engine.Start(ctx, *cfg)
+	eng, err := engine.Start(ctx, su.cfg)
 	if err != nil {
 		return engineError(err)
 	}
@@ -63,7 +47,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	summary, err := ui.Run(ctx, ui.Options{
 		Engine: eng,
 		Theme:  f.theme,
-		Start:  start,
+		Start:  p.Start(),
 		// tpsmon handles SIGINT and SIGTERM itself (ctx), and ui.Run quits on ctx.
 		// Bubble Tea's own handler would race it: its QuitMsg, sent after the event
 		// loop has ended, blocks the program's shutdown forever.
@@ -85,18 +69,15 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	return nil
 }
 
-// checkScreenFlags refuses the live screen's own flags when they are wrong: --users,
-// --theme and the live-output flags.
+// checkScreenFlags refuses the live screen's own flags when they are wrong: --theme and
+// the live-output flags.
 func checkScreenFlags(f *runFlags) error {
-	if f.users < 0 {
-		return usageErrorf("--users %d: want 0 or more", f.users)
-	}
 	if f.theme != "" {
 		if _, err := themes.Get(f.theme, true); err != nil {
 			return usageErrorf("--theme: %v", err)
 		}
 	}
-	return checkLive(&f.liveFlags)
+	return checkLive(&f.live)
 }
 
 // isTerminal reports whether v is an *os.File on a terminal (not merely a character
@@ -104,10 +85,4 @@ func checkScreenFlags(f *runFlags) error {
 func isTerminal(v any) bool {
 	fd, ok := fileDescriptor(v)
 	return ok && term.IsTerminal(fd)
-}
-
-// registerSettle adds the live screen's --settle flag.
-func (f *runFlags) registerSettle(c *cobra.Command) {
-	c.Flags().StringVar(&f.settle, "settle", "capacity",
-		"users to hold once the auto-ramp finished or stopped: capacity (the largest level meeting --slo), a number, or 0 to stop the load")
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 func TestServerMetricsPlan(t *testing.T) {
@@ -37,7 +38,7 @@ func TestServerMetricsPlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := planOf(t, secretEnv, tt.args...)
-		if got := fmt.Sprint(p.serverMetrics); got != tt.want {
+		if got := fmt.Sprint(p.ServerMetrics); got != tt.want {
 			t.Errorf("%v: server metrics %s, want %s", tt.args, got, tt.want)
 		}
 	}
@@ -55,7 +56,7 @@ func TestServerMetricsErrors(t *testing.T) {
 		{[]string{"bench", "--config", bad}, []string{"line 4: endpoints[0].server_metrics (a)", "http:// or https://"}},
 	}
 	for _, tt := range tests {
-		r := cli(t, nil, secretEnv, func(*plan) error { return errors.New("planned") }, tt.args...)
+		r := cli(t, nil, secretEnv, func(*settings.Plan) error { return errors.New("planned") }, tt.args...)
 		if r.code != exitUsage {
 			t.Errorf("%v: exit %d, want 2; stderr %s", tt.args, r.code, r.stderr)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -44,36 +43,11 @@ func TestShardUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := cli(t, nil, tt.env, func(*plan) error { t.Error("the run was planned"); return nil }, append([]string{"bench"}, tt.args...)...)
+			r := cli(t, nil, tt.env, func(*settings.Plan) error { t.Error("the run was planned"); return nil }, append([]string{"bench"}, tt.args...)...)
 			if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 saying %q", r.code, r.stderr, tt.want)
 			}
 		})
-	}
-}
-
-func TestResolveShardFromJobIndex(t *testing.T) {
-	changed := func(name string) bool { return name == "shards" }
-	getenv := func(k string) string { return map[string]string{jobIndexEnv: "2"}[k] }
-	now := time.Date(2026, 11, 23, 16, 0, 0, 0, time.UTC)
-	s := &shardFlags{shards: 4, startAt: "2026-11-23T17:00:00+01:00"}
-	shard, err := parseShardFlags(s, changed, getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ramp := engine.Ramp{Levels: []int{4}, Hold: 10 * time.Second}
-	sp, notes, err := resolveShard(s, shard, ramp, changed, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *sp.shard != (model.ReportShard{Index: 2, Count: 4}) || !sp.startAt.Equal(now) || len(notes) != 1 ||
-		!strings.Contains(notes[0], "the early stop (errors > 5%, TTFT p95 > 2 x target) are off") {
-		t.Errorf("plan %+v %v, notes %q", sp.shard, sp.startAt, notes)
-	}
-	// A start time less than a hold ago is taken: the run says how late it started.
-	none := func(string) bool { return false }
-	if _, _, err := resolveShard(&shardFlags{startAt: "2026-11-23T15:59:55Z"}, nil, ramp, none, now); err != nil {
-		t.Errorf("5 s late with a 10 s hold: %v", err)
 	}
 }
 
@@ -151,7 +125,7 @@ func TestBenchStartsLate(t *testing.T) {
 // TestShardStreamLimit: a shard holds its share of each level, so a level larger than
 // one process can hold is taken when each shard's share fits.
 func TestShardStreamLimit(t *testing.T) {
-	lim := streamLimit{max: 462, soft: 1024}
+	lim := settings.StreamLimit{Max: 462, Soft: 1024}
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	if r := limitedCLI(t, lim, "bench", "--ramp", "1,1800", "--shard", "0/4", "--start-at", future); r.code != exitUsage || !strings.Contains(r.stderr, "planned") {
 		t.Errorf("4 shards of 450 users were refused: exit %d, %s", r.code, r.stderr)
@@ -159,30 +133,5 @@ func TestShardStreamLimit(t *testing.T) {
 	r := limitedCLI(t, lim, "bench", "--ramp", "1,1900", "--shard", "0/4", "--start-at", future)
 	if want := "--ramp (shard 0/4's share): level 475: this process can hold at most 462"; r.code != exitUsage || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
-	}
-}
-
-// TestShardSeed: shards given one seed (a shared config) each draw their own prompts and
-// arrivals, reproducibly; shard 0 keeps the seed, and no seed stays none.
-func TestShardSeed(t *testing.T) {
-	seen := map[uint64]bool{}
-	for i := range 8 {
-		s := shardSeed(42, &model.ReportShard{Index: i, Count: 8})
-		if s == 0 || s >= maxExactSeed || seen[s] || s != shardSeed(42, &model.ReportShard{Index: i, Count: 8}) {
-			t.Errorf("shard %d: seed %d", i, s)
-		}
-		seen[s] = true
-	}
-	if shardSeed(42, &model.ReportShard{Index: 0, Count: 2}) != 42 || shardSeed(42, nil) != 42 || shardSeed(0, &model.ReportShard{Index: 1, Count: 2}) != 0 {
-		t.Error("shard 0, a whole run and a prompt without seed keep their seed")
-	}
-	if s := shardSeed(maxExactSeed-1, &model.ReportShard{Index: 3, Count: 4}); s == 0 || s >= maxExactSeed {
-		t.Errorf("the largest seed, shard 3: %d", s)
-	}
-	var got *plan
-	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	cli(t, nil, nil, func(p *plan) error { got = p; return errors.New("planned") }, "bench", "--seed", "42", "--shard", "1/2", "--start-at", future)
-	if got == nil || got.template.PromptSeed != shardSeed(42, &model.ReportShard{Index: 1, Count: 2}) {
-		t.Errorf("plan %+v: shard 1/2 with --seed 42 does not use its own seed", got)
 	}
 }

@@ -11,13 +11,12 @@ import (
 // description says what was staged.
 func TestSimFaultFlags(t *testing.T) {
 	a := &app{stdout: &strings.Builder{}, stderr: &strings.Builder{}, getenv: func(string) string { return "" }}
-	f := &simFlags{}
-	c := a.simCmd(f)
+	c, f := a.simCmd()
 	args := []string{"--max-queue", "8", "--drop-rate", "0.01", "--stall-rate", "0.05", "--stall-ms", "3000", "--prefix-cache-tokens", "50000", "--kv-tokens", "4096"}
 	if err := c.ParseFlags(args); err != nil {
 		t.Fatal(err)
 	}
-	got, err := simConfig(c, f)
+	got, err := f.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,12 +34,11 @@ func TestSimFaultFlags(t *testing.T) {
 	}
 
 	// A flag given as 0 turns off the profile's fault.
-	f = &simFlags{}
-	c = a.simCmd(f)
+	c, f = a.simCmd()
 	if err := c.ParseFlags([]string{"--profile", "flaky", "--max-queue", "0", "--drop-rate", "0", "--stall-rate", "0"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err = simConfig(c, f)
+	got, err = f.Config()
 	if err != nil || got.MaxQueue != 0 || got.DropRate != 0 || got.StallRate != 0 || got.ErrorRate == 0 {
 		t.Errorf("flaky with its faults off: %+v, %v", got, err)
 	}
@@ -48,12 +46,11 @@ func TestSimFaultFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--max-queue", "-1"}, {"--drop-rate", "1.5"}, {"--stall-rate", "-0.1"}, {"--stall-ms", "-5"}, {"--prefix-cache-tokens", "-1"}, {"--kv-tokens", "-1"},
 	} {
-		f := &simFlags{}
-		c := a.simCmd(f)
+		c, f := a.simCmd()
 		if err := c.ParseFlags(bad); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := simConfig(c, f); err == nil || !strings.Contains(err.Error(), bad[0]) {
+		if _, err := f.Config(); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%v: error %v, want one naming %s", bad, err, bad[0])
 		}
 	}

@@ -36,12 +36,11 @@ func TestSimFlagsOverrideOnlyGiven(t *testing.T) {
 			[]string{`model "m x"`, "3 slots", "decode step 7ms + 1ms per sequence", "4 tokens per event", "prefill 0.5ms per prompt token"}},
 	}
 	for _, tt := range tests {
-		f := &simFlags{}
-		c := a.simCmd(f)
+		c, f := a.simCmd()
 		if err := c.ParseFlags(tt.args); err != nil {
 			t.Fatalf("%v: %v", tt.args, err)
 		}
-		got, err := simConfig(c, f)
+		got, err := f.Config()
 		if err != nil {
 			t.Fatalf("%v: %v", tt.args, err)
 		}

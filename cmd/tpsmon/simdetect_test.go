@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/settings"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -70,12 +71,12 @@ func TestPreflightMarksOnlyTheSimulator(t *testing.T) {
 		for _, check := range []bool{false, true} {
 			var stderr bytes.Buffer
 			a := &app{stderr: &stderr, getenv: func(string) string { return "" }}
-			p := &plan{endpoints: []client.Endpoint{{Name: "x", BaseURL: tc.url, Model: "m"}}, sources: []string{"--url"}, keyEnvs: []string{"OPENAI_API_KEY"}}
+			p := &settings.Plan{Endpoints: []client.Endpoint{{Name: "x", BaseURL: tc.url, Model: "m"}}, Sources: []string{"--url"}, KeyEnvs: []string{"OPENAI_API_KEY"}}
 			err := a.preflight(context.Background(), p, check)
 			if (err != nil) != (check && tc.name == "down") {
 				t.Errorf("%s (check %v): err %v", tc.name, check, err)
 			}
-			if got := p.endpoints[0].Simulated; got != tc.want && err == nil {
+			if got := p.Endpoints[0].Simulated; got != tc.want && err == nil {
 				t.Errorf("%s (check %v): simulated %v, want %v (stderr %q)", tc.name, check, got, tc.want, stderr.String())
 			}
 			if said := strings.Contains(stderr.String(), "SIMULATED"); said != (tc.want && err == nil) {

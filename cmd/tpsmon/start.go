@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/settings"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
 
@@ -23,9 +25,9 @@ type simulator struct {
 // start makes the plan runnable: it starts the simulator when nothing else is
 // configured, or checks real endpoints (app.preflight) and fills in missing model
 // names. A usage problem exits 2, an unreachable endpoint 3.
-func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error) {
-	if p.simulate {
-		cfg, err := sim.Profile(p.profile)
+func (a *app) start(ctx context.Context, p *settings.Plan, check bool) (*simulator, error) {
+	if p.Simulate {
+		cfg, err := sim.Profile(p.Profile)
 		if err != nil {
 			return nil, usageErrorf("--profile: %v", err)
 		}
@@ -36,17 +38,17 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 		if err != nil {
 			return nil, &exitError{code: exitUnusable, msg: fmt.Sprintf("cannot start the built-in simulator: %v", err)}
 		}
-		ep := p.template
+		ep := p.Template
 		ep.Name = "simulator"
 		ep.BaseURL = inst.URL
 		ep.Model = cfg.Model
 		ep.Simulated = true
-		p.endpoints = []client.Endpoint{ep}
-		p.sources = []string{"the built-in simulator"}
-		p.keyEnvs = []string{""}
+		p.Endpoints = []client.Endpoint{ep}
+		p.Sources = []string{"the built-in simulator"}
+		p.KeyEnvs = []string{""}
 		fmt.Fprintf(a.stderr, "tpsmon: no endpoint configured (--url, $%s or --config), so measuring the built-in simulator: profile %q, model %q at %s. Every number is SIMULATED.\n",
-			baseURLEnv, p.profile, cfg.Model, inst.URL)
-		return &simulator{inst: inst, profile: p.profile}, nil
+			settings.BaseURLEnv, p.Profile, cfg.Model, inst.URL)
+		return &simulator{inst: inst, profile: p.Profile}, nil
 	}
 	return nil, a.preflight(ctx, p, check)
 }
@@ -56,9 +58,9 @@ func (a *app) start(ctx context.Context, p *plan, check bool) (*simulator, error
 // are asked for a second at most, errors ignored (the screen starts against a server
 // that is down, and says so). It fills in missing model names and marks an endpoint
 // that is tpsmon's own simulator (tpsmon sim) as simulated.
-func (a *app) preflight(ctx context.Context, p *plan, check bool) error {
-	for i := range p.endpoints {
-		ep := &p.endpoints[i]
+func (a *app) preflight(ctx context.Context, p *settings.Plan, check bool) error {
+	for i := range p.Endpoints {
+		ep := &p.Endpoints[i]
 		if !check && ep.Model != "" {
 			pctx, cancel := context.WithTimeout(ctx, time.Second)
 			models, err := client.Preflight(pctx, *ep)
@@ -76,7 +78,7 @@ func (a *app) preflight(ctx context.Context, p *plan, check bool) error {
 				return &exitError{code: exitInterrupt, msg: "interrupted"}
 			}
 			return &exitError{code: exitUnusable, msg: fmt.Sprintf("endpoint %s (%s) is unusable: %v\nCheck the URL, that the server is running, and the key in $%s.",
-				ep.Name, client.RedactedURL(ep.BaseURL), err, p.keyEnvs[i])}
+				ep.Name, client.RedactedURL(ep.BaseURL), err, p.KeyEnvs[i])}
 		}
 		names := client.ModelIDs(models)
 		if ep.Model == "" {
@@ -84,9 +86,9 @@ func (a *app) preflight(ctx context.Context, p *plan, check bool) error {
 			case 1:
 				ep.Model = names[0]
 			case 0:
-				return usageErrorf("%s: %s; %s does not list the models it serves", p.sources[i], modelRequired(p.sources[i]), client.RedactedURL(ep.BaseURL))
+				return usageErrorf("%s: %s; %s does not list the models it serves", p.Sources[i], modelRequired(p.Sources[i]), client.RedactedURL(ep.BaseURL))
 			default:
-				return usageErrorf("%s: %s; the server serves: %s", p.sources[i], modelRequired(p.sources[i]), strings.Join(names, ", "))
+				return usageErrorf("%s: %s; the server serves: %s", p.Sources[i], modelRequired(p.Sources[i]), strings.Join(names, ", "))
 			}
 		} else if len(names) > 0 && !slices.Contains(names, ep.Model) {
 			fmt.Fprintf(a.stderr, "tpsmon: warning: %s does not list model %q; it lists: %s\n", ep.Name, ep.Model, strings.Join(names, ", "))
@@ -126,18 +128,18 @@ type runSetup struct {
 
 // setup makes the plan runnable (start), opens the live outputs (--timeseries,
 // --metrics-addr) and builds the engine's configuration. Undo it with close.
-func (a *app) setup(ctx context.Context, p *plan, f *runFlags, check bool) (*runSetup, error) {
+func (a *app) setup(ctx context.Context, p *settings.Plan, lf *liveFlags, check bool) (*runSetup, error) {
 	s, err := a.start(ctx, p, check)
 	if err != nil {
 		return nil, err
 	}
-	live, err := a.openLive(&f.liveFlags)
+	live, err := a.openLive(lf)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	cfg := a.runConfig(p, f)
-	cfg.Observers = live.observers
+	cfg := p.Engine()
+	cfg.Version, cfg.Observers = toolVersion(), live.observers
 	return &runSetup{sim: s, live: live, cfg: cfg}, nil
 }
 
@@ -185,4 +187,14 @@ func sameFile(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
+}
+
+// unwrapPathError is err without the *os.PathError's operation and path (the message
+// names the file itself).
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

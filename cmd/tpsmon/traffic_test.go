@@ -148,11 +148,11 @@ func TestTrafficUsageErrors(t *testing.T) {
 // TestRatePlan: --rate makes the ramp's levels arrival rates and the pools open loop.
 func TestRatePlan(t *testing.T) {
 	p := planOf(t, nil, "bench", "--rate", "2,4,8", "--arrival", "constant", "--max-concurrency", "16")
-	if !p.rate.on || !slices.Equal(p.ramp.Levels, []int{2, 4, 8}) || p.rate.maxConcurrency != 16 || p.rate.kind.String() != "constant" {
-		t.Errorf("plan: rate %+v levels %v", p.rate, p.ramp.Levels)
+	if !p.Rate.On || !slices.Equal(p.Ramp.Levels, []int{2, 4, 8}) || p.Rate.MaxConcurrency != 16 || p.Rate.Kind.String() != "constant" {
+		t.Errorf("plan: rate %+v levels %v", p.Rate, p.Ramp.Levels)
 	}
-	if len(p.poolOptions()) != 1 || p.conns() != 16 {
-		t.Errorf("pool options %d, conns %d", len(p.poolOptions()), p.conns())
+	if cfg := p.Engine(); len(cfg.PoolOptions) != 1 || cfg.Connections() != 16 {
+		t.Errorf("pool options %d, conns %d", len(cfg.PoolOptions), cfg.Connections())
 	}
 }
 
@@ -189,12 +189,12 @@ func TestWorkloadConfig(t *testing.T) {
 	ds := writeFile(t, "d.jsonl", `{"prompt": "hello"}`+"\n")
 	cfg := writeFile(t, "c.yaml", "workload:\n  max_tokens: uniform:50:150\n  prompt_tokens: 64\n  prefix_tokens: 32\n  dataset: "+ds+"\n")
 	p := planOf(t, nil, "bench", "--config", cfg)
-	if p.template.Workload == nil || p.template.MaxTokens != 100 || p.template.PromptTokens != 64 || !strings.Contains(p.workload, "dataset") {
-		t.Errorf("template: workload %v max %d prompt %d (%q)", p.template.Workload, p.template.MaxTokens, p.template.PromptTokens, p.workload)
+	if p.Template.Workload == nil || p.Template.MaxTokens != 100 || p.Template.PromptTokens != 64 || !strings.Contains(p.Workload, "dataset") {
+		t.Errorf("template: workload %v max %d prompt %d (%q)", p.Template.Workload, p.Template.MaxTokens, p.Template.PromptTokens, p.Workload)
 	}
 	p = planOf(t, nil, "bench", "--config", cfg, "--max-tokens", "7", "--dataset", "")
-	if p.template.MaxTokens != 7 || !strings.Contains(p.workload, "shared prefix 32") {
-		t.Errorf("flags over config: max %d (%q)", p.template.MaxTokens, p.workload)
+	if p.Template.MaxTokens != 7 || !strings.Contains(p.Workload, "shared prefix 32") {
+		t.Errorf("flags over config: max %d (%q)", p.Template.MaxTokens, p.Workload)
 	}
 	bad := writeFile(t, "b.yaml", "workload:\n  max_tokens: uniform:9\n")
 	r := cli(t, nil, nil, nil, "bench", "--config", bad)

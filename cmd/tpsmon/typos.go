@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 // suggestDistance is how many edits apart a mistyped command may be from the one suggested
@@ -67,65 +68,21 @@ func flagValue(args []string, name string) string {
 }
 
 // nearFlag is the flag of cmd nearest to the unknown flag of err ("--profle" suggests
-// --profile, "--hodl" --hold), "" when none is within suggestDistance edits. Of flags
-// equally near, one with the same first letter wins, then the first by name, so the
-// hint does not depend on the order the flags were declared in.
+// --profile, "--hodl" --hold), "" when none is within suggestDistance edits
+// (settings.Nearest says which of flags equally near).
 func nearFlag(cmd *cobra.Command, err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
 		return ""
 	}
-	best, bestD := "", suggestDistance+1
+	var flags []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		d := editDistance(name, f.Name)
-		if d < bestD || (d == bestD && nearer(name, f.Name, best)) {
-			best, bestD = f.Name, d
+		if !f.Hidden {
+			flags = append(flags, f.Name)
 		}
 	})
-	if best == "" {
-		return ""
+	if best := settings.Nearest(name, flags, suggestDistance); best != "" {
+		return "did you mean --" + best + "?"
 	}
-	return "did you mean --" + best + "?"
-}
-
-// nearer reports whether flag a is a better hint for name than flag b at the same
-// distance: a shares name's first letter and b does not, or both or neither do and a
-// sorts first.
-func nearer(name, a, b string) bool {
-	first := func(f string) bool { return f != "" && name != "" && f[0] == name[0] }
-	sa, sb := first(a), first(b)
-	if sa != sb {
-		return sa
-	}
-	return b == "" || a < b
-}
-
-// editDistance is the optimal-string-alignment distance of a and b: Levenshtein's
-// insertions, deletions and substitutions plus the swap of two adjacent letters, each
-// one edit ("hodl" is 1 from "hold", not 2).
-func editDistance(a, b string) int {
-	pprev := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], pprev[j-2]+1)
-			}
-		}
-		pprev, prev, cur = prev, cur, pprev
-	}
-	return prev[len(b)]
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
 func TestTypoHelp(t *testing.T) {
@@ -26,22 +27,6 @@ func TestTypoHelp(t *testing.T) {
 		r := cli(t, nil, nil, nil, c.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
-		}
-	}
-}
-
-// TestEditDistance: a swap of two adjacent letters is one edit, as an insertion,
-// a deletion or a substitution is.
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want int
-	}{
-		{"hodl", "hold", 1}, {"uesrs", "users", 1}, {"hodl", "model", 2}, {"profle", "profile", 1},
-		{"hold", "hold", 0}, {"", "abc", 3}, {"ca", "abc", 3}, {"abcd", "badc", 2},
-	} {
-		if got := editDistance(c.a, c.b); got != c.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
 	}
 }
@@ -80,7 +65,7 @@ func TestBuildVersion(t *testing.T) {
 // TestTTFOCriterion: ttfo_p95 is accepted from --slo and from the config's slo block.
 func TestTTFOCriterion(t *testing.T) {
 	var got []time.Duration
-	hook := func(p *plan) error { got = append(got, p.slo.TTFOP95Max); return errors.New("planned") }
+	hook := func(p *settings.Plan) error { got = append(got, p.SLO.TTFOP95Max); return errors.New("planned") }
 	cli(t, nil, nil, hook, "bench", "--slo", "ttfo_p95<=8s")
 	path := writeFile(t, "tpsmon.yaml", "slo:\n  ttfo_p95_max: 12s\n")
 	cli(t, nil, nil, hook, "bench", "--config", path)

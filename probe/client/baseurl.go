@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -30,11 +31,8 @@ func NormalizeBaseURL(raw string) (string, error) {
 	if err != nil {
 		return fail("is not a URL ("+parseDetail(err)+")", exampleURL)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		if !strings.Contains(raw, "://") {
-			return fail("want an http:// or https:// URL", "http://"+shown)
-		}
-		return fail("want an http:// or https:// URL", exampleURL)
+	if problem, suggest := schemeProblem(u, raw, shown); problem != "" {
+		return fail(problem, suggest)
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return fail("has no host", exampleURL)
@@ -74,4 +72,60 @@ func parseDetail(err error) string {
 		return "it cannot be parsed"
 	}
 	return msg
+}
+
+// schemeProblem says what is wrong with the scheme of the base URL raw (parsed as u,
+// shown as shown) and what to write instead; "" when it is http:// or https://. A host
+// with no scheme ("localhost:8000") takes http://. A scheme one letter away from http
+// or https ("htp:/h", "htps://h"), or http and https without their "//" ("http:h"),
+// is a malformed URL: it is written again with the scheme meant and "//". Another
+// scheme (ftp://) gets the example.
+func schemeProblem(u *url.URL, raw, shown string) (problem, suggest string) {
+	scheme, rest, hasScheme := strings.Cut(shown, ":")
+	if u.Scheme == "" || hasScheme && rest != "" && rest[0] >= '0' && rest[0] <= '9' { // host or host:port
+		if u.Scheme == "http" || u.Scheme == "https" {
+			return "", ""
+		}
+		return "want an http:// or https:// URL", "http://" + shown
+	}
+	meant, lower := "", strings.ToLower(scheme)
+	switch {
+	case lower == "http" || lower == "https":
+		meant = lower
+	case oneEditApart(lower, "https"): // "htts" is one letter from both: the s says https
+		meant = "https"
+	case oneEditApart(lower, "http"):
+		meant = "http"
+	}
+	host := strings.TrimLeft(rest, "/")
+	switch {
+	case (u.Scheme == "http" || u.Scheme == "https") && strings.HasPrefix(rest, "//"):
+		return "", ""
+	case meant == "":
+		return "want an http:// or https:// URL", exampleURL
+	case host == "":
+		return fmt.Sprintf("is malformed: %q is not followed by a host (want an http:// or https:// URL)", scheme+":"), exampleURL
+	case strings.EqualFold(scheme, meant):
+		return fmt.Sprintf("is malformed: a scheme is followed by // (%s://, not %s)", meant, scheme+":"+rest[:len(rest)-len(host)]), meant + "://" + host
+	}
+	return fmt.Sprintf("is malformed: the scheme %q is not http or https (a typo?)", scheme), meant + "://" + host
+}
+
+// oneEditApart reports whether a and b differ by one letter inserted, removed,
+// replaced, or two neighbours swapped.
+func oneEditApart(a, b string) bool {
+	if a == b || len(a)-len(b) > 1 || len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case len(a) == len(b):
+		return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	case len(a) > len(b):
+		return a[i+1:] == b[i:]
+	}
+	return a[i:] == b[i+1:]
 }

@@ -19,6 +19,14 @@ func TestNormalizeBaseURL(t *testing.T) {
 		{raw: "localhost:8000", field: true, want: `url "localhost:8000": want an http:// or https:// URL`, suggest: "http://localhost:8000"},
 		{raw: "me:SECRET@10.0.0.1:8000", field: true, want: "want an http:// or https:// URL", suggest: "http://10.0.0.1:8000"},
 		{raw: "ftp://h/v1", field: true, want: "want an http:// or https:// URL", suggest: exampleURL},
+		// A scheme one letter from http or https, or one without its //, is a malformed
+		// URL: said so, and written again with the scheme meant (not "http://htp:/bad").
+		{raw: "htp:/bad", field: true, want: `url "htp:/bad": is malformed: the scheme "htp" is not http or https`, suggest: "http://bad"},
+		{raw: "htps://h:8443/v1", field: true, want: `the scheme "htps" is not http or https`, suggest: "https://h:8443/v1"},
+		{raw: "http:/h:8000", field: true, want: "is malformed: a scheme is followed by // (http://, not http:/)", suggest: "http://h:8000"},
+		{raw: "HTTPS:h", field: true, want: "a scheme is followed by //", suggest: "https://h"},
+		{raw: "htp:", field: true, want: `is malformed: "htp:" is not followed by a host`, suggest: exampleURL},
+		{raw: "foo:bar", field: true, want: "want an http:// or https:// URL", suggest: exampleURL},
 		{raw: "http://", field: true, want: "has no host", suggest: exampleURL},
 		{raw: "http://me:SECRET@127.0.0.1:80x/v1", field: true, want: `url "http://127.0.0.1:80x/v1": is not a URL (invalid port ":80x" after host)`, suggest: exampleURL},
 		{raw: "http://127.0.0.1:99999/v1", field: true, want: `port "99999" is not a port number`},
@@ -78,6 +86,20 @@ func TestCheckKeyEnv(t *testing.T) {
 		}
 		if err != nil && (strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "--")) {
 			t.Errorf("CheckKeyEnv(%q) = %q shows the value or a flag", name, err)
+		}
+	}
+}
+
+func TestOneEditApart(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"htp", "http", true}, {"htps", "https", true}, {"hhtp", "http", true}, {"htpt", "http", true}, {"httpss", "https", true},
+		{"http", "http", false}, {"ftp", "http", false}, {"h", "http", false}, {"", "http", false}, {"thtp", "http", true},
+	} {
+		if got := oneEditApart(c.a, c.b); got != c.want {
+			t.Errorf("oneEditApart(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }

@@ -102,7 +102,11 @@ type Config struct {
 	Now     func() time.Time // wall clock for the report's timestamps; nil means time.Now
 
 	// Start only.
-	Conns       int             // connections per endpoint; 0 means the largest ramp level (at least 64)
+	// Start is what every endpoint starts at, users or (in rate mode) a rate: the live
+	// screen's --users; 0 when the load starts from the ramp (bench). The connections
+	// are sized for it too (Connections).
+	Start       int
+	Conns       int             // connections per endpoint; 0 means Connections decides
 	NewStreamer NewStreamerFunc // nil means DefaultNewStreamer
 	PoolOptions []probe.Option  // e.g. probe.WithTickEvery
 	// ServerMetrics is each endpoint's metrics source, by position: "" (or no entry) the
@@ -226,14 +230,7 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := (&Config{Ramp: cfg.Ramp, Settle: cfg.Settle, MaxDuration: cfg.MaxDuration, Shard: cfg.Shard, StartAt: cfg.StartAt}).validateOrDefault(); err != nil {
 		return nil, err
 	}
-	conns := cfg.Conns
-	if conns <= 0 {
-		conns = 64
-		for _, l := range cfg.Ramp.Levels {
-			conns = max(conns, cfg.share(l))
-		}
-	}
-	fleet, err := NewFleet(ctx, cfg.Endpoints, FleetOptions{Conns: conns, NewStreamer: cfg.NewStreamer, PoolOptions: cfg.PoolOptions})
+	fleet, err := NewFleet(ctx, cfg.Endpoints, FleetOptions{Conns: cfg.Connections(), NewStreamer: cfg.NewStreamer, PoolOptions: cfg.PoolOptions})
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +249,27 @@ func Start(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// Connections is the HTTP connections each endpoint's pool keeps, decided here and
+// nowhere else: Conns when set; in rate mode the cap on requests in flight, else room
+// for a few seconds of the highest rate (8 per request/s, at least 64); otherwise the
+// largest level of this process's share, or the users it starts at, at least 64.
+func (c *Config) Connections() int {
+	if c.Conns > 0 {
+		return c.Conns
+	}
+	top := max(c.Start, 1)
+	for _, l := range c.Ramp.Levels {
+		top = max(top, c.share(l))
+	}
+	if c.OpenLoop != nil {
+		if c.OpenLoop.MaxConcurrency > 0 {
+			return c.OpenLoop.MaxConcurrency
+		}
+		return max(64, 8*top)
+	}
+	return max(64, top)
 }
 
 // validateOrDefault validates c with an empty ramp meaning the default one.

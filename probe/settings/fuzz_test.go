@@ -1,4 +1,4 @@
-package main
+package settings
 
 import (
 	"encoding/json"
@@ -130,16 +130,20 @@ func FuzzLoadConfig(f *testing.F) {
 		for i := range cfg.Endpoints {
 			_ = cfg.where(i)
 		}
-		slo, err := resolveSLO("", cfg)
+		var crit model.SLO
+		layer, err := cfg.layer()
+		if err == nil {
+			crit, err = slo(layer.SLO)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "config fuzz.yaml: ") {
-				t.Fatalf("resolveSLO: error does not name the file: %q", err)
+				t.Fatalf("slo: error does not name the file: %q", err)
 			}
 			return
 		}
-		u, e := slo.UserTPSMin, slo.ErrorRateMax
-		if math.IsNaN(u) || math.IsInf(u, 0) || u < 0 || math.IsNaN(e) || e < 0 || e > 1 || slo.TTFTP95Max <= 0 {
-			t.Fatalf("config %q accepted the criteria %+v", data, slo)
+		u, e := crit.UserTPSMin, crit.ErrorRateMax
+		if math.IsNaN(u) || math.IsInf(u, 0) || u < 0 || math.IsNaN(e) || e < 0 || e > 1 || crit.TTFTP95Max <= 0 {
+			t.Fatalf("config %q accepted the criteria %+v", data, crit)
 		}
 	})
 }

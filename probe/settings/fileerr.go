@@ -1,9 +1,8 @@
-package main
+package settings
 
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -56,7 +55,7 @@ func syntaxLine(data []byte) int {
 }
 
 var (
-	reNotFound = regexp.MustCompile(`field (\S+) not found in type \S+`)
+	reNotFound = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
 	reBadType  = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (.+)$")
 	reBadKind  = regexp.MustCompile(`cannot unmarshal !!(\w+) into (.+)$`)
 	reColumn   = regexp.MustCompile(`^line (\d+): @(\d+): `)
@@ -82,7 +81,10 @@ func configErrorAt(path string, err error, paths map[string]string) error {
 			}
 			return "line " + sub[1] + ": "
 		})
-		l = reNotFound.ReplaceAllString(l, `unknown key "$1" (check its spelling and indentation; the keys are listed in docs/config.md)`)
+		l = reNotFound.ReplaceAllStringFunc(l, func(m string) string {
+			sub := reNotFound.FindStringSubmatch(m)
+			return unknownKey(sub[1], sub[2])
+		})
 		l = reBadType.ReplaceAllStringFunc(l, func(m string) string {
 			sub := reBadType.FindStringSubmatch(m)
 			return fmt.Sprintf("%q is %s, want %s", sub[2], yamlKind(sub[1]), goKind(sub[3]))
@@ -116,7 +118,7 @@ func goKind(t string) string {
 	switch {
 	case strings.HasPrefix(t, "[]"):
 		return "a list"
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "main."):
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "settings."):
 		return "a mapping (key: value)"
 	case t == "bool":
 		return "true or false"
@@ -128,10 +130,15 @@ func goKind(t string) string {
 	return t
 }
 
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
+// unknownKey says that key is not a key of the block of type block (a Go type's name),
+// with the key of that block meant when one is near.
+func unknownKey(key, block string) string {
+	var names []string
+	for _, k := range blockKeys()[block] {
+		names = append(names, k.name())
 	}
-	return err
+	if near := Nearest(key, names, 2); near != "" {
+		return fmt.Sprintf("unknown key %q (did you mean %s? the keys are listed in docs/config.md)", key, near)
+	}
+	return fmt.Sprintf("unknown key %q (check its spelling and indentation; the keys are listed in docs/config.md)", key)
 }
