@@ -49,14 +49,14 @@ func (f *Flags) workloadFlags(fs *pflag.FlagSet) {
 
 // workloadFile is the config file's workload block.
 type workloadFile struct {
-	MaxTokens    *lengthSpec `yaml:"max_tokens"`
-	Prompt       *string     `yaml:"prompt"`
-	PromptTokens *lengthSpec `yaml:"prompt_tokens"`
-	IgnoreEOS    *bool       `yaml:"ignore_eos"`
-	Timeout      *posDur     `yaml:"timeout"`
-	Dataset      *string     `yaml:"dataset"`
-	PrefixTokens *int        `yaml:"prefix_tokens"`
-	Seed         *seed       `yaml:"seed"`
+	MaxTokens    *lengthSpec      `yaml:"max_tokens"`
+	Prompt       *string          `yaml:"prompt"`
+	PromptTokens *lengthSpec      `yaml:"prompt_tokens"`
+	IgnoreEOS    *bool            `yaml:"ignore_eos"`
+	Timeout      *posDur          `yaml:"timeout"`
+	Dataset      *string          `yaml:"dataset"`
+	PrefixTokens *int             `yaml:"prefix_tokens"`
+	Seed         *seed            `yaml:"seed"`
 	trafficFile  `yaml:",inline"` // trace, trace_speed, trace_window, turns, history, think_time
 }
 
