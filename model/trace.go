@@ -104,14 +104,39 @@ func TraceVerdict(e *ReportEndpoint, slo SLO) (held bool, words string) {
 			fails = append(fails, e.windowName(l.Concurrency)+": "+strings.Join(f, ", "))
 		}
 	}
+	late, arrivals := e.lateArrivals()
+	behind := arrivals > 0 && float64(late) > lateShare*float64(arrivals)
 	switch {
 	case measured == 0:
 		return false, "not measured: no window of the trace had a steady request with a token"
+	case len(fails) == 0 && behind:
+		return false, fmt.Sprintf("not judged at this trace's load: all %d windows met the criteria, but %d of %d requests left more than %s late, "+
+			"so the load sent was lighter than the trace's", measured, late, arrivals, FormatMs(LateAfter))
 	case len(fails) == 0:
 		return true, fmt.Sprintf("held at this trace's load: all %d windows met the criteria", measured)
 	}
-	return false, fmt.Sprintf("not held at this trace's load: %d of %d windows failed the criteria (%s)",
-		len(fails), measured, strings.Join(fails, "; "))
+	lighter := ""
+	if behind {
+		lighter = " (even at the lighter load sent: requests left late)"
+	}
+	return false, fmt.Sprintf("not held at this trace's load%s: %d of %d windows failed the criteria (%s)",
+		lighter, len(fails), measured, strings.Join(fails, "; "))
+}
+
+// lateShare is the share of a trace's requests that may leave late before its verdict
+// is no longer the trace's load's.
+const lateShare = 0.01
+
+// lateArrivals counts the arrivals of an endpoint's levels that left more than
+// LateAfter late, and all of them.
+func (e *ReportEndpoint) lateArrivals() (late, arrivals int) {
+	for i := range e.Levels {
+		if w := e.Levels[i].ClientWaitMs; w != nil {
+			late += w.Late
+			arrivals += w.Arrivals
+		}
+	}
+	return late, arrivals
 }
 
 // writeTraceVerdict writes a trace run's verdict in place of capacity and saturation.

@@ -35,6 +35,19 @@ func TestTraceVerdict(t *testing.T) {
 	if _, words := TraceVerdict(&ReportEndpoint{}, DefaultSLO); !strings.HasPrefix(words, "not measured") {
 		t.Errorf("no window: %q", words)
 	}
+	// Sent late (a concurrency cap, a client that fell behind), a trace that met the
+	// criteria was not measured at its own load.
+	e.Levels[1] = traceLevel(2, 900, 41)
+	for i := range e.Levels {
+		e.Levels[i].ClientWaitMs = &WaitStats{Arrivals: 40, Late: 12}
+	}
+	if held, words := TraceVerdict(e, DefaultSLO); held || !strings.HasPrefix(words, "not judged at this trace's load: all 3 windows met the criteria, but 36 of 120 requests left more than 10 ms late") {
+		t.Errorf("late: held %v, %q", held, words)
+	}
+	e.Levels[0] = traceLevel(1, 3000, 45)
+	if _, words := TraceVerdict(e, DefaultSLO); !strings.HasPrefix(words, "not held at this trace's load (even at the lighter load sent: requests left late): 1 of 3") {
+		t.Errorf("late and failing: %q", words)
+	}
 }
 
 func TestTraceLateWords(t *testing.T) {

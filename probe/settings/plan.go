@@ -98,7 +98,7 @@ func resolve(f *Flags, file *fileConfig, in Input) (*Plan, error) {
 	if p.SLO, err = slo(s.SLO); err != nil {
 		return nil, err
 	}
-	if err := p.rate(s.Ramp); err != nil {
+	if err := p.rate(s.Ramp, s.Workload.Traffic.Trace.V != ""); err != nil {
 		return nil, err
 	}
 	if err := p.traffic(s, &w); err != nil {
