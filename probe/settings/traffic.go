@@ -41,18 +41,9 @@ func (f *Flags) trafficFlags(fs *pflag.FlagSet) {
 		"with --turns: a user's pause between an answer and the next turn (not part of TTFT)")
 }
 
-// trafficFile is the workload block's keys of traces and conversations.
-type trafficFile struct {
-	Trace       *string  `yaml:"trace"`
-	TraceSpeed  *float64 `yaml:"trace_speed"`
-	TraceWindow *posDur  `yaml:"trace_window"`
-	Turns       *string  `yaml:"turns"`
-	History     *string  `yaml:"history"`
-	ThinkTime   *zeroDur `yaml:"think_time"`
-}
-
-// layer is the keys as settings, each at its line.
-func (t trafficFile) layer(at func(key string) Origin) Traffic {
+// trafficLayer is the workload block's keys of traces and conversations as settings,
+// each at its line.
+func (t workloadFile) trafficLayer(at func(key string) Origin) Traffic {
 	return Traffic{
 		Trace:       opt(t.Trace, at("trace"), same),
 		TraceSpeed:  opt(t.TraceSpeed, at("trace_speed"), same),

@@ -49,15 +49,21 @@ func (f *Flags) workloadFlags(fs *pflag.FlagSet) {
 
 // workloadFile is the config file's workload block.
 type workloadFile struct {
-	MaxTokens    *lengthSpec      `yaml:"max_tokens"`
-	Prompt       *string          `yaml:"prompt"`
-	PromptTokens *lengthSpec      `yaml:"prompt_tokens"`
-	IgnoreEOS    *bool            `yaml:"ignore_eos"`
-	Timeout      *posDur          `yaml:"timeout"`
-	Dataset      *string          `yaml:"dataset"`
-	PrefixTokens *int             `yaml:"prefix_tokens"`
-	Seed         *seed            `yaml:"seed"`
-	trafficFile  `yaml:",inline"` // trace, trace_speed, trace_window, turns, history, think_time
+	MaxTokens    *lengthSpec `yaml:"max_tokens"`
+	Prompt       *string     `yaml:"prompt"`
+	PromptTokens *lengthSpec `yaml:"prompt_tokens"`
+	IgnoreEOS    *bool       `yaml:"ignore_eos"`
+	Timeout      *posDur     `yaml:"timeout"`
+	Dataset      *string     `yaml:"dataset"`
+	PrefixTokens *int        `yaml:"prefix_tokens"`
+	Seed         *seed       `yaml:"seed"`
+	// Traces and conversations (traffic.go).
+	Trace       *string  `yaml:"trace"`
+	TraceSpeed  *float64 `yaml:"trace_speed"`
+	TraceWindow *posDur  `yaml:"trace_window"`
+	Turns       *string  `yaml:"turns"`
+	History     *string  `yaml:"history"`
+	ThinkTime   *zeroDur `yaml:"think_time"`
 }
 
 // layer is the block's keys as settings, each at its line.
@@ -72,7 +78,7 @@ func (w workloadFile) layer(c *fileConfig) Workload {
 		Dataset:      opt(w.Dataset, at("dataset"), same),
 		PrefixTokens: opt(w.PrefixTokens, at("prefix_tokens"), same),
 		Seed:         opt(w.Seed, at("seed"), func(s seed) uint64 { return uint64(s) }),
-		Traffic:      w.trafficFile.layer(at),
+		Traffic:      w.trafficLayer(at),
 	}
 }
 
