@@ -67,6 +67,9 @@ func (t *ReportTrace) LateWords() string {
 		"; the load sent was lighter than the trace's: replay it slower (a lower speed), or split it over shards"
 }
 
+// TraceMode reports whether an endpoint's levels are windows of a trace.
+func (e *ReportEndpoint) TraceMode() bool { return e.traceMode() }
+
 // traceMode reports whether an endpoint's levels are windows of a trace.
 func (e *ReportEndpoint) traceMode() bool {
 	for i := range e.Levels {

@@ -52,6 +52,11 @@ func VerdictOf(series []Series) Verdict {
 		default:
 			line.Capacity = "capacity " + s.Endpoint.LevelWords(s.Endpoint.Capacity.Users)
 		}
+		if s.Endpoint.TraceMode() { // a trace replayed window by window: held or not, no capacity
+			held, words := model.TraceVerdict(&s.Endpoint, s.SLO())
+			line.Capacity, _, _ = strings.Cut(words, ": ")
+			line.Saturation, line.Meets = "a trace replayed as recorded, its windows the levels (no ramp: no capacity nor saturation)", held
+		}
 		if !same {
 			line.Criteria = s.SLO().String()
 		}

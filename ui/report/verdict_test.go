@@ -115,3 +115,23 @@ func TestVerdictWordingRateMode(t *testing.T) {
 		t.Errorf("rate-mode verdict speaks of users: %q / %q / %q", l.Capacity, l.Failures, l.Saturation)
 	}
 }
+
+// A trace run's verdict is whether the endpoint held the trace's load, never a
+// capacity or a saturation.
+func TestVerdictOfATrace(t *testing.T) {
+	base := load(t, "base.json")[0]
+	r := edited(t, base, "trace.json", func(r *model.Report) {
+		r.Settings.Mode = "trace"
+		e := &r.Endpoints[0]
+		e.Capacity, e.SaturationUsers = model.ReportCap{}, nil
+		for i := range e.Levels {
+			e.Levels[i].Concurrency = i + 1
+			e.Levels[i].TraceWindowS = []float64{float64(i) * 10, float64(i+1) * 10}
+		}
+	})
+	v := VerdictOf(SeriesOf([]*Run{r}))
+	l := v.Lines[0]
+	if l.Capacity != "held at this trace's load" || !l.Meets || strings.Contains(l.Saturation, "saturates") {
+		t.Errorf("verdict %+v", l)
+	}
+}
