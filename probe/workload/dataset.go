@@ -154,9 +154,9 @@ func parseMessages(raw json.RawMessage) ([]Message, error) {
 		if m.Role == nil || !roles[*m.Role] {
 			return nil, fmt.Errorf(`messages[%d] has no role system, developer, user, assistant or tool`, i)
 		}
-		var c string
-		if err := json.Unmarshal(m.Content, &c); err != nil {
-			return nil, fmt.Errorf(`messages[%d].content is not a string`, i)
+		c, err := messageText(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf(`messages[%d].content %v: write its text in quotes, e.g. {"role": "user", "content": "Hi"}`, i, err)
 		}
 		out[i] = Message{Role: *m.Role, Content: c}
 	}

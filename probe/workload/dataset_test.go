@@ -44,7 +44,8 @@ func TestParseRefusesABadLineWithItsNumber(t *testing.T) {
 		{`{"prompt": "a", "messages": [{"role": "user", "content": "b"}]}`, "not several"},
 		{`{"messages": []}`, `"messages" is empty`},
 		{`{"messages": [{"content": "b"}]}`, "messages[0] has no role"},
-		{`{"messages": [{"role": "user", "content": [{"type": "text"}]}]}`, "messages[0].content is not a string"},
+		{`{"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}`, "messages[0].content holds a part that is not text"},
+		{`{"messages": [{"role": "user", "content": 7}]}`, `messages[0].content is a number, not a string: write its text in quotes, e.g. {"role": "user", "content": "Hi"}`},
 		{`{"prompt": "a", "max_tokens": 0}`, `"max_tokens" is 0`},
 		{`{"prompt": "a", "max_tokens": 1.5}`, `"max_tokens" is 1.5`},
 		{`{"prompt": "a", "max_tokens": "64"}`, `"max_tokens" is "64"`},
@@ -205,5 +206,13 @@ func TestLoadFile(t *testing.T) {
 	}
 	if _, _, err := LoadFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// A message's content may be a list of text parts, as the chat APIs take it.
+func TestParseMessageContentParts(t *testing.T) {
+	e, err := ParseLine([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]}]}`))
+	if err != nil || e.Messages[0].Content != "one\ntwo" {
+		t.Errorf("content parts: %+v, %v", e, err)
 	}
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,4 +94,45 @@ func plural(s string) string {
 		return s
 	}
 	return s + "s"
+}
+
+// messageText is a message's content: a string, or a list of content parts whose text
+// parts ({"type": "text", "text": "..."}) are joined, as OpenAI's and Anthropic's APIs
+// take them.
+func messageText(raw json.RawMessage) (string, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err == nil {
+		var texts []string
+		for _, p := range parts {
+			if p.Text == nil || (p.Type != "" && p.Type != "text" && p.Type != "input_text") {
+				return "", errors.New("holds a part that is not text (only text parts can be sent)")
+			}
+			texts = append(texts, *p.Text)
+		}
+		return strings.Join(texts, "\n"), nil
+	}
+	return "", fmt.Errorf("is %s, not a string", jsonKindOf(raw))
+}
+
+// jsonKindOf names the kind of a raw JSON value: "a number", "an object {...}"...
+func jsonKindOf(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return "missing"
+	case b[0] == '{':
+		return "an object {...}"
+	case b[0] == '[':
+		return "a list [...]"
+	case b[0] == 't' || b[0] == 'f':
+		return "true or false"
+	}
+	return "a number"
 }
