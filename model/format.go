@@ -18,29 +18,9 @@ func FormatTPS(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64) + " tok/s"
 }
 
-// FormatMs formats a latency for people: "0.42 ms", "3.4 ms", "340 ms", "1.24 s", "12.3 s", "95 s".
-func FormatMs(d time.Duration) string {
-	neg := ""
-	if d < 0 {
-		neg, d = "-", -d
-	}
-	var s string
-	switch {
-	case d < time.Millisecond:
-		s = strconv.FormatFloat(ms(d), 'f', 2, 64) + " ms"
-	case d < 10*time.Millisecond:
-		s = strconv.FormatFloat(ms(d), 'f', 1, 64) + " ms"
-	case d < time.Second:
-		s = strconv.FormatFloat(ms(d), 'f', 0, 64) + " ms"
-	case d < 10*time.Second:
-		s = strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + " s"
-	case d < 100*time.Second:
-		s = strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
-	default:
-		s = strconv.FormatFloat(d.Seconds(), 'f', 0, 64) + " s"
-	}
-	return neg + s
-}
+// FormatMs formats a latency for people by the one rule (Millis): "0.42 ms", "3.4 ms",
+// "340 ms", "1.24 s", "12.3 s", "95.0 s", "125 s".
+func FormatMs(d time.Duration) string { return Millis(ms(d)) }
 
 // FormatPercent formats a fraction as a percentage with at most two decimals:
 // 0.01 -> "1%", 0.0125 -> "1.25%", 1.0/3 -> "33.33%".

@@ -99,6 +99,9 @@ func (s SLO) meets(j judged) bool {
 		(s.GoodputMin <= 0 || (j.judgedGood > 0 && j.goodput >= s.GoodputMin))
 }
 
+// noRequest is the failure of a level no request ended in.
+const noRequest = "no request ended"
+
 // ReportFailures is Failures on a level of a saved report (its rounded figures), for
 // the reports drawn from results files.
 func (s SLO) ReportFailures(l *ReportLevel) []string { return s.failures(judgeReport(l)) }
@@ -116,7 +119,7 @@ func (s SLO) Failures(l *LevelStats) []string { return s.failures(judgeStats(l))
 
 func (s SLO) failures(j judged) []string {
 	if j.requests == 0 {
-		return []string{"no request ended"}
+		return []string{noRequest}
 	}
 	if !j.measured() {
 		return []string{"not measured (the load moved on during its warm-up: no steady request delivered a token and none failed)"}
@@ -171,7 +174,7 @@ func p95Over(name, what string, measured bool, p95, limit float64) string {
 	case !measured:
 		return "no " + name + " measured (no steady request delivered " + what + ")"
 	case p95 > limit:
-		a, b := apart(p95, limit, 1, func(v float64, d int) string { return fmtNum(v, d) + " ms" })
+		a, b := MillisApart(p95, limit)
 		return name + " p95 " + a + " > " + b
 	}
 	return ""

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,14 +19,14 @@ func TestLevelLeftInWarmupIsNotJudged(t *testing.T) {
 	if three.Requests != 2 || three.Steady != 0 || three.Measured() {
 		t.Fatalf("3-user level: requests %d steady %d measured %v; want 2, 0, not measured", three.Requests, three.Steady, three.Measured())
 	}
-	if got := Verdict(tr.Levels(), DefaultSLO, true, true); got != "" {
+	if got := verdictOf(tr.Levels(), DefaultSLO, true, true); got != "" {
 		t.Errorf("with only the warm-up level ended, Verdict = %q, want none yet", got)
 	}
 	for i := range 20 {
 		tr.AddSample(ok(1, sec+secs(i), 20*msec, 2*sec, 200))
 	}
-	want := "capacity at least 1 user (limit not reached: the ramp goes on)"
-	if got := Verdict(tr.Levels(), DefaultSLO, true, true); got != want {
+	want := "capacity at least 1 user (limit not reached: the ramp goes on); saturation not measured"
+	if got := verdictOf(tr.Levels(), DefaultSLO, true, false); !strings.HasPrefix(got, want) {
 		t.Errorf("Verdict = %q, want %q", got, want)
 	}
 	if got := capacityOf(tr.Levels(), DefaultSLO, false); got != (ReportCap{Users: 1, AtLeast: true}) {
@@ -37,35 +36,15 @@ func TestLevelLeftInWarmupIsNotJudged(t *testing.T) {
 		t.Errorf("Failures = %q, want one saying it was not measured", why)
 	}
 
-	// A warm-up that failed is measured: the endpoint failed at that load.
+	// A warm-up that failed is measured (the endpoint failed at that load), but not
+	// measured in full: with no steady request it bounds nothing.
 	tr.AddSample(warm(failed(3, 3*sec, HTTPError(500), "boom")))
 	if three = levelAt(t, tr, 3); !three.Measured() {
 		t.Error("a level with a warm-up failure is not measured")
 	}
-	if got := capacityOf(tr.Levels(), DefaultSLO, false); got != (ReportCap{Users: 1}) {
-		t.Errorf("capacity %+v, want exactly 1 user (3 users failed)", got)
+	if got := capacityOf(tr.Levels(), DefaultSLO, false); got != (ReportCap{Users: 1, AtLeast: true}) {
+		t.Errorf("capacity %+v, want at least 1 user (3 users failed in its warm-up only)", got)
 	}
 }
 
 func secs(i int) time.Duration { return time.Duration(i) * sec }
-
-// TestMarkdownNothingMeasured: a run stopped during its first level's warm-up says its
-// capacity was not measured, not that no level meets the criteria.
-func TestMarkdownNothingMeasured(t *testing.T) {
-	warmOnly := ReportLevel{Concurrency: 4, Requests: 3, Succeeded: 3}
-	r := &Report{Settings: ReportSettings{SLO: DefaultSLO.Report()}, Interrupted: true,
-		Endpoints: []ReportEndpoint{{Name: "a", Levels: []ReportLevel{warmOnly}}}}
-	md := Markdown(r)
-	if !strings.Contains(md, "Capacity: not measured (no level got past its warm-up") || strings.Contains(md, "no level meets") {
-		t.Errorf("Markdown:\n%s", md)
-	}
-	// Beside a failing level, the unmeasured one is listed as such.
-	failing := ReportLevel{Concurrency: 2, DurationS: 10, Requests: 20, Steady: 20, Succeeded: 10, ErrorRate: 0.5,
-		Errors: map[string]int{"http_500": 10}, TTFTMs: LatencyJSON{P50: 100, P95: 200}, UserTPS: RateJSON{P50: 50}}
-	r.Endpoints[0].Levels = []ReportLevel{failing, warmOnly}
-	lines := strings.Split(Markdown(r), "\n")
-	if !slices.Contains(lines, "- 2 users: errors 50% > 1%") ||
-		!slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "- 4 users: not measured (") }) {
-		t.Errorf("Markdown:\n%s", strings.Join(lines, "\n"))
-	}
-}

@@ -79,10 +79,9 @@ func Merge(files []MergeFile) (*Report, error) {
 		starts, ends = append(starts, f.Report.StartedAt), append(ends, f.Report.FinishedAt)
 	}
 	out.StartedAt, out.FinishedAt = extremeTime(starts, -1), extremeTime(ends, 1)
-	slo := first.Settings.SLO.SLO()
 	shards := first.Settings.Shard != nil // checkMergeable: all shards, or no shard
 	for i := range out.Endpoints {
-		e, err := mergeEndpoint(files, i, slo, out.Interrupted, shards)
+		e, err := mergeEndpoint(files, i, &out.Settings, out.Interrupted, shards)
 		if err != nil {
 			return nil, err
 		}
@@ -101,10 +100,11 @@ type mergeLevel struct {
 	tokenRate, requestRate float64
 	noTraffic              bool           // a report's level carried no lengths or chunk gaps histograms
 	servers                []*ServerLevel // the reports' server's views of the level
+	stopped                bool           // a stop rule ended the level in some report
 }
 
 // mergeEndpoint merges endpoint i of every report.
-func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) (ReportEndpoint, error) {
+func mergeEndpoint(files []MergeFile, i int, settings *ReportSettings, interrupted, shards bool) (ReportEndpoint, error) {
 	e := files[0].Report.Endpoints[i]
 	e.Levels = nil
 	acc := map[int]*mergeLevel{}
@@ -123,7 +123,7 @@ func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) 
 				acc[rl.Concurrency] = m
 			}
 			if err := m.add(rl); err != nil {
-				return ReportEndpoint{}, fmt.Errorf("%s: endpoint %q, level %s: %w", f.Name, fe.Name, users(rl.Concurrency), err)
+				return ReportEndpoint{}, fmt.Errorf("%s: endpoint %q, level %s: %w", f.Name, fe.Name, Users(rl.Concurrency), err)
 			}
 		}
 	}
@@ -137,7 +137,6 @@ func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) 
 	}
 	url, server := sameServer(files, i)
 	e.ServerMetrics = url
-	stats := make([]LevelStats, 0, len(acc))
 	for _, c := range slices.Sorted(maps.Keys(acc)) {
 		m := acc[c]
 		spans, d := union(m.spans)
@@ -145,8 +144,8 @@ func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) 
 		if shards && d > 0 {
 			ls.AggregateTPS, ls.RequestRate = m.tokenRate, m.requestRate
 		}
-		stats = append(stats, ls)
 		rl := ls.Report()
+		rl.Stopped = m.stopped
 		rl.Hist = m.l.hists()
 		rl.Windows = reportWindows(spans, WallClock{})
 		if m.noTraffic {
@@ -157,11 +156,7 @@ func mergeEndpoint(files []MergeFile, i int, slo SLO, interrupted, shards bool) 
 		}
 		e.Levels = append(e.Levels, rl)
 	}
-	e.Capacity = capacityOf(stats, slo, interrupted)
-	e.SaturationUsers = nil
-	if u, ok := saturation(stats); ok {
-		e.SaturationUsers = &u
-	}
+	e.SetClaims(settings, interrupted)
 	return e, nil
 }
 
@@ -194,6 +189,7 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	if rl.Server != nil {
 		m.servers = append(m.servers, rl.Server)
 	}
+	m.stopped = m.stopped || rl.Stopped
 	spans, err := parseWindows(rl.Windows)
 	if err != nil {
 		return err
@@ -302,7 +298,7 @@ func checkMergeable(files []MergeFile) error {
 			for _, l := range e.Levels {
 				if l.Hist == nil {
 					return fmt.Errorf("%s: endpoint %q, level %s, has no histograms (written by a tpsmon that did not record them): "+
-						"merge needs results.json files that carry them", f.Name, e.Name, users(l.Concurrency))
+						"merge needs results.json files that carry them", f.Name, e.Name, Users(l.Concurrency))
 				}
 			}
 		}

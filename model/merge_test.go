@@ -235,8 +235,10 @@ func TestMergeWholeRuns(t *testing.T) {
 	if !got.Interrupted || got.StartedAt != a.StartedAt || got.FinishedAt != b.FinishedAt || got.MergedFrom != 2 {
 		t.Errorf("interrupted %v, %s to %s, merged_from %d", got.Interrupted, got.StartedAt, got.FinishedAt, got.MergedFrom)
 	}
-	if c := got.Endpoints[0].Capacity; c.Users != 4 || !c.AtLeast {
-		t.Errorf("capacity %+v, want at least 4 (interrupted)", c)
+	// Two steady requests are too few to judge the level (20 are needed): its
+	// capacity is not measured, merged or not.
+	if c := got.Endpoints[0].Capacity; c != (ReportCap{}) {
+		t.Errorf("capacity %+v, want none claimed from 2 steady requests", c)
 	}
 	// A merged report merges again, counting the runs it holds.
 	again, err := Merge([]MergeFile{{"merged.json", got}, {"a.json", a}})
@@ -303,19 +305,6 @@ func TestMergeReadsOlderReports(t *testing.T) {
 	_, err := Merge([]MergeFile{{"old.json", &r}, {"old2.json", &r}})
 	if err == nil || !strings.Contains(err.Error(), "old.json: endpoint \"sim\", level 1 user, has no histograms") {
 		t.Errorf("err = %v", err)
-	}
-}
-
-// TestMarkdownSaysMergedAndShard: the report says it merges runs, or is one shard.
-func TestMarkdownSaysMergedAndShard(t *testing.T) {
-	r := sampleReport()
-	r.MergedFrom = 4
-	if md := Markdown(r); !strings.Contains(md, "- merged: 4 results (shards or whole runs") {
-		t.Errorf("no merged line:\n%s", md)
-	}
-	r.MergedFrom, r.Settings.Shard = 0, &ReportShard{Index: 2, Count: 4}
-	if md := Markdown(r); !strings.Contains(md, "- shard: 2/4 ") || strings.Contains(md, "merged") {
-		t.Errorf("no shard line:\n%s", md)
 	}
 }
 

@@ -1,11 +1,8 @@
 package model
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // Schema is the value of Report.Schema.
@@ -167,6 +164,11 @@ type ReportLevel struct {
 	// Server is the server's own view over the level's scrapes of its /metrics (absent
 	// when it publishes none, or when server metrics are off).
 	Server *ServerLevel `json:"server,omitempty"`
+	// Open says the level was still being measured when the report was made (a
+	// snapshot of the live screen); Stopped that a stop rule of the ramp ended it (see
+	// LevelState). Both are absent when false.
+	Open    bool `json:"open,omitempty"`
+	Stopped bool `json:"stopped,omitempty"`
 	// TraceWindowS is the span of the trace this level replayed, [from, to] in the
 	// trace's own seconds (a trace run: Concurrency is the window's number; absent
 	// otherwise).
@@ -210,9 +212,9 @@ type EndpointInfo struct {
 }
 
 // ReportEndpoint builds the report entry of the endpoint this Tracker measures: every
-// level measured (ordered by concurrency) with its histograms and steady windows,
-// capacity (0 users when none; see ReportCap for AtLeast) and saturation (nil when not
-// reached), with floats rounded for reading.
+// level measured (ordered by concurrency) with its histograms and steady windows, with
+// floats rounded for reading, and the capacity and saturation its judgement claims
+// (SetClaims, with the default level rule: the engine sets them again with the run's).
 func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 	levels := t.Levels()
 	e := ReportEndpoint{
@@ -223,7 +225,6 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 		Simulated:   info.Simulated,
 		TokenSource: t.TokenSource(),
 		Levels:      make([]ReportLevel, 0, len(levels)),
-		Capacity:    capacityOf(levels, t.slo, info.Interrupted),
 	}
 	for i := range levels {
 		rl := levels[i].Report()
@@ -232,32 +233,8 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 		rl.Windows = reportWindows(t.book.windows(c), info.Clock)
 		e.Levels = append(e.Levels, rl)
 	}
-	if u, ok := saturation(levels); ok {
-		e.SaturationUsers = &u
-	}
+	e.SetClaims(&ReportSettings{SLO: t.slo.orDefault().Report()}, info.Interrupted)
 	return e
-}
-
-// capacityOf is the capacity over the given levels: a lower bound when the run was
-// interrupted or no level above it is measured (a measured level above the capacity
-// fails the criteria: the limit was reached, even when only warm-up requests ended
-// there and every one of them failed; a level the load left during its warm-up with
-// only successes was not measured, see LevelStats.Measured).
-func capacityOf(levels []LevelStats, slo SLO, interrupted bool) ReportCap {
-	c := ReportCap{Users: capacity(levels, slo)}
-	if c.Users == 0 {
-		return c
-	}
-	c.AtLeast = true
-	if interrupted {
-		return c
-	}
-	for i := range levels {
-		if levels[i].Concurrency > c.Users && levels[i].Measured() {
-			c.AtLeast = false
-		}
-	}
-	return c
 }
 
 // Report converts a level to its report entry, without its histograms and windows
@@ -291,6 +268,7 @@ func (l *LevelStats) Report() ReportLevel {
 		Windows:      []ReportWindow{},
 		InFlightMean: round(l.InFlight, 2),
 		TrafficStats: l.Traffic.rounded(),
+		Open:         l.Open,
 	}
 	if l.OpenLoop {
 		rate, w := l.Concurrency, l.Wait
@@ -314,51 +292,6 @@ func (d Dist) Rate() RateJSON {
 		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P10: round(d.P10, 2), P50: round(d.P50, 2),
 		P90: round(d.P90, 2), Max: round(d.Max, 2),
 	}
-}
-
-// csvHeader is the header row of CSV.
-var csvHeader = []string{
-	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
-	"error_rate", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "user_tps_p10", "user_tps_p50",
-	"user_tps_p90", "aggregate_tps", "request_rate", "output_tokens", "tpot_p50_ms", "e2e_p50_ms", "stall_p95_ms",
-	"stall_max_ms", "steady_requests", "short",
-}
-
-// CSV renders one row per endpoint and level, with a header row. Units are in the
-// column names (ms, tok/s for tps columns, requests/s for request_rate). A value that
-// was not measured is an empty cell, as it is "-" in Markdown: a distribution nothing
-// was recorded into, the error rate of a level without requests, and the aggregate
-// and request rates of a level without a steady window.
-func CSV(r *Report) string {
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
-	_ = w.Write(append(head, csvServerHeader...)) // a strings.Builder does not fail
-	f := func(ok bool, v float64) string {
-		if !ok {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	for _, e := range r.Endpoints {
-		for _, l := range e.Levels {
-			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
-			ttft, user := l.TTFTMs != (LatencyJSON{}), l.UserTPS != (RateJSON{})
-			steady := l.DurationS > 0
-			_ = w.Write(append([]string{
-				e.Name, e.Model, strconv.FormatBool(e.Simulated), strconv.Itoa(l.Concurrency),
-				f(true, l.DurationS), strconv.Itoa(l.Requests), strconv.Itoa(l.Succeeded), f(l.Requests > 0, l.ErrorRate),
-				f(ttft, l.TTFTMs.P50), f(ttft, l.TTFTMs.P95), f(ttft, l.TTFTMs.P99),
-				f(user, l.UserTPS.P10), f(user, l.UserTPS.P50), f(user, l.UserTPS.P90),
-				f(steady, l.AggregateTPS), f(steady, l.RequestRate), strconv.FormatInt(l.OutputTokens, 10),
-				f(l.TPOTMs != (LatencyJSON{}), l.TPOTMs.P50), f(l.E2EMs != (LatencyJSON{}), l.E2EMs.P50),
-				f(l.StallMs != (LatencyJSON{}), l.StallMs.P95), f(l.StallMs != (LatencyJSON{}), l.StallMs.Max),
-				strconv.Itoa(l.Steady), strconv.FormatBool(l.Short),
-			}, traffic...))
-		}
-	}
-	w.Flush()
-	return b.String()
 }
 
 // sortedKinds returns the error kinds of m in name order.

@@ -271,3 +271,28 @@ func (a *serverAcc) summary() ServerLevel {
 	}
 	return l
 }
+
+// ServerGap is the server's generated tok/s over the tokens tpsmon received, when the
+// two are more than 10% apart (the cross-check's threshold); ok is false otherwise or
+// when either is unknown.
+func ServerGap(sv *ServerLevel, received float64) (ratio float64, ok bool) {
+	if sv == nil || sv.GenTPS == nil || received <= 0 {
+		return 0, false
+	}
+	r := *sv.GenTPS / received
+	return r, r > 1+gapMin || r < 1-gapMin
+}
+
+// Report is l as the report writes it: figures rounded to 2 decimals.
+func (l ServerLevel) Report() *ServerLevel {
+	r := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		x := round(*v, 2)
+		return &x
+	}
+	return &ServerLevel{Scrapes: l.Scrapes, WaitingMean: r(l.WaitingMean), WaitingMax: r(l.WaitingMax),
+		RunningMean: r(l.RunningMean), KVMeanPct: r(l.KVMeanPct), GenTPS: r(l.GenTPS), Preemptions: r(l.Preemptions),
+		PrefixHitPct: r(l.PrefixHitPct)}
+}

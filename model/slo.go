@@ -179,12 +179,12 @@ func (s SLO) orDefault() SLO {
 }
 
 // String describes the criteria, e.g.
-// "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%".
+// "per-user p50 >= 30 tok/s, TTFT p95 <= 2 s, errors <= 1%" (times as Limit says them).
 func (s SLO) String() string {
-	out := fmt.Sprintf("per-user p50 >= %s tok/s, TTFT p95 <= %s ms, errors <= %s",
-		fmtNum(s.UserTPSMin, 2), fmtNum(ms(s.TTFTP95Max), 1), FormatPercent(s.ErrorRateMax))
+	out := fmt.Sprintf("per-user p50 >= %s tok/s, TTFT p95 <= %s, errors <= %s",
+		fmtNum(s.UserTPSMin, 2), Limit(ms(s.TTFTP95Max)), FormatPercent(s.ErrorRateMax))
 	if s.TTFOP95Max > 0 {
-		out += ", TTFO p95 <= " + fmtNum(ms(s.TTFOP95Max), 1) + " ms"
+		out += ", TTFO p95 <= " + Limit(ms(s.TTFOP95Max))
 	}
 	if s.GoodputMin > 0 {
 		out += ", goodput >= " + FormatPercent(s.GoodputMin)

@@ -79,7 +79,7 @@ func TestParseSLOErrors(t *testing.T) {
 }
 
 func TestSLOStringAndReport(t *testing.T) {
-	if got, want := DefaultSLO.String(), "per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%"; got != want {
+	if got, want := DefaultSLO.String(), "per-user p50 >= 30 tok/s, TTFT p95 <= 2 s, errors <= 1%"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 	r := DefaultSLO.Report()

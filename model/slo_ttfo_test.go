@@ -28,14 +28,14 @@ func TestSLOTTFO(t *testing.T) {
 	if slo.Meets(&l) {
 		t.Error("TTFO p95 12 s meets ttfo_p95<=10s")
 	}
-	if why := slo.Failures(&l); len(why) != 1 || why[0] != "TTFO p95 12000 ms > 10000 ms" {
+	if why := slo.Failures(&l); len(why) != 1 || why[0] != "TTFO p95 12.0 s > 10 s" {
 		t.Errorf("Failures = %q", why)
 	}
 	l.TTFO = Dist{}
 	if why := slo.Failures(&l); len(why) != 1 || !strings.Contains(why[0], "no TTFO measured") {
 		t.Errorf("Failures without TTFO = %q", why)
 	}
-	if s := slo.String(); !strings.HasSuffix(s, ", TTFO p95 <= 10000 ms") {
+	if s := slo.String(); !strings.HasSuffix(s, ", TTFO p95 <= 10 s") {
 		t.Errorf("String = %q", s)
 	}
 	b, _ := json.Marshal(slo.Report())

@@ -26,15 +26,3 @@ func TestMergeShardsShareStartAt(t *testing.T) {
 		t.Errorf("merged start_at %q, want %q", m.Settings.StartAt, a.Settings.StartAt)
 	}
 }
-
-// TestMarkdownSaysFixedSchedule: a run on a fixed schedule says so instead of the
-// level rule.
-func TestMarkdownSaysFixedSchedule(t *testing.T) {
-	r := sampleReport()
-	r.Settings.HoldS, r.Settings.MaxHoldS, r.Settings.StartAt = 10, 10, "2026-11-23T16:00:00.000Z"
-	md := Markdown(r)
-	if !strings.Contains(md, "fixed schedule from 2026-11-23T16:00:00.000Z: each level held exactly 10 s, no early stop") ||
-		strings.Contains(md, "steady requests, up to") {
-		t.Errorf("ramp line does not say fixed schedule:\n%s", md)
-	}
-}

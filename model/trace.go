@@ -2,15 +2,12 @@ package model
 
 import (
 	"fmt"
-	"strings"
-	"time"
 )
 
 // A trace run replays a recorded load on its own schedule (rate mode's open loop, each
 // request at its moment). Its levels are windows of the trace, each held exactly the
 // window: level n is the trace's n-th window. There is no ramp to find a capacity on;
-// the question is whether the endpoint held this trace's load: every measured window
-// meets the criteria.
+// the judgement says whether the endpoint held this trace's load (judgetrace.go).
 
 // ReportTrace says which trace a run replayed and how (settings.trace in results.json).
 type ReportTrace struct {
@@ -34,16 +31,16 @@ func (t *ReportTrace) Window(n int) (from, to float64) {
 	return from, min(from+t.WindowS, max(t.DurationS, from))
 }
 
-// WindowWords names window n: "window 2 (60-120 s of the trace)".
+// WindowWords names window n: "window 2 (60-120 s of the trace)" (WindowName).
 func (t *ReportTrace) WindowWords(n int) string {
 	from, to := t.Window(n)
-	return fmt.Sprintf("window %d (%s-%s s of the trace)", n, fmtNum(from, 2), fmtNum(to, 2))
+	return WindowName(n, from, to)
 }
 
-// Words describes the replay: "trace FILE: 1,200 requests over 300 s, at 2x speed,
-// in windows of 60 s".
+// Words describes the replay: "trace FILE: 1200 requests over 300 s, at 2x speed
+// (150 s), in windows of 60 s of the trace".
 func (t *ReportTrace) Words() string {
-	s := fmt.Sprintf("trace %s: %d requests over %s", t.File, t.Requests, seconds(t.DurationS))
+	s := fmt.Sprintf("trace %s: %s over %s", t.File, Plural(t.Requests, "request"), seconds(t.DurationS))
 	if t.Speed != 1 {
 		s += fmt.Sprintf(", at %sx speed (%s)", fmtNum(t.Speed, 3), seconds(t.DurationS/t.Speed))
 	}
@@ -52,13 +49,18 @@ func (t *ReportTrace) Words() string {
 
 // LateWords says how far behind the trace the client fell ("" when it kept up): a
 // trace the client cannot keep up with is replayed late, and its load is lighter
-// than recorded.
+// than recorded. Up to lateShare of the requests late is within what a trace's verdict
+// allows, and said so.
 func (t *ReportTrace) LateWords() string {
 	if t.Late == 0 {
 		return ""
 	}
-	late := fmt.Sprintf("%d of %d requests left more than %s after their moment (the latest %s late)",
-		t.Late, t.Requests, FormatMs(LateAfter), FormatMs(msDuration(t.LateMaxMs)))
+	latest, after := MillisApart(t.LateMaxMs, ms(LateAfter)) // never "more than 10 ms ... the latest 10 ms late"
+	late := fmt.Sprintf("%d of %s left more than %s after their moment (the latest %s late)",
+		t.Late, Plural(t.Requests, "request"), after, latest)
+	if float64(t.Late) <= lateShare*float64(t.Requests) {
+		return "the trace was replayed on time: " + late + ", within the " + FormatPercent(lateShare) + " of late requests its verdict allows"
+	}
 	if t.Capped > 0 {
 		return fmt.Sprintf("the trace was not replayed on time: %s; %d requests found the concurrency cap full and waited for a place: "+
 			"raise the cap, or replay the trace without one", late, t.Capped)
@@ -68,10 +70,7 @@ func (t *ReportTrace) LateWords() string {
 }
 
 // TraceMode reports whether an endpoint's levels are windows of a trace.
-func (e *ReportEndpoint) TraceMode() bool { return e.traceMode() }
-
-// traceMode reports whether an endpoint's levels are windows of a trace.
-func (e *ReportEndpoint) traceMode() bool {
+func (e *ReportEndpoint) TraceMode() bool {
 	for i := range e.Levels {
 		if len(e.Levels[i].TraceWindowS) == 2 {
 			return true
@@ -80,82 +79,6 @@ func (e *ReportEndpoint) traceMode() bool {
 	return false
 }
 
-// windowName names level n of a trace run by its span of the trace, "window 2
-// (60-120 s of the trace)", or "window 2" when its span is not known.
-func (e *ReportEndpoint) windowName(n int) string {
-	for i := range e.Levels {
-		if l := &e.Levels[i]; l.Concurrency == n && len(l.TraceWindowS) == 2 {
-			return fmt.Sprintf("window %d (%s-%s s of the trace)", n, fmtNum(l.TraceWindowS[0], 2), fmtNum(l.TraceWindowS[1], 2))
-		}
-	}
-	return fmt.Sprintf("window %d", n)
-}
-
-// TraceVerdict judges an endpoint that replayed a trace: held when every measured
-// window meets slo, else not held, naming each failing window and its failures. The
-// words never speak of a capacity: the trace's load is the one load measured.
-func TraceVerdict(e *ReportEndpoint, slo SLO) (held bool, words string) {
-	var fails []string
-	measured := 0
-	for i := range e.Levels {
-		l := &e.Levels[i]
-		if !judgeReport(l).measured() {
-			continue
-		}
-		measured++
-		if f := slo.ReportFailures(l); len(f) > 0 {
-			fails = append(fails, e.windowName(l.Concurrency)+": "+strings.Join(f, ", "))
-		}
-	}
-	late, arrivals := e.lateArrivals()
-	behind := arrivals > 0 && float64(late) > lateShare*float64(arrivals)
-	switch {
-	case measured == 0:
-		return false, "not measured: no window of the trace had a steady request with a token"
-	case len(fails) == 0 && behind:
-		return false, fmt.Sprintf("not judged at this trace's load: all %d windows met the criteria, but %d of %d requests left more than %s late, "+
-			"so the load sent was lighter than the trace's", measured, late, arrivals, FormatMs(LateAfter))
-	case len(fails) == 0:
-		return true, fmt.Sprintf("held at this trace's load: all %d windows met the criteria", measured)
-	}
-	lighter := ""
-	if behind {
-		lighter = " (even at the lighter load sent: requests left late)"
-	}
-	return false, fmt.Sprintf("not held at this trace's load%s: %d of %d windows failed the criteria (%s)",
-		lighter, len(fails), measured, strings.Join(fails, "; "))
-}
-
-// lateShare is the share of a trace's requests that may leave late before its verdict
-// is no longer the trace's load's.
-const lateShare = 0.01
-
-// lateArrivals counts the arrivals of an endpoint's levels that left more than
-// LateAfter late, and all of them.
-func (e *ReportEndpoint) lateArrivals() (late, arrivals int) {
-	for i := range e.Levels {
-		if w := e.Levels[i].ClientWaitMs; w != nil {
-			late += w.Late
-			arrivals += w.Arrivals
-		}
-	}
-	return late, arrivals
-}
-
-// writeTraceVerdict writes a trace run's verdict in place of capacity and saturation.
-func writeTraceVerdict(b *strings.Builder, e *ReportEndpoint, slo SLO) {
-	_, words := TraceVerdict(e, slo)
-	b.WriteString("Trace: " + words + "\n")
-}
-
-// traceSettingsLines are a trace run's lines of the settings: the trace, and how late
-// its requests left when tpsmon fell behind.
-func traceSettingsLines(b *strings.Builder, t *ReportTrace) {
-	b.WriteString("- trace: " + t.Words() + "; each level is a window of the trace, held exactly its span\n")
-	if w := t.LateWords(); w != "" {
-		b.WriteString("\n**Late**: " + w + ".\n")
-	}
-}
-
-// msDuration is v milliseconds as a Duration.
-func msDuration(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+// TraceRun reports whether a run with these settings replayed a trace (its levels are
+// the trace's windows).
+func (s *ReportSettings) TraceRun() bool { return s.Mode == "trace" || s.Trace != nil }

@@ -10,6 +10,13 @@ func traceLevel(n int, ttftP95, userP50 float64) ReportLevel {
 		TTFTMs: LatencyJSON{P50: ttftP95 / 2, P95: ttftP95}, UserTPS: RateJSON{P50: userP50}}
 }
 
+// TraceVerdict is a trace run's verdict as the judgement says it (JudgeEndpoint on a
+// run of Mode "trace"): held or not, and the sentence.
+func TraceVerdict(e *ReportEndpoint, slo SLO) (held bool, words string) {
+	j := JudgeEndpoint(&ReportSettings{Mode: "trace", SLO: slo.Report()}, e, false, false)
+	return j.Trace.Held(), j.Verdict.Text
+}
+
 // A trace run is held when every measured window meets the criteria; otherwise the
 // failing windows are named with their span of the trace and what failed. It never
 // speaks of a capacity.
@@ -59,6 +66,15 @@ func TestTraceLateWords(t *testing.T) {
 	want := "tpsmon could not keep up with the trace: 37 of 500 requests left more than 10 ms after their moment (the latest 183 ms late)"
 	if got := tr.LateWords(); !strings.HasPrefix(got, want) {
 		t.Errorf("%q\nwant it to begin %q", got, want)
+	}
+	few := ReportTrace{Requests: 300, Late: 2, LateMaxMs: 10.87}
+	if got := few.LateWords(); got != "the trace was replayed on time: 2 of 300 requests left more than 10 ms after their moment (the latest 11 ms late), "+
+		"within the 1% of late requests its verdict allows" {
+		t.Errorf("within 1%%: %q", got)
+	}
+	few.LateMaxMs = 10.4
+	if got := few.LateWords(); !strings.Contains(got, "more than 10 ms after their moment (the latest 10.4 ms late)") {
+		t.Errorf("the latest shown apart from the limit: %q", got)
 	}
 	tr.Capped = 30
 	if got := tr.LateWords(); !strings.Contains(got, "30 requests found the concurrency cap full") || strings.Contains(got, "tpsmon could not keep up") {

@@ -506,10 +506,13 @@ func TestTrackerLastError(t *testing.T) {
 	}
 }
 
+// mkLevel is a level measured in full (its level rule met: the steady requests it
+// needs) with these figures.
 func mkLevel(c int, d time.Duration, reqs, succ int, userP50, ttftP95Ms, agg float64) LevelStats {
 	l := LevelStats{Concurrency: c, Duration: d, Requests: reqs, Succeeded: succ, AggregateTPS: agg}
 	if reqs > 0 {
 		l.ErrorRate = float64(reqs-succ) / float64(reqs)
+		l.Steady = MinSteady(c)
 	}
 	l.UserTPS.P50 = userP50
 	l.TTFT.P95 = ttftP95Ms
@@ -565,7 +568,11 @@ func TestCapacity(t *testing.T) {
 }
 
 func TestSaturation(t *testing.T) {
-	lv := func(c int, agg float64) LevelStats { return mkLevel(c, 10*sec, 10, 10, 0, 0, agg) }
+	lv := func(c int, agg float64) LevelStats {
+		l := mkLevel(c, 10*sec, 10, 10, 0, 100, agg)
+		l.Steady = MinSteady(c) // measured in full: only such levels decide a saturation
+		return l
+	}
 	tests := []struct {
 		name   string
 		levels []LevelStats

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"time"
 )
 
 // Turns holds, over a level's steady successful conversation turns, the TTFT of first
@@ -60,12 +59,11 @@ func (t *Turns) Stats() *TurnStats {
 // Words says the two TTFTs side by side, e.g. "first turns: TTFT p50 812 ms, p95 1.20 s
 // (40 turns); later turns: TTFT p50 95 ms, p95 140 ms (120 turns)".
 func (s *TurnStats) Words() string {
-	ms := func(v float64) string { return FormatMs(time.Duration(v * float64(time.Millisecond))) }
 	part := func(name string, x TurnTTFT) string {
 		if x.Count == 0 {
 			return name + ": none measured"
 		}
-		return fmt.Sprintf("%s: TTFT p50 %s, p95 %s (%d %s)", name, ms(x.P50), ms(x.P95), x.Count, map[bool]string{true: "turn", false: "turns"}[x.Count == 1])
+		return fmt.Sprintf("%s: TTFT p50 %s, p95 %s (%s)", name, Millis(x.P50), Millis(x.P95), Plural(x.Count, "turn"))
 	}
 	return part("first turns", s.First) + "; " + part("later turns", s.Later)
 }

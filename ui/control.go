@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/themes"
 )
@@ -95,9 +96,9 @@ func (m *root) setLoad(keyName string, f func(int) int) {
 	}
 	switch {
 	case capped >= 0 && stopped:
-		m.say(true, "auto-ramp stopped; capped at %s: %s", users(capped), m.streamCapWhy())
+		m.say(true, "auto-ramp stopped; capped at %s: %s", model.Users(capped), m.streamCapWhy())
 	case capped >= 0:
-		m.say(true, "capped at %s: %s", users(capped), m.streamCapWhy())
+		m.say(true, "capped at %s: %s", model.Users(capped), m.streamCapWhy())
 	case stopped:
 		m.say(false, "auto-ramp stopped: manual change (%s)", keyName)
 	}

@@ -246,6 +246,7 @@ func newTestRootOver(t testing.TB, books []engine.Book) (*root, []*fakeCtl) {
 	eng, err := engine.New(engine.Config{
 		Ramp: engine.Ramp{Levels: []int{1, 2, 4, 8}, Hold: 10 * time.Second}, Settle: engine.SettleCapacity,
 		SLO: model.DefaultSLO, Version: "test", Now: func() time.Time { return t0 },
+		InProcessSim: true, // endpoint 0 is the built-in simulator: "tpsmon+sim CPU"
 	}, parts)
 	if err != nil {
 		t.Fatal(err)

@@ -3,11 +3,14 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // fmtRate formats tokens/s compactly: 8.4, 42.1, 1234, 12.3k.
@@ -24,6 +27,28 @@ func fmtRate(v float64) string {
 	default:
 		return fmt.Sprintf("%.1f", v)
 	}
+}
+
+// fmtRateVs is fmtRate of a per-user tok/s against its target: a figure below the
+// target is never shown rounded onto it (29.97 against 30 reads "29.97", not "30.0").
+func fmtRateVs(v, target float64) string {
+	s := fmtRate(v)
+	if v < target {
+		if x, err := strconv.ParseFloat(s, 64); err == nil && x >= target {
+			s, _ = model.FigureApart(v, target, 1)
+		}
+	}
+	return s
+}
+
+// fmtMsVs is fmtMs of a latency against its limit (both ms): a figure over the limit is
+// never shown rounded onto it (2004 ms against 2 s reads "2.004 s", not "2.00 s").
+func fmtMsVs(v, limit float64) string {
+	if limit > 0 && v > limit {
+		a, _ := model.MillisApart(v, limit)
+		return a
+	}
+	return fmtMs(v)
 }
 
 // fmtMs formats milliseconds: 87 ms, 1.24 s, 12.3 s.

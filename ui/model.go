@@ -50,6 +50,7 @@ type root struct {
 	errWin []errorWindow // per endpoint: errors of the last minute
 	down   []bool        // per endpoint: its last error stands (to say when it is back)
 	verds  []verdict     // per endpoint: the verdict in words, updated once per bucket
+	caps   []int         // per endpoint: the judged capacity (0: none), updated with verds
 
 	msg      string
 	msgBad   bool
@@ -233,7 +234,7 @@ func (m *root) refresh(force bool) {
 		m.frameDirty = true
 	}
 	m.header.SetData(headerData{
-		Name: info.Name, Model: info.Model, Host: m.hosts[i], Simulated: info.Simulated,
+		Name: info.Name, Model: info.Model, API: info.API, Host: m.hosts[i], Simulated: info.Simulated,
 		Index: i, Count: m.eng.Len(), TokenSource: book.TokenSource(),
 		Target: ctl.Concurrency(), Active: ctl.Active(), Paused: ctl.Paused(), Rate: m.eng.RateMode(),
 		AllEndpoints: m.all, Ramp: m.rampText(),
@@ -248,16 +249,16 @@ func (m *root) refresh(force bool) {
 		curves := make([]curveSeries, m.eng.Len())
 		for j := range curves {
 			b := m.eng.Book(j)
-			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels()), Capacity: b.Capacity()}
+			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels())}
 		}
+		m.judge(curves) // sets each curve's capacity
 		m.curve.SetData(curves, userMin)
-		m.setVerdicts(curves)
 		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
 		m.table.SetServer(serverLevels(m.eng, i, curves[i].Levels))
 		m.bucketDirty = false
 		m.dataDirty = true
 	} else if m.dataDirty && m.lay.Table > 0 {
-		m.table.SetData(info.Name, withRequests(book.Levels()), book.Capacity(), userMin)
+		m.table.SetData(info.Name, withRequests(book.Levels()), m.capacity(i), userMin)
 	}
 	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i)})
 	m.table.SetProgress(m.levelProgress())

@@ -50,6 +50,10 @@ func TestHeaderPanel(t *testing.T) {
 		}},
 		{"narrow_40x2", size{40, 2}, func(*headerData) {}},
 		{"one_line_80x1", size{80, 1}, func(*headerData) {}},
+		{"api_messages_120x2", size{120, 2}, func(d *headerData) { d.API = "messages" }},
+		{"trace_window_120x2", size{120, 2}, func(d *headerData) {
+			d.Trace, d.Target, d.Active, d.Ramp = true, 2, 5, "2/3 at window 2, 12/20 requests, 4s left"
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +63,17 @@ func TestHeaderPanel(t *testing.T) {
 			p.SetData(d)
 			goldenView(t, p, c.size)
 		})
+	}
+}
+
+// The header names the API when it is not chat (the default says nothing new).
+func TestHeaderNamesTheAPI(t *testing.T) {
+	for api, want := range map[string]bool{"": false, "chat": false, "completions": true, "messages": true, "responses": true} {
+		p := sized(&headerPanel{}, size{120, 2})
+		p.SetData(headerData{Name: "sim", Model: "m", API: api, Target: 1})
+		if got := strings.Contains(ansi.Strip(p.View()), "API "+api); got != want {
+			t.Errorf("API %q named: %v, want %v:\n%s", api, got, want, ansi.Strip(p.View()))
+		}
 	}
 }
 
@@ -282,19 +297,20 @@ func TestStatusPanel(t *testing.T) {
 			LastError: "truncated: the stream ended with no finish_reason and no [DONE]"}},
 		{"healthy_80x1", size{80, 1}, statusData{Active: 1, Requests: 3, Succeeded: 3}},
 		{"verdict_and_outcome_80x3", size{80, 3}, statusData{Active: 16, Requests: 900, Succeeded: 900,
-			Verdicts: []verdict{{"capacity 16 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%) - saturates at 32 users (740 tok/s)",
-				"capacity 16 users - saturates at 32 users (740 tok/s)"}},
+			Verdicts: []verdict{{Full: "capacity 16 users; saturates at 32 users (740 tok/s; doubling to 64 users adds less than 10%)",
+				Short: "capacity 16 users; saturates at 32 users (740 tok/s)"}},
 			Message: "auto-ramp finished: settled at 16 users (the capacity)"}},
 		{"frozen_server_120x4", size{120, 4}, statusData{Active: 32, Requests: 500, Succeeded: 500, Silent: 32, SilentFor: 15 * time.Second,
-			Verdicts: []verdict{{"capacity at least 32 users (limit not reached: the ramp goes on) for per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%",
-				"capacity at least 32 users (limit not reached: the ramp goes on)"}}}},
+			Verdicts: []verdict{{Full: "capacity at least 32 users (limit not reached: the ramp goes on); saturation not reached (every doubling of users added at least 10% aggregate tok/s)",
+				Short: "capacity at least 32 users; saturation not reached"}}}},
 		{"recent_errors_two_endpoints_120x6", size{120, 6}, statusData{Active: 8, Requests: 600, Succeeded: 540,
 			Errors:    map[model.ErrorKind]int{model.ErrTimeout: 50, model.HTTPError(500): 10},
 			Recent:    map[model.ErrorKind]int{model.HTTPError(500): 4, model.ErrTimeout: 1},
 			LastError: "http_500: Internal Server Error", Focus: 1,
-			Verdicts: []verdict{{"a: capacity 8 users (per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1%)", "a: capacity 8 users"},
-				{"b: capacity no level meets per-user p50 >= 30 tok/s, TTFT p95 <= 2000 ms, errors <= 1% - 1 user: errors 9.09% > 1%",
-					"b: capacity none - 1 user: errors 9.09% > 1%"}}}},
+			Verdicts: []verdict{{Full: "a: capacity 8 users; saturation not measured (no level measured in full was followed by one with twice its users)",
+				Short: "a: capacity 8 users; saturation not measured"},
+				{Full: "b: capacity none: no level measured in full meets the criteria (1 user: errors 9.09% > 1%); saturation not measured (no level measured in full was followed by one with twice its users)",
+					Short: "b: capacity none (1 user: errors 9.09% > 1%); saturation not measured", Severity: model.SevProblem}}}},
 		{"old_errors_only_120x2", size{120, 2}, statusData{Active: 8, Requests: 600, Succeeded: 590,
 			Errors: map[model.ErrorKind]int{model.ErrTimeout: 10}, Recent: map[model.ErrorKind]int{}}},
 	}

@@ -40,7 +40,7 @@ func TestQuitMidRampIsInterrupted(t *testing.T) {
 	m.Update(press("r"))
 	m.Update(press("q"))
 	md := m.finish()
-	if !strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "Ramp: interrupted") {
+	if !strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "- ramp interrupted") {
 		t.Errorf("q mid-ramp:\n%s", md)
 	}
 	m, _, _ = newTestRoot(t, 1)
@@ -48,7 +48,7 @@ func TestQuitMidRampIsInterrupted(t *testing.T) {
 	m.Update(press("r"))
 	m.Update(press("q"))
 	md = m.finish()
-	if strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "Ramp: stopped by hand") {
+	if strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "- ramp stopped by hand") {
 		t.Errorf("q after stopping the ramp:\n%s", md)
 	}
 }

@@ -55,11 +55,3 @@ func (m *root) levelProgress() levelProgress {
 	left := (p.Left + time.Second - 1) / time.Second * time.Second
 	return levelProgress{Users: p.Users, Steady: p.Steady, Need: p.Need, Warming: p.Warming, Left: left, MaxLeft: p.MaxLeft}
 }
-
-// users is "1 user" or "n users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return fmt.Sprintf("%d users", n)
-}

@@ -21,9 +21,9 @@ func (m *root) toggleRate() {
 	m.bucketDirty, m.dataDirty, m.frameDirty = true, true, true
 	m.relayout()
 	if on {
-		m.say(false, "rate mode: %d requests/s arrive whatever the answers take (+/- a step, ]/[ double/halve, m: users); levels cleared", n)
+		m.say(false, "rate mode: requests arrive at %s whatever the answers take (+/- a step, ]/[ double/halve, m: users); levels cleared", model.Rate(n))
 	} else {
-		m.say(false, "users mode: %s, each sending its next request when its answer ends (m: rate); levels cleared", users(n))
+		m.say(false, "users mode: %s, each sending its next request when its answer ends (m: rate); levels cleared", model.Users(n))
 	}
 }
 

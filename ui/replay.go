@@ -11,7 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
@@ -202,7 +202,7 @@ func (m *replayRoot) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = computeLayout(m.w, m.h, helpH, 0)
+	m.lay = computeLayout(m.w, m.h, helpH, len(m.eps))
 	l := m.lay
 	m.setSizes(l)
 	m.help.SetWidth(l.Width)
@@ -217,21 +217,31 @@ func (m *replayRoot) refresh() {
 	}
 	ep := m.eps[m.focus]
 	m.header.SetData(headerData{
-		Name: ep.name, Model: ep.model, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps),
+		Name: ep.name, Model: ep.model, API: ep.api, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps), Trace: ep.trace != nil,
 		TokenSource: ep.tokenSource, Target: ep.target, Active: ep.active, Paused: ep.paused, Rate: ep.rate,
 		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second),
 	})
 	m.series.SetData(ep.newest(m.series.History()), ep.live(), ep.targetUserTPS)
 	curves := make([]curveSeries, len(m.eps))
+	verds := make([]verdict, len(m.eps))
 	for j, e := range m.eps {
-		curves[j] = curveSeries{Name: e.name, Levels: e.levelList(), Capacity: e.capacity}
+		jd := e.judge() // the verdict the live screen said, from the recorded levels
+		curves[j] = curveSeries{Name: e.name, Levels: e.levelList(), Capacity: jd.Capacity.Report().Users}
+		verds[j] = verdictOf(&jd, len(m.eps) > 1)
 	}
 	m.curve.SetData(curves, ep.targetUserTPS)
-	m.table.SetData(ep.name, curves[m.focus].Levels, ep.capacity, ep.targetUserTPS)
+	m.curve.SetTrace(ep.trace != nil)
+	m.table.SetTrace(ep.trace)
+	ttftMax := time.Duration(0)
+	if ep.slo != nil {
+		ttftMax = time.Duration(ep.slo.TTFTP95MaxMs * float64(time.Millisecond))
+	}
+	m.table.SetTargets(ttftMax, ep.reasoning)
+	m.table.SetData(ep.name, curves[m.focus].Levels, curves[m.focus].Capacity, ep.targetUserTPS)
 	m.table.SetProgress(ep.progress())
 	m.status.SetData(statusData{
 		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors,
-		LastError: ep.lastErr, Message: m.playback(),
+		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.playback(),
 	})
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
-	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 )
 
 // recording runs a hand-fed engine (real level books) through 1 and then 4 users for

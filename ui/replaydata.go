@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
-	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 )
 
 // replayHistory bounds the buckets replay keeps per endpoint (the live screen's too).
@@ -17,22 +18,27 @@ const replayHistory = model.DefaultHistory
 // replayEndpoint is one endpoint as the recorded lines so far show it: what the live
 // screen reads from the run engine, rebuilt from the time series.
 type replayEndpoint struct {
-	name, model   string
-	simulated     bool
-	rate          bool           // rate mode: the levels and the target are arrival rates (requests/s)
-	buckets       []model.Bucket // oldest first
-	levels        map[int]model.LevelStats
-	capacity      int
-	target        int
-	active        int
-	paused        bool
-	requests, ok  int
-	errors        map[model.ErrorKind]int
-	lastErr       string
-	tokenSource   string
-	ramp          *timeseries.Ramp
-	targetUserTPS float64
-	elapsed       time.Duration
+	name, model    string
+	api            string // the endpoint's API when it is not chat
+	simulated      bool
+	rate           bool           // rate mode: the levels and the target are arrival rates (requests/s)
+	buckets        []model.Bucket // oldest first
+	levels         map[int]model.LevelStats
+	target         int
+	active         int
+	paused         bool
+	requests, ok   int
+	errors         map[model.ErrorKind]int
+	lastErr        string
+	tokenSource    string
+	ramp           *timeseries.Ramp
+	targetUserTPS  float64
+	elapsed        time.Duration
+	slo            *model.ReportSLO   // the criteria, from the endpoint's first line (nil: older recordings)
+	trace          *model.ReportTrace // a trace run's trace, from its first line: the levels are its windows
+	reasoning      bool               // a request sent reasoning first: TTFO beside TTFT
+	ttfo50, ttfo95 time.Duration
+	hasTTFO        bool
 }
 
 func newReplayEndpoint() *replayEndpoint {
@@ -41,7 +47,10 @@ func newReplayEndpoint() *replayEndpoint {
 
 // apply takes one recorded line of this endpoint.
 func (r *replayEndpoint) apply(l *timeseries.Line) {
-	r.name, r.model, r.simulated, r.rate = l.Endpoint, l.Model, l.Simulated, l.TargetRate != nil
+	r.name, r.model, r.api, r.simulated, r.rate = l.Endpoint, l.Model, l.API, l.Simulated, l.TargetRate != nil
+	if l.Trace != nil {
+		r.trace = l.Trace
+	}
 	if l.Cleared {
 		clear(r.levels)
 	}
@@ -52,11 +61,19 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	for i := range l.Levels {
 		r.levels[l.Levels[i].Users] = levelStatsOf(&l.Levels[i])
 	}
-	r.capacity, r.target, r.active, r.paused = l.Capacity, l.TargetUsers, l.Active, l.Paused
+	r.target, r.active, r.paused = l.TargetUsers, l.Active, l.Paused
 	r.requests, r.ok, r.errors = l.Requests, l.Succeeded, maps.Clone(l.ErrorsTotal)
 	r.lastErr = l.LastError
 	r.tokenSource, r.ramp, r.targetUserTPS = l.TokenSource, l.Ramp, l.TargetUserTPS
 	r.elapsed = time.Duration(l.ElapsedS * float64(time.Second))
+	if l.SLO != nil {
+		r.slo = l.SLO
+	}
+	r.reasoning = r.reasoning || l.Reasoning
+	r.hasTTFO = l.TTFOP50 != nil && l.TTFOP95 != nil
+	if r.hasTTFO {
+		r.ttfo50, r.ttfo95 = msDur(*l.TTFOP50), msDur(*l.TTFOP95)
+	}
 }
 
 // bucketOf is a line's live bucket.
@@ -84,7 +101,13 @@ func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 	ls := model.LevelStats{
 		Concurrency: lv.Users, Requests: lv.Requests, Succeeded: lv.Succeeded, Steady: lv.SteadyRequests,
 		ErrorRate: lv.ErrorRate, Duration: time.Duration(lv.SteadyS * float64(time.Second)),
-		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil,
+		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil || lv.Arrivals > 0,
+	}
+	if lv.Arrivals > 0 {
+		ls.Wait = model.WaitStats{Arrivals: lv.Arrivals, Late: lv.Late, Capped: lv.Capped}
+		if lv.WaitMaxMs != nil {
+			ls.Wait.Max = *lv.WaitMaxMs
+		}
 	}
 	n := max(lv.SteadyRequests, 1)
 	if lv.UserTPSP50 != nil {
@@ -96,7 +119,27 @@ func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 	if lv.TTFTP50 != nil && lv.TTFTP95 != nil {
 		ls.TTFT = model.Dist{Count: n, P50: *lv.TTFTP50, P95: *lv.TTFTP95}
 	}
+	if lv.TTFOP50 != nil && lv.TTFOP95 != nil {
+		ls.TTFO = model.Dist{Count: n, P50: *lv.TTFOP50, P95: *lv.TTFOP95}
+	}
 	return ls
+}
+
+// judge is the recorded levels' judgement, as the live screen said it (the criteria of
+// the recording's first line; the default ones for an older recording without them).
+func (r *replayEndpoint) judge() model.EndpointJudgement {
+	s := model.ReportSettings{}
+	if r.slo != nil {
+		s.SLO = *r.slo
+	}
+	if r.rate {
+		s.Mode = "rate"
+	}
+	if r.trace != nil {
+		s.Mode, s.Trace = "trace", r.trace
+	}
+	e := model.ReportEndpoint{Name: r.name, Levels: model.ReportLevels(r.levelList())}
+	return model.JudgeEndpoint(&s, &e, false, r.ramp != nil)
 }
 
 // levelList is the levels in increasing users.
@@ -115,7 +158,8 @@ func (r *replayEndpoint) live() model.Live {
 	}
 	b := r.buckets[len(r.buckets)-1]
 	return model.Live{At: b.Start.Add(b.Width), AggregateTPS: b.AggregateTPS, UserTPS: b.UserTPS, HasUser: b.HasUser,
-		TTFTP50: b.TTFTP50, TTFTP95: b.TTFTP95, HasTTFT: b.HasTTFT, Active: b.Active, Target: b.Target}
+		TTFTP50: b.TTFTP50, TTFTP95: b.TTFTP95, HasTTFT: b.HasTTFT, Active: b.Active, Target: b.Target,
+		Reasoning: r.reasoning, TTFOP50: r.ttfo50, TTFOP95: r.ttfo95, HasTTFO: r.hasTTFO}
 }
 
 // newest is up to n newest buckets, oldest first.
@@ -129,7 +173,11 @@ func (r *replayEndpoint) rampText() string {
 	if p == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, engine.LevelWord(r.rate, p.Users), p.Steady, p.Need)
+	at := engine.LevelWord(r.rate, p.Users)
+	if r.trace != nil { // the header is short of room: the table names its span
+		at = "window " + strconv.Itoa(p.Users)
+	}
+	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, at, p.Steady, p.Need)
 	switch {
 	case p.Warming:
 		return s + ", warming up"

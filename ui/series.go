@@ -87,7 +87,7 @@ func (p *seriesPanel) heads() (labels, values [3]string) {
 	case allSilent(live):
 		user = st.Bad.Render(fmt.Sprintf("none: silent %d s", int(live.SilentFor/time.Second)))
 	case live.HasUser:
-		user = sloStyle(st, live.UserTPS, p.target).Render(fmtRate(live.UserTPS)) + unit("tok/s")
+		user = sloStyle(st, live.UserTPS, p.target).Render(fmtRateVs(live.UserTPS, p.target)) + unit("tok/s")
 	}
 	agg := st.Value.Render(fmtRate(live.AggregateTPS)) + unit("tok/s")
 	if live.At.IsZero() {

@@ -163,7 +163,7 @@ func (p *serverPanel) selfRow(compact bool) string {
 	}
 	line := st.Title.Render(who) + st.Faint.Render(" CPU ") + vs.Render(cpu)
 	if u.Cores > 0 {
-		line += st.Faint.Render(fmt.Sprintf(" of %d %s", u.Cores, plural(u.Cores, "core")))
+		line += st.Faint.Render(" of " + model.Plural(u.Cores, "core"))
 	}
 	line += st.Faint.Render(" · readers wait ") + vs.Render(fmtSched(u.Sched)) + st.Faint.Render(" to run (p99)")
 	if busy {
@@ -206,14 +206,6 @@ func fmtCount(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
-// plural is word, or word + "s" when n is not 1.
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // withServer gives the server panel its lines (3 from 34 lines high, 2 from 20, 1 from

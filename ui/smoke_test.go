@@ -186,6 +186,12 @@ func TestScreenWithPools(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(dir, "tpsmon-*.md"))
 		return len(files) == 1
 	})
+	// The picture is written last: wait for it, or the test's directory goes while it
+	// is being written.
+	waitUntil(t, "the snapshot's picture", func() bool {
+		files, _ := filepath.Glob(filepath.Join(dir, "tpsmon-*.svg"))
+		return len(files) == 1
+	})
 	tm.Type("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*root)
 	summary := final.finish()

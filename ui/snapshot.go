@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,7 +15,8 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
-	"github.com/tpsmon/tpsmon/ui/report"
+	"github.com/tpsmon/tpsmon/probe/output/report"
+	"github.com/tpsmon/tpsmon/probe/output/results"
 )
 
 // snapshotMsg reports where a snapshot was written, or why it was not.
@@ -27,7 +27,7 @@ type snapshotMsg struct {
 }
 
 // snapshotCmd writes the report as JSON, its Markdown summary and an SVG picture of the
-// degradation curve (ui/report) to timestamped files in dir (off the Update goroutine:
+// degradation curve (probe/output/report) to timestamped files in dir (off the Update goroutine:
 // the report is a copy that nothing else touches).
 func snapshotCmd(dir string, r *model.Report, now time.Time) tea.Cmd {
 	return func() tea.Msg {
@@ -67,7 +67,7 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return "", fmt.Errorf("cannot create snapshot directory %s: %w", abs, err)
 	}
-	js, err := json.MarshalIndent(r, "", "  ")
+	js, err := results.JSON(r)
 	if err != nil {
 		return "", err
 	}
@@ -77,14 +77,14 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 		if n > 1 {
 			base = fmt.Sprintf("%s-%d", stem, n)
 		}
-		err := atomicfile.WriteNew(base+".json", append(js, '\n'), 0o644)
+		err := atomicfile.WriteNew(base+".json", js, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return "", fmt.Errorf("cannot write snapshot %s: %w", base+".json", err)
 		}
-		if err := atomicfile.Write(base+".md", []byte(model.Markdown(r)), 0o644); err != nil {
+		if err := atomicfile.Write(base+".md", []byte(report.Summary(r)), 0o644); err != nil {
 			return "", fmt.Errorf("cannot write snapshot summary %s: %w", base+".md", err)
 		}
 		return base + ".json", nil

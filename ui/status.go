@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -139,29 +140,44 @@ func silenceWords(n int, d time.Duration) string {
 	return fmt.Sprintf("%d %s silent for %d s (no token)", n, s, int(d/time.Second))
 }
 
-// verdict is one endpoint's verdict in words, with the criteria and without (for
-// narrow screens).
-type verdict struct{ Full, Short string }
+// verdict is one endpoint's verdict sentence (model.EndpointJudgement.Verdict), whole
+// and short (for narrow screens), with its severity.
+type verdict struct {
+	Full, Medium, Short string
+	Severity            model.Severity
+}
 
-// verdicts are the verdict lines, each in the form that fits the width: green when a
-// capacity was found, amber otherwise.
+// verdicts are the verdict lines, each in the form that fits the width, coloured by
+// severity: green when a capacity was found, amber when it was not measured, red when
+// no level meets the criteria.
 func (p *statusPanel) verdicts() []string {
 	var out []string
 	for _, v := range p.data.Verdicts {
 		s := v.Full
+		if ansi.StringWidth(s) > p.w && v.Medium != "" {
+			s = v.Medium
+		}
 		if ansi.StringWidth(s) > p.w {
 			s = v.Short
 		}
 		if s == "" {
 			continue
 		}
-		style := p.st.Good
-		if strings.Contains(s, "no level meets") || strings.Contains(s, "capacity none") {
-			style = p.st.Warn
-		}
-		out = append(out, style.Render(s))
+		out = append(out, severityStyle(p.st, v.Severity).Render(s))
 	}
 	return out
+}
+
+// severityStyle is the style of a statement of severity sev: Bad for a problem, Warn
+// for a warning, Good for the rest.
+func severityStyle(st Styles, sev model.Severity) lipgloss.Style {
+	switch sev {
+	case model.SevProblem:
+		return st.Bad
+	case model.SevWarning:
+		return st.Warn
+	}
+	return st.Good
 }
 
 // errorCount is the number of failures in errs, canceled requests left out.

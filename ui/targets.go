@@ -36,7 +36,7 @@ func (p *seriesPanel) ttftHead() string {
 	}
 	ttft := st.Faint.Render("—")
 	if live.HasTTFT {
-		ttft = latStyle(st, live.TTFTP95, p.ttftMax).Render(fmtDur(live.TTFTP95))
+		ttft = latStyle(st, live.TTFTP95, p.ttftMax).Render(fmtMsVs(ms(live.TTFTP95), ms(p.ttftMax)))
 	}
 	if live.Reasoning {
 		ttfo := st.Faint.Render("—")

@@ -26,19 +26,43 @@ func (m *root) watchEndpoints() {
 	}
 }
 
-// setVerdicts puts every endpoint's verdict in words (model.Verdict) from the levels the
-// charts just took, named when there are several endpoints. Once per bucket.
-func (m *root) setVerdicts(curves []curveSeries) {
-	slo := m.eng.SLO()
+// judge judges every endpoint from the levels the charts just took, as a file of them
+// read back would be (model.JudgeEndpoint on their report entries): the capacity each
+// curve marks and the verdict the status shows. Once per bucket.
+func (m *root) judge(curves []curveSeries) {
+	settings := m.eng.Settings()
 	m.verds = make([]verdict, 0, len(curves))
-	for i, c := range curves {
-		v := verdict{Full: model.Verdict(c.Levels, slo, m.eng.Walking(i), false),
-			Short: model.Verdict(c.Levels, slo, m.eng.Walking(i), true)}
-		if v.Full != "" && len(curves) > 1 {
-			v.Full, v.Short = c.Name+": "+v.Full, c.Name+": "+v.Short
-		}
-		m.verds = append(m.verds, v)
+	m.caps = make([]int, len(curves))
+	for i := range curves {
+		c := &curves[i]
+		e := model.ReportEndpoint{Name: c.Name, Levels: model.ReportLevels(c.Levels)}
+		j := model.JudgeEndpoint(&settings, &e, false, m.eng.Walking(i))
+		c.Capacity = j.Capacity.Report().Users
+		m.caps[i] = c.Capacity
+		m.verds = append(m.verds, verdictOf(&j, len(curves) > 1))
 	}
+}
+
+// capacity is endpoint i's judged capacity as of the latest bucket (0: none yet).
+func (m *root) capacity(i int) int {
+	if i < len(m.caps) {
+		return m.caps[i]
+	}
+	return 0
+}
+
+// verdictOf is an endpoint's verdict line as the status shows it: the judgement's
+// sentence (its short form on a narrow screen), named when there are several
+// endpoints; empty before a level was measured.
+func verdictOf(j *model.EndpointJudgement, named bool) verdict {
+	if !j.Judged() {
+		return verdict{}
+	}
+	v := verdict{Full: j.Verdict.Text, Medium: j.Verdict.MediumText(), Short: j.Verdict.ShortText(), Severity: j.Verdict.Severity}
+	if named {
+		v.Full, v.Medium, v.Short = j.Name+": "+v.Full, j.Name+": "+v.Medium, j.Name+": "+v.Short
+	}
+	return v
 }
 
 // refreshStatus hands the status panel its data when samples arrived or the message

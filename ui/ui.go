@@ -12,8 +12,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 )
 
 // Options is what the live screen needs: a run engine built by engine.Start (its pools
@@ -76,7 +76,7 @@ func newScreen(ctx context.Context, opt Options, noColor bool) (*root, error) {
 func (m *root) finish() string {
 	interrupted := m.eng.Interrupt() || m.interrupted
 	m.eng.Cut()
-	md := model.Markdown(m.eng.Report(interrupted))
+	md := report.Summary(m.eng.Report(interrupted))
 	if m.eng.Over() {
 		md += fmt.Sprintf("\n> The run reached its maximum duration (%s): the ramp was cut and the load stopped.\n", m.eng.MaxDuration())
 	}

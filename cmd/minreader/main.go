@@ -18,7 +18,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -42,8 +41,7 @@ func main() {
 	var firstErr atomic.Value // the first failure, to say why
 	var mu sync.Mutex
 	var ttfts []time.Duration
-	var ru0 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := processCPU()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range *conc {
@@ -68,9 +66,7 @@ func main() {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	var ru1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	cpu := tv(ru1.Utime) - tv(ru0.Utime) + tv(ru1.Stime) - tv(ru0.Stime)
+	cpu := processCPU() - cpu0
 	n := events.Load()
 	fmt.Printf("minreader: %d streams, %.1f s, %d requests (%d failed), %d content events, %.0f events/s\n",
 		*conc, elapsed.Seconds(), requests.Load(), failures.Load(), n, float64(n)/elapsed.Seconds())
@@ -129,8 +125,4 @@ func stream(ctx context.Context, c *http.Client, url string, body []byte) (int64
 			return n, ttft, err
 		}
 	}
-}
-
-func tv(t syscall.Timeval) time.Duration {
-	return time.Duration(t.Sec)*time.Second + time.Duration(t.Usec)*time.Microsecond
 }

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/atomicfile"
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/output"
 	"github.com/tpsmon/tpsmon/probe/settings"
 )
 
@@ -64,6 +63,10 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if err := checkBenchOutputs(f); err != nil {
 		return err
 	}
+	if f.minCapacity > 0 && p.Trace != nil {
+		return usageErrorf("--min-capacity judges a ramp's capacity, and a trace replayed on its schedule has no ramp " +
+			"(its verdict says whether the endpoint held the trace's load): drop --min-capacity, or walk a ramp with --ramp or --rate")
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -87,19 +90,18 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
-	liveErr := su.live.close(a)
+	liveErr := a.endLive(&su.live)
 
 	a.saySimulated(su.sim, p.Endpoints)
-	fmt.Fprint(a.stdout, model.Markdown(rep))
-	a.printRampEnds(res, p.MaxDuration)
-
-	if err := a.writeOutputs(f, rep); err != nil {
+	stdout := output.Set{{Name: "stdout", Output: output.Summary{W: a.stdout}}}
+	if err := a.endOutputs(&stdout, rep); err != nil {
 		return err
 	}
-	if f.report != "" {
-		if err := a.writeReport(f.report, reportName(f.out), rep); err != nil {
-			return err
-		}
+	a.printRampEnds(res, p.MaxDuration)
+
+	files := fileOutputs(f)
+	if err := a.endOutputs(&files, rep); err != nil {
+		return err
 	}
 	if liveErr != nil {
 		return liveErr
@@ -157,41 +159,13 @@ func benchExit(res *engine.Result, p *settings.Plan, minCapacity int) error {
 		var below []string
 		for _, e := range rep.Endpoints {
 			if e.Capacity.Users < minCapacity {
-				below = append(below, fmt.Sprintf("endpoint %s: capacity %d users is below --min-capacity %d", e.Name, e.Capacity.Users, minCapacity))
+				j := model.JudgeEndpoint(&rep.Settings, &e, rep.Interrupted, false)
+				below = append(below, fmt.Sprintf("endpoint %s: capacity %s is below --min-capacity %d", e.Name, j.Capacity.Words(j.Rate), minCapacity))
 			}
 		}
 		if len(below) > 0 {
 			return &exitError{code: exitCapacity, msg: strings.Join(below, "\n")}
 		}
-	}
-	return nil
-}
-
-// writeOutputs writes --out and --csv (also after an interruption) and says where. A
-// file that cannot be written does not keep the other from being written. Each is
-// written atomically: a run cut while writing leaves the old file whole.
-func (a *app) writeOutputs(f *runFlags, rep *model.Report) error {
-	var failed []string
-	if f.out != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err == nil {
-			err = atomicfile.Write(f.out, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("--out: cannot write the results: %v", err))
-		} else {
-			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
-		}
-	}
-	if f.csv != "" {
-		if err := atomicfile.Write(f.csv, []byte(model.CSV(rep)), 0o644); err != nil {
-			failed = append(failed, fmt.Sprintf("--csv: cannot write the results: %v", err))
-		} else {
-			fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
-		}
-	}
-	if len(failed) > 0 {
-		return &exitError{code: exitUsage, msg: strings.Join(failed, "\n")}
 	}
 	return nil
 }

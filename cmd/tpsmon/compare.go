@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/ui/report"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 )
 
 func (a *app) newCompareCmd() *cobra.Command {

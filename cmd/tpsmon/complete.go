@@ -9,9 +9,9 @@ import (
 
 	"github.com/tpsmon/tpsmon/probe/arrival"
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 	"github.com/tpsmon/tpsmon/probe/sim"
 	"github.com/tpsmon/tpsmon/themes"
-	"github.com/tpsmon/tpsmon/ui/report"
 )
 
 // flagValues are the flags whose values are a fixed set, completed from the lists the

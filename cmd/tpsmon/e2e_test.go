@@ -155,7 +155,7 @@ func TestBenchSimulatorArithmetic(t *testing.T) {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", r.code, r.stderr)
 	}
 	checkClean(t, r)
-	if !regexp.MustCompile(`endpoint 127\.0\.0\.1:\d+: capacity 1 users is below --min-capacity 2`).MatchString(r.stderr) {
+	if !regexp.MustCompile(`endpoint 127\.0\.0\.1:\d+: capacity 1 user is below --min-capacity 2`).MatchString(r.stderr) {
 		t.Errorf("stderr does not name the endpoint below the minimum:\n%s", r.stderr)
 	}
 	m := readReport(t, out)

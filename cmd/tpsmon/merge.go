@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/atomicfile"
+	"github.com/tpsmon/tpsmon/probe/output"
 )
 
 // mergeFlags are merge's flags.
@@ -76,21 +76,14 @@ func (a *app) runMerge(f *mergeFlags, args []string) error {
 	for _, n := range model.MergeNotes(files) {
 		fmt.Fprintf(a.stderr, "tpsmon: %s\n", n)
 	}
-	fmt.Fprint(a.stdout, model.Markdown(merged))
+	outs := output.Set{{Name: "stdout", Output: output.Summary{W: a.stdout}}}
 	if f.out != "" {
-		data, _ := json.MarshalIndent(merged, "", "  ") // a Report always marshals
-		if err := atomicfile.Write(f.out, append(data, '\n'), 0o644); err != nil {
-			return usageErrorf("--out %s: cannot write the merged results: %v", f.out, unwrapPathError(err))
-		}
-		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.out)
+		outs = append(outs, output.Named{Name: "--out " + f.out, Output: output.JSONFile{Path: f.out}})
 	}
 	if f.csv != "" {
-		if err := atomicfile.Write(f.csv, []byte(model.CSV(merged)), 0o644); err != nil {
-			return usageErrorf("--csv %s: cannot write the merged results: %v", f.csv, unwrapPathError(err))
-		}
-		fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", f.csv)
+		outs = append(outs, output.Named{Name: "--csv " + f.csv, Output: output.CSVFile{Path: f.csv}})
 	}
-	return nil
+	return a.endOutputs(&outs, merged)
 }
 
 // readResults reads one results.json.

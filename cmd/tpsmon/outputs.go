@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/model"
-	"github.com/tpsmon/tpsmon/probe/atomicfile"
-	"github.com/tpsmon/tpsmon/probe/engine"
-	"github.com/tpsmon/tpsmon/probe/engine/promexport"
-	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
-	"github.com/tpsmon/tpsmon/ui/report"
+	"github.com/tpsmon/tpsmon/probe/output"
+	"github.com/tpsmon/tpsmon/probe/output/promexport"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 )
 
 // liveFlags are the outputs a run feeds as it goes (the live screen and bench).
@@ -26,15 +21,6 @@ func (f *liveFlags) register(c *cobra.Command) {
 	fs := c.Flags()
 	fs.StringVar(&f.timeseries, "timeseries", "", "write one JSON line per second per endpoint (live tok/s, TTFT, users, errors) to this file as the run goes; play it with tpsmon replay")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve tpsmon's own metrics for Prometheus at http://HOST:PORT/metrics (e.g. 127.0.0.1:9464; :PORT means 127.0.0.1; off by default)")
-}
-
-// liveOutputs are the open --timeseries file and --metrics-addr server of one run.
-type liveOutputs struct {
-	path      string
-	file      *os.File
-	ts        *timeseries.Writer
-	srv       *promexport.Server
-	observers []engine.Observer
 }
 
 // checkLive checks the live outputs' flags before anything starts.
@@ -55,68 +41,64 @@ func checkLive(f *liveFlags, others ...string) error {
 	return nil
 }
 
-// openLive opens the time series file and starts the metrics server; the run's engine
-// gets their observers. Close them with close.
-func (a *app) openLive(f *liveFlags) (*liveOutputs, error) {
-	o := &liveOutputs{path: f.timeseries}
+// openLive opens the time series file and starts the metrics server: the outputs a run
+// feeds as it goes (output.TimeSeries, output.Metrics). End them with endLive.
+func (a *app) openLive(f *liveFlags) (output.Set, error) {
+	var set output.Set
 	if f.timeseries != "" {
-		file, err := os.Create(f.timeseries)
+		ts, err := output.OpenTimeSeries(f.timeseries)
 		if err != nil {
-			return nil, usageErrorf("--timeseries %s: cannot create the file: %v", f.timeseries, unwrapPathError(err))
+			return nil, usageErrorf("--timeseries %s: %v", f.timeseries, err)
 		}
-		o.file, o.ts = file, timeseries.NewWriter(file)
-		o.observers = append(o.observers, o.ts)
+		set = append(set, output.Named{Name: "--timeseries " + f.timeseries, Output: ts})
 	}
 	if f.metricsAddr != "" {
 		addr, _ := promexport.ParseAddr(f.metricsAddr) // checked by checkLive
-		x := promexport.New()
-		srv, err := promexport.Serve(addr.HostPort, x.Registry())
+		m, err := output.ServeMetrics(addr)
 		if err != nil {
-			o.close(a)
-			return nil, usageErrorf("--metrics-addr %s: cannot listen: %v", f.metricsAddr, plainNetError(err))
+			a.endLive(&set)
+			return nil, usageErrorf("--metrics-addr %s: %v", f.metricsAddr, err)
 		}
-		o.srv = srv
-		o.observers = append(o.observers, x)
+		set = append(set, output.Named{Name: "--metrics-addr " + f.metricsAddr, Output: m})
 		if !addr.Loopback {
 			fmt.Fprintf(a.stderr, "tpsmon: warning: --metrics-addr %s is reachable from other machines: anyone who can reach it reads the endpoint names, models and load; use 127.0.0.1:PORT to keep it on this machine\n", addr.HostPort)
 		}
-		fmt.Fprintf(a.stderr, "tpsmon: metrics at http://%s/metrics\n", srv.Addr())
+		fmt.Fprintf(a.stderr, "tpsmon: metrics at http://%s/metrics\n", m.Addr())
 	}
-	return o, nil
+	return set, nil
 }
 
-// plainNetError is a listen error without Go's "listen tcp" prefix.
-func plainNetError(err error) error {
-	var se *os.SyscallError
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	return err
+// endLive stops the live outputs: the metrics server stops, the time series file
+// closes, saying how many lines it holds (or why it stopped). Idempotent.
+func (a *app) endLive(live *output.Set) error {
+	return a.endOutputs(live, nil)
 }
 
-// close stops the metrics server and closes the time series file, saying how many lines
-// it holds (or why it stopped). Idempotent.
-func (o *liveOutputs) close(a *app) error {
-	if o == nil {
-		return nil
-	}
-	if o.srv != nil {
-		o.srv.Close()
-		o.srv = nil
-	}
-	if o.file == nil {
-		return nil
-	}
-	err := o.file.Close()
-	o.file = nil
-	if werr := o.ts.Err(); werr != nil {
-		err = werr
-	}
+// endOutputs ends a set of outputs with the run's report, saying what each wrote; a
+// failure is a usage error that names the output ("--out results.json: cannot write the
+// results: ..."), after the others have been written.
+func (a *app) endOutputs(set *output.Set, rep *model.Report) error {
+	err := set.End(rep, func(wrote string) { fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", wrote) })
 	if err != nil {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("--timeseries %s: cannot write: %v (%d lines written)", o.path, unwrapPathError(err), o.ts.Lines())}
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
-	fmt.Fprintf(a.stderr, "tpsmon: wrote %s (%d lines)\n", o.path, o.ts.Lines())
 	return nil
+}
+
+// fileOutputs are bench's files written at its end: --out, --csv and --report (its
+// format from the extension), each written even when another fails.
+func fileOutputs(f *runFlags) output.Set {
+	var set output.Set
+	if f.out != "" {
+		set = append(set, output.Named{Name: "--out " + f.out, Output: output.JSONFile{Path: f.out}})
+	}
+	if f.csv != "" {
+		set = append(set, output.Named{Name: "--csv " + f.csv, Output: output.CSVFile{Path: f.csv}})
+	}
+	if f.report != "" {
+		set = append(set, output.Named{Name: "--report " + f.report, Output: output.ReportFile{Path: f.report, Run: reportName(f.out)}})
+	}
+	return set
 }
 
 // checkReport checks bench's --report before the run.
@@ -135,23 +117,6 @@ func checkReport(path string, others ...string) error {
 			return usageErrorf("--report %s is also another output file; give each output its own name", path)
 		}
 	}
-	return nil
-}
-
-// writeReport writes bench's --report (its format from the extension), atomically.
-func (a *app) writeReport(path, name string, rep *model.Report) error {
-	format, _ := report.FormatOf(path) // checked by checkReport
-	run, err := report.NewRun(name, rep)
-	if err == nil {
-		var buf bytes.Buffer
-		if err = report.Write(&buf, format, []*report.Run{run}); err == nil {
-			err = atomicfile.Write(path, buf.Bytes(), 0o644)
-		}
-	}
-	if err != nil {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("--report %s: cannot write the report: %v", path, unwrapPathError(err))}
-	}
-	fmt.Fprintf(a.stderr, "tpsmon: wrote %s\n", path)
 	return nil
 }
 

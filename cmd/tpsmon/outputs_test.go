@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 	"github.com/tpsmon/tpsmon/probe/settings"
 )
 

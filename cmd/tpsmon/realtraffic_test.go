@@ -26,6 +26,7 @@ func TestRealTrafficRefusals(t *testing.T) {
 	}{
 		{"trace and rate", []string{"bench", "--trace", trace, "--rate", "4"}, "--trace replays a trace's own requests on its own schedule: it excludes --rate"},
 		{"trace and ramp", []string{"bench", "--trace", trace, "--ramp", "1,2"}, "it excludes --ramp"},
+		{"trace and min-capacity", []string{"bench", "--trace", trace, "--min-capacity", "4"}, "--min-capacity judges a ramp's capacity, and a trace replayed on its schedule has no ramp"},
 		{"trace and dataset", []string{"bench", "--trace", trace, "--dataset", ds}, "it excludes --dataset"},
 		{"trace and shard", []string{"bench", "--trace", trace, "--shard", "0/2", "--start-at", "2030-01-01T00:00:00Z"}, "it excludes --shard"},
 		{"trace on the screen", []string{"--trace", trace}, "run it with tpsmon bench --trace " + trace},
@@ -78,12 +79,12 @@ func TestBenchReplaysATrace(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	for _, want := range []string{"- trace: trace " + trace + ": 60 requests over 2.95 s, in windows of 1.48 s of the trace",
-		"| window | requests |", "Trace: held at this trace's load: all 2 windows met the criteria"} {
+		"| window | requests |", "**Verdict**: held at this trace's load: all 2 windows met the criteria"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if strings.Contains(r.stdout, "Capacity") || strings.Contains(r.stdout, "Saturation") {
+	if low := strings.ToLower(r.stdout); strings.Contains(low, "capacity") || strings.Contains(low, "saturat") {
 		t.Errorf("a trace run speaks of capacity or saturation:\n%s", r.stdout)
 	}
 	if !strings.Contains(r.stderr, "level 2/2: window 2 (1.48-2.95 s of the trace)") {

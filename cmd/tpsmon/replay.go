@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
-	"github.com/tpsmon/tpsmon/probe/engine/timeseries"
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 	"github.com/tpsmon/tpsmon/themes"
 	"github.com/tpsmon/tpsmon/ui"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tpsmon/tpsmon/probe/atomicfile"
-	"github.com/tpsmon/tpsmon/ui/report"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 )
 
 func (a *app) newReportCmd() *cobra.Command {

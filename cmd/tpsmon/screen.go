@@ -57,7 +57,7 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	if summary != "" {
 		fmt.Fprint(a.stdout, summary)
 	}
-	if lerr := su.live.close(a); lerr != nil && err == nil {
+	if lerr := a.endLive(&su.live); lerr != nil && err == nil {
 		return lerr
 	}
 	if err != nil {

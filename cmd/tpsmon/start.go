@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/probe/client"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/output"
 	"github.com/tpsmon/tpsmon/probe/settings"
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
@@ -122,7 +123,7 @@ func modelRequired(source string) string {
 // configuration with the live outputs' observers.
 type runSetup struct {
 	sim  *simulator
-	live *liveOutputs
+	live output.Set // the outputs the run feeds as it goes
 	cfg  engine.Config
 }
 
@@ -139,13 +140,14 @@ func (a *app) setup(ctx context.Context, p *settings.Plan, lf *liveFlags, check 
 		return nil, err
 	}
 	cfg := p.Engine()
-	cfg.Version, cfg.Observers = toolVersion(), live.observers
+	cfg.Version, cfg.Observers = toolVersion(), live.Observers()
+	cfg.InProcessSim = s != nil // a tpsmon sim elsewhere is simulated too, but not in this process
 	return &runSetup{sim: s, live: live, cfg: cfg}, nil
 }
 
 // close closes the live outputs, then stops the simulator. Idempotent.
 func (r *runSetup) close(a *app) {
-	_ = r.live.close(a)
+	_ = a.endLive(&r.live)
 	r.sim.Close()
 }
 

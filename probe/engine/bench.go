@@ -62,6 +62,7 @@ func (e *Engine) Run(ctx context.Context, progress func(Progress)) (*Result, err
 		interrupted = b.walk(ctx)
 	}
 	interrupted = b.drain(ctx, interrupted) || interrupted
+	e.done = true
 	res := &Result{Report: e.Report(interrupted), Notices: b.notices, Over: e.over, Late: late}
 	for i, ep := range e.eps {
 		end := ep.end

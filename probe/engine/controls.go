@@ -120,6 +120,7 @@ func (e *Engine) Stop() {
 // Cut stops every pool and cancels the requests in flight (they end as canceled). An
 // engine built by New only stops its controls.
 func (e *Engine) Cut() {
+	e.done = true
 	e.Stop()
 	if e.fleet != nil {
 		e.fleet.Cut()

@@ -90,6 +90,10 @@ type Config struct {
 	RateLevels []int
 	// Workload describes the requests' workload for the report ("" for the default).
 	Workload string
+	// InProcessSim says the built-in simulator runs in this process: tpsmon's own CPU
+	// figure then holds the simulator's ("tpsmon+sim"), and the CPU rule is off. A
+	// tpsmon sim in another process is simulated too, but its CPU is not ours.
+	InProcessSim bool
 	// Trace, when set, is the trace the pools replay (probe.WithTrace): the ramp is
 	// TraceRamp's windows, and the report names them (trace.go).
 	Trace *model.ReportTrace
@@ -142,6 +146,7 @@ type Engine struct {
 	started time.Time                                         // wall clock, for the report
 	t0      time.Time                                         // first StartRamp or Step: MaxDuration counts from it
 	over    bool                                              // MaxDuration ended the run
+	done    bool                                              // the load was cut for good (Cut, or bench's end): no level is being measured
 	wall    model.WallClock                                   // the report's wall clock (Run sets it at the ramp's start)
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
 
@@ -191,6 +196,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		cfg.Ramp.Fixed = true
 	}
 	e := &Engine{cfg: cfg, started: cfg.Now()}
+	e.self.WithSim = cfg.InProcessSim
 	e.initRate()
 	for i, p := range parts {
 		book := p.Book
@@ -203,7 +209,6 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 			info: model.EndpointInfo{Name: client.EndpointLabel(p.Endpoint), URL: client.RedactedURL(p.Endpoint.BaseURL),
 				Model: p.Endpoint.Model, API: apiOf(p.Endpoint), Simulated: p.Endpoint.Simulated},
 		})
-		e.self.WithSim = e.self.WithSim || p.Endpoint.Simulated
 	}
 	return e, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 )
 
 // TestReportSaysWhyTheRampEnded: each endpoint's report says why its ramp ended, in the
@@ -57,7 +58,8 @@ func TestReportSaysWhyTheRampEnded(t *testing.T) {
 	if !strings.Contains(string(js), `"ramp_end":"stopped: errors 40% \u003e 5% (10 requests)"`) {
 		t.Errorf("JSON: %s", js)
 	}
-	if md := model.Markdown(rep); !strings.Contains(md, "Ramp: stopped early by a stop rule: errors 40% > 5% (10 requests); higher levels were not measured") {
+	if md := report.Summary(rep); !strings.Contains(md, "- ramp stopped early by a stop rule at 1 user: errors 40% > 5% (10 requests); not measured: 2 users") ||
+		!strings.Contains(md, "**Verdict**: capacity none: no level measured in full meets the criteria (1 user: errors 40% > 1%)") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 
@@ -84,7 +86,7 @@ func TestReportRecordsSeed(t *testing.T) {
 	if s := e.Settings(); s.Seed != 42 {
 		t.Errorf("seed %d, want 42", s.Seed)
 	}
-	if md := model.Markdown(e.Report(false)); !strings.Contains(md, "prompt seed 42") {
+	if md := report.Summary(e.Report(false)); !strings.Contains(md, "prompt seed 42") {
 		t.Errorf("Markdown does not name the seed:\n%s", md)
 	}
 }

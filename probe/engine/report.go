@@ -85,7 +85,18 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		}
 		re.ServerMetrics = ep.server.status.URL // "" when nothing is scraped
 		re.RampEnd = ep.rampEnd(r.Interrupted)
+		if ep.end.Kind == EndStopped && ep.walk == nil {
+			for j := range re.Levels {
+				re.Levels[j].Stopped = re.Levels[j].Concurrency == ep.end.Users
+			}
+		}
+		if e.done { // the run is over: a level it left unfinished is no longer being measured
+			for j := range re.Levels {
+				re.Levels[j].Open = false
+			}
+		}
 		e.traceLevels(&re)
+		re.SetClaims(&r.Settings, r.Interrupted) // with the run's level rule
 		r.Endpoints = append(r.Endpoints, re)
 	}
 	r.Settings.Trace = e.traceSettings(r)

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 )
 
 // input is one thing the engine was given: a pool event, a Step, or the ramp's start.
@@ -108,7 +108,7 @@ func TestScreenAndBenchAgree(t *testing.T) {
 	if requests != o.Requests || failed != o.Requests-o.Succeeded || failed == 0 {
 		t.Errorf("levels hold %d requests, %d failed; the run ended %d, %d failed", requests, failed, o.Requests, o.Requests-o.Succeeded)
 	}
-	t.Logf("%s", model.Markdown(res.Report))
+	t.Logf("%s", report.Summary(res.Report))
 }
 
 // noticeKinds is what each notice said, without how the endpoint settled (bench drains

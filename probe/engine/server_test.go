@@ -16,6 +16,7 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/client"
+	"github.com/tpsmon/tpsmon/probe/output/report"
 	"github.com/tpsmon/tpsmon/probe/servermetrics"
 )
 
@@ -59,7 +60,7 @@ func TestServerLevelAttribution(t *testing.T) {
 	if l := rep.Endpoints[0].Levels; len(l) != 1 || l[0].Server == nil || l[0].Server.Scrapes != 3 {
 		t.Fatalf("report levels %+v: want level 8 with its server view", l)
 	}
-	md := model.Markdown(rep)
+	md := report.Summary(rep)
 	if !strings.Contains(md, "| users | waiting mean | waiting max |") || !strings.Contains(md, "| 8 | 4.0 | 6 | 8.0 | 50.0 |") {
 		t.Errorf("Markdown lacks the server's view:\n%s", md)
 	}

@@ -93,21 +93,9 @@ func (n Notice) word(v int) string {
 	return LevelWord(n.Rate, v)
 }
 
-// LevelWord names a level: "1 user", "n users", or in rate mode "n requests/s".
-func LevelWord(rate bool, n int) string {
-	if rate {
-		return fmt.Sprintf("%d requests/s", n)
-	}
-	return users(n)
-}
-
-// users is "1 user" or "n users".
-func users(n int) string {
-	if n == 1 {
-		return "1 user"
-	}
-	return fmt.Sprintf("%d users", n)
-}
+// LevelWord names a level: "1 user", "n users", or in rate mode "1 request/s", "n
+// requests/s" (model.LevelName).
+func LevelWord(rate bool, n int) string { return model.LevelName(rate, n) }
 
 // EndKind is how an endpoint's ramp ended.
 type EndKind int

@@ -14,9 +14,9 @@ import (
 // A trace run (Config.Trace) replays a recorded load on its schedule: the pools run in
 // rate mode with probe.WithTrace, and the ramp is a fixed schedule of the trace's
 // windows, level n being window n (each held exactly the window, in wall time: the
-// window over the speed). Its report names the windows instead of rates, has no
-// capacity and no saturation (there is no ramp to find them on) and says how late the
-// client fell behind the trace.
+// window over the speed). Its report names the windows instead of rates; its judgement
+// says whether the endpoint held the trace's load, with no capacity and no saturation
+// (there is no ramp to find them on), and how late the client fell behind the trace.
 
 // TraceRamp is the ramp of a trace run: one level per window of the trace, numbered
 // from 1, each lasting the window over the speed.
@@ -48,6 +48,16 @@ func (e *Engine) holdsLastWindow(ep *endpoint) bool {
 // TraceMode reports whether the engine replays a trace.
 func (e *Engine) TraceMode() bool { return e.cfg.Trace != nil }
 
+// Trace is the trace the engine replays (a copy; nil when none): its levels are the
+// trace's windows.
+func (e *Engine) Trace() *model.ReportTrace {
+	if e.cfg.Trace == nil {
+		return nil
+	}
+	t := *e.cfg.Trace
+	return &t
+}
+
 // traceSettings is the trace of the report's settings, with how late its requests left
 // (from every endpoint's levels); nil when the run replays none.
 func (e *Engine) traceSettings(r *model.Report) *model.ReportTrace {
@@ -70,8 +80,9 @@ func (e *Engine) traceSettings(r *model.Report) *model.ReportTrace {
 	return &t
 }
 
-// traceLevels names an endpoint's levels as windows of the trace and takes away what a
-// trace run cannot say: the rate of each level, the capacity and the saturation.
+// traceLevels names an endpoint's levels as windows of the trace and takes away the
+// rate of each level (a window is no arrival rate). The capacity and the saturation a
+// trace run cannot say are the judgement's to leave out (model.JudgeEndpoint).
 func (e *Engine) traceLevels(re *model.ReportEndpoint) {
 	t := e.cfg.Trace
 	if t == nil {
@@ -82,7 +93,6 @@ func (e *Engine) traceLevels(re *model.ReportEndpoint) {
 		from, to := t.Window(l.Concurrency)
 		l.TraceWindowS, l.Rate = []float64{from, to}, nil
 	}
-	re.Capacity, re.SaturationUsers = model.ReportCap{}, nil
 }
 
 // TraceSetup is what a trace run needs, from a trace read from file: the pools'

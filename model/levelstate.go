@@ -1,0 +1,129 @@
+package model
+
+import (
+	"strconv"
+)
+
+// LevelState is how a level was measured, which decides what tpsmon may claim from it
+// (measurement contract, "Judgement"): only a level measured in full sets a capacity or
+// a saturation; the others are listed and marked.
+type LevelState int
+
+// The level states, from the most sure.
+const (
+	// LevelFull: its level rule was met (the steady requests it needs, LevelNeed) and
+	// the maximum hold did not come first. It may decide capacity and saturation.
+	LevelFull LevelState = iota
+	// LevelStopped: a stop rule of the ramp ended it before its rule was met, because it
+	// clearly fails (errors clearly over 5%, or TTFT p95 over twice its limit). It bounds
+	// the capacity from above; its figures rest on fewer requests, so it never decides
+	// a saturation.
+	LevelStopped
+	// LevelShort: the maximum hold came before the steady requests it needs.
+	LevelShort
+	// LevelFew: the load left it before its rule was met (a key on the live screen, an
+	// interruption): too few steady requests to judge.
+	LevelFew
+	// LevelOpen: it is being measured now.
+	LevelOpen
+	// LevelNotMeasured: the load left it during its warm-up: no steady request
+	// delivered a token and none failed.
+	LevelNotMeasured
+)
+
+// Decides reports whether a level in this state may set a capacity or a saturation.
+func (s LevelState) Decides() bool { return s == LevelFull }
+
+// Bounds reports whether a level in this state that fails the criteria bounds the
+// capacity from above (makes a capacity below it exact).
+func (s LevelState) Bounds() bool { return s == LevelFull || s == LevelStopped }
+
+// Mark is the state as a table marks a level's steady requests: "" when measured in
+// full, else "short", "stopped", "too few", "open" or "warm-up only".
+func (s LevelState) Mark() string {
+	switch s {
+	case LevelStopped:
+		return "stopped"
+	case LevelShort:
+		return "short"
+	case LevelFew:
+		return "too few"
+	case LevelOpen:
+		return "open"
+	case LevelNotMeasured:
+		return "warm-up only"
+	}
+	return ""
+}
+
+// LevelNeed is how many steady requests a level of n users (in rate mode, n
+// requests/s) needs to be measured in full: the level rule's max(20, 2 x users). A
+// window of a trace needs 20 (its number is no load).
+func (s *ReportSettings) LevelNeed(n int) int {
+	if s.TraceRun() {
+		return MinSteady(1)
+	}
+	return MinSteady(n)
+}
+
+// LevelState reads how level l of a run with these settings was measured: the one
+// reading of a level's state, that every surface and every claim uses. walking says an
+// auto-ramp still walks the endpoint: its open level is then still being measured,
+// whatever it has already. A file that does not count steady requests (written before
+// they were counted) is judged on its requests instead.
+func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
+	steady, _ := steadyOf(l)
+	few := steady < s.LevelNeed(l.Concurrency)
+	switch {
+	case few && l.Stopped:
+		return LevelStopped
+	case l.Open && (walking || few):
+		return LevelOpen
+	case l.Short:
+		return LevelShort
+	case !judgeReport(l).measured():
+		return LevelNotMeasured
+	case few:
+		return LevelFew
+	}
+	return LevelFull
+}
+
+// LevelStateWords says level l's state with its figures, e.g. "short: 12 of 32 steady
+// requests when the maximum hold (120 s) ended it"; "" when it was measured in full.
+func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
+	n, steady := steadyOf(l)
+	of := strconv.Itoa(n) + " of " + strconv.Itoa(s.LevelNeed(l.Concurrency)) + " steady requests"
+	if !steady {
+		of = strconv.Itoa(n) + " of " + strconv.Itoa(s.LevelNeed(l.Concurrency)) + " requests"
+	}
+	switch st {
+	case LevelStopped:
+		return "stopped by a stop rule after " + of
+	case LevelShort:
+		if s.TraceRun() {
+			return "short: " + of + " when the window ended"
+		}
+		if s.MaxHoldS > 0 {
+			return "short: " + of + " when the maximum hold (" + seconds(s.MaxHoldS) + ") ended it"
+		}
+		return "short: " + of + " when the maximum hold ended it"
+	case LevelFew:
+		return "too few: left after " + of
+	case LevelOpen:
+		return "being measured: " + of + " so far"
+	case LevelNotMeasured:
+		return "warm-up only: the load moved on before a steady request delivered a token (and none failed)"
+	}
+	return ""
+}
+
+// steadyOf is the steady requests level l counts; steady is false for a file written
+// before they were counted (its level has a TTFT and no steady request), whose requests
+// stand in for them.
+func steadyOf(l *ReportLevel) (n int, steady bool) {
+	if l.Steady == 0 && l.TTFTMs != (LatencyJSON{}) {
+		return l.Requests, false
+	}
+	return l.Steady, true
+}

@@ -1,0 +1,246 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// Thresholds say how much worse NEW may be than BASE before it is a regression.
+type Thresholds struct {
+	// MaxRegression is the largest relative loss allowed on per-user tok/s p50 and
+	// aggregate tok/s, and the largest relative rise of TTFT p95 (0.05 = 5%).
+	MaxRegression float64
+	// MaxErrorIncrease is the largest rise of a level's error rate allowed, in
+	// percentage points as a fraction (0.01 = one point: 0.5% to 1.5%).
+	MaxErrorIncrease float64
+}
+
+// DefaultThresholds are 5% and one percentage point of errors.
+var DefaultThresholds = Thresholds{MaxRegression: 0.05, MaxErrorIncrease: 0.01}
+
+// Comparison is NEW against BASE.
+type Comparison struct {
+	Markdown    string
+	Regressions []string // each way NEW is worse beyond the thresholds
+	Mismatches  []string // why the two runs cannot be compared; when any, nothing else is judged
+	Notes       []string // differences that do not stop the comparison
+}
+
+// Compare compares NEW with BASE, endpoint by endpoint (by name; two single-endpoint
+// runs are paired whatever their names) and level by level (by users).
+func Compare(base, next *Run, th Thresholds) Comparison {
+	var c Comparison
+	c.Mismatches, c.Notes = settingsDiff(base, next)
+	pairs, notes := pairEndpoints(base, next)
+	c.Notes = append(c.Notes, notes...)
+	for _, p := range pairs {
+		if missing := missingLevels(p); len(missing) > 0 && next.Report.Interrupted {
+			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: NEW was interrupted before %s %s, which BASE measured", p.name, strings.Join(missing, ", "), p.unit()))
+		}
+		if x, y := p.base.extra.API, p.next.extra.API; x != "" && y != "" && x != y {
+			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: the API differs: BASE %s, NEW %s", p.name, x, y))
+		}
+	}
+	if len(pairs) == 0 {
+		c.Mismatches = append(c.Mismatches, fmt.Sprintf("no endpoint in common: BASE has %s, NEW has %s",
+			endpointNames(base), endpointNames(next)))
+	}
+	var b strings.Builder
+	names := runLabels([]*Run{base, next})
+	fmt.Fprintf(&b, "# tpsmon compare: NEW %s vs BASE %s\n\n", mdEscape(names[1]), mdEscape(names[0]))
+	fmt.Fprintf(&b, "BASE: %s · NEW: %s\n", runWords(base), runWords(next))
+	if len(c.Mismatches) == 0 {
+		for _, p := range pairs {
+			regs, note := comparePair(&b, p, th)
+			c.Regressions = append(c.Regressions, regs...)
+			if note != "" {
+				c.Notes = append(c.Notes, note)
+			}
+		}
+	}
+	b.WriteString("\n")
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "Note: %s\n", n)
+	}
+	switch {
+	case len(c.Mismatches) > 0:
+		b.WriteString("\n**Result: the runs cannot be compared.**\n\n")
+		for _, m := range c.Mismatches {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	case len(c.Regressions) > 0:
+		fmt.Fprintf(&b, "\n**Result: NEW is worse than BASE** (thresholds: %s).\n\n", th)
+		for _, r := range c.Regressions {
+			fmt.Fprintf(&b, "- %s\n", r)
+		}
+	default:
+		fmt.Fprintf(&b, "\n**Result: no regression** (thresholds: %s).\n", th)
+	}
+	c.Markdown = b.String()
+	return c
+}
+
+// String words the thresholds.
+func (th Thresholds) String() string {
+	pts := strings.TrimSuffix(model.FormatPercent(th.MaxErrorIncrease), "%") + " points"
+	if pts == "1 points" {
+		pts = "1 point"
+	}
+	return fmt.Sprintf("tok/s and TTFT p95 within %s, error rate up by at most %s", model.FormatPercent(th.MaxRegression), pts)
+}
+
+func runWords(r *Run) string {
+	s := r.Name + " (" + date(r.Report.StartedAt) + ", tpsmon " + r.Report.ToolVersion
+	if r.Report.Interrupted {
+		s += ", interrupted"
+	}
+	return s + ")"
+}
+
+// settingsDiff lists the settings that make two runs incomparable (the workload, the
+// ramp, the criteria), and those worth a note (how long levels were held).
+func settingsDiff(base, next *Run) (mismatch, notes []string) {
+	a, b := base.Report.Settings, next.Report.Settings
+	diff := func(name, x, y string) {
+		if x != y {
+			mismatch = append(mismatch, fmt.Sprintf("%s differs: BASE %s, NEW %s", name, x, y))
+		}
+	}
+	if x, y := runMode(base), runMode(next); x != y {
+		axes := []string{x, y}
+		slices.Sort(axes) // rate, trace, users
+		unit := map[string]string{"rate": "requests/s", "trace": "a trace's windows", "users": "users"}
+		mismatch = append(mismatch, fmt.Sprintf("the load differs: BASE %s %s, NEW %s %s: %s and %s are not the same axis",
+			base.Name, modeWords(x), next.Name, modeWords(y), unit[axes[0]], unit[axes[1]]))
+	}
+	if a.Trace != nil && b.Trace != nil {
+		ta, tb := *a.Trace, *b.Trace
+		ta.File, tb.File = "", "" // the same trace may lie in two places
+		diff("the trace", ta.Words(), tb.Words())
+	}
+	diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
+	diff("the API", a.API, b.API)
+	diff("max_tokens", strconv.Itoa(a.MaxTokens), strconv.Itoa(b.MaxTokens))
+	diff("the prompt size", strconv.Itoa(a.PromptTokens)+" tokens", strconv.Itoa(b.PromptTokens)+" tokens")
+	diff("the criteria", a.SLO.SLO().String(), b.SLO.SLO().String())
+	if x, y := base.extra.Settings.IgnoreEOS, next.extra.Settings.IgnoreEOS; x != nil && y != nil {
+		diff("ignore_eos", strconv.FormatBool(*x), strconv.FormatBool(*y))
+	}
+	if a.HoldS != b.HoldS {
+		notes = append(notes, fmt.Sprintf("the hold differs (BASE %s, NEW %s): levels rest on different numbers of requests", seconds(a.HoldS), seconds(b.HoldS)))
+	}
+	if next.Report.Interrupted {
+		notes = append(notes, "NEW was interrupted: it covers what was measured until then")
+	}
+	return mismatch, notes
+}
+
+type endpointPair struct {
+	name       string
+	base, next Series
+}
+
+// rate reports whether the pair's levels are arrival rates (BASE is a rate-mode run;
+// a pair of runs of different modes is never compared).
+func (p *endpointPair) rate() bool { return p.base.Run != nil && rateRun(p.base.Run) }
+
+// trace reports whether the pair's levels are windows of a trace.
+func (p *endpointPair) trace() bool { return p.base.Judgement.Trace != nil }
+
+// unit is the pair's levels' unit: "users", "requests/s" in rate mode, or "windows".
+func (p *endpointPair) unit() string {
+	switch {
+	case p.trace():
+		return "windows"
+	case p.rate():
+		return "requests/s"
+	}
+	return "users"
+}
+
+// level names a level of the pair as BASE's judgement does: "8 users", "8
+// requests/s", "window 2 (60-120 s of the trace)".
+func (p *endpointPair) level(n int) string { return p.base.Judgement.LevelName(n) }
+
+// rateRun reports whether r is a rate-mode run (its levels are arrival rates).
+func rateRun(r *Run) bool { return r.Report.Settings.Mode == "rate" }
+
+// runMode is what r's levels are: "users", "rate" or "trace".
+func runMode(r *Run) string {
+	switch {
+	case r.Report.Settings.TraceRun():
+		return "trace"
+	case rateRun(r):
+		return "rate"
+	}
+	return "users"
+}
+
+func modeWords(mode string) string {
+	switch mode {
+	case "trace":
+		return "is a trace run (levels are windows of the trace)"
+	case "rate":
+		return "is a rate-mode run (levels in requests/s)"
+	}
+	return "is a users-mode run (levels in users)"
+}
+
+// pairEndpoints pairs the endpoints of base and next by name, or the two endpoints of
+// two single-endpoint runs whatever their names. Each pair is named as a report of both
+// files names its series (SeriesOf: the file, and the endpoint when the run has
+// several): "NEW vs BASE".
+func pairEndpoints(base, next *Run) ([]endpointPair, []string) {
+	all := SeriesOf([]*Run{base, next})
+	bs, ns := all[:len(base.Report.Endpoints)], all[len(base.Report.Endpoints):]
+	name := func(b, n Series) string { return n.Label + " vs " + b.Label }
+	if len(bs) == 1 && len(ns) == 1 {
+		var notes []string
+		if bs[0].Endpoint.Name != ns[0].Endpoint.Name {
+			notes = append(notes, fmt.Sprintf("the endpoints have different names (BASE %s, NEW %s): compared as one", bs[0].Endpoint.Name, ns[0].Endpoint.Name))
+		}
+		return []endpointPair{{name(bs[0], ns[0]), bs[0], ns[0]}}, notes
+	}
+	var pairs []endpointPair
+	var notes []string
+	for _, b := range bs {
+		i := slices.IndexFunc(ns, func(n Series) bool { return n.Endpoint.Name == b.Endpoint.Name })
+		if i < 0 {
+			notes = append(notes, "endpoint "+b.Endpoint.Name+" is only in BASE")
+			continue
+		}
+		pairs = append(pairs, endpointPair{name(b, ns[i]), b, ns[i]})
+	}
+	for _, n := range ns {
+		if !slices.ContainsFunc(bs, func(b Series) bool { return b.Endpoint.Name == n.Endpoint.Name }) {
+			notes = append(notes, "endpoint "+n.Endpoint.Name+" is only in NEW")
+		}
+	}
+	return pairs, notes
+}
+
+// missingLevels lists the users (or rates) of BASE's levels that NEW did not measure.
+func missingLevels(p endpointPair) []string {
+	var out []string
+	for _, l := range p.base.Endpoint.Levels {
+		if _, ok := levelAt(p.next.Endpoint.Levels, l.Concurrency); !ok {
+			out = append(out, strconv.Itoa(l.Concurrency))
+		}
+	}
+	return out
+}
+
+func endpointNames(r *Run) string {
+	var names []string
+	for _, e := range r.Report.Endpoints {
+		names = append(names, e.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,211 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Formats are the report formats, by file extension.
+var Formats = []string{"html", "svg", "png", "md"}
+
+// FormatOf is the format of a report file, from its extension.
+func FormatOf(path string) (string, error) {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	for _, f := range Formats {
+		if ext == f {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("%q: the report format comes from the file's extension: .html, .svg, .png or .md", path)
+}
+
+// Write renders the report of runs in format (one of Formats) to w.
+func Write(w io.Writer, format string, runs []*Run) error {
+	series := SeriesOf(runs)
+	if len(series) == 0 {
+		return fmt.Errorf("no endpoint in the results: nothing to report")
+	}
+	switch format {
+	case "html":
+		return writeHTML(w, runs, series)
+	case "md":
+		_, err := io.WriteString(w, Markdown(runs, series))
+		return err
+	case "svg", "png":
+		return writePoster(w, format, runs, series)
+	}
+	return fmt.Errorf("unknown report format %q: use html, svg, png or md", format)
+}
+
+// Poster geometry: the charts' area, and the text around them.
+const (
+	posterWidth  = 10 * vg.Inch
+	chartsHeight = 6.6 * vg.Inch
+	posterMargin = 0.3 * vg.Inch
+	posterDPI    = 128           // 1280 pixels wide
+	swatchWidth  = vg.Length(12) // the colour mark before a series' verdict
+)
+
+// posterText is the text of a poster, worded and wrapped to its width.
+type posterText struct {
+	title, verdict, footer []string
+	swatch                 []int // per verdict line: the series whose colour marks it, or -1
+}
+
+func newPosterText(runs []*Run, series []Series) posterText {
+	width := posterWidth - 2*posterMargin
+	v := VerdictOf(series)
+	var t posterText
+	t.title = wrap(textStyle(color.Black, vg.Points(16), true), width, Title(series))
+	var lines []string
+	var owner []int // per line: the series whose colour marks it, or -1
+	for i, l := range v.Lines {
+		lines, owner = append(lines, l.Label+": "+l.Text()), append(owner, i)
+		var more []string
+		if f := l.Failures(); len(f) > 0 {
+			more = append(more, "Fails at "+strings.Join(f, "; "))
+		}
+		more = append(more, l.Notes()...)
+		if l.Criteria != "" {
+			more = append(more, "Criteria: "+l.Criteria)
+		}
+		for _, m := range more {
+			lines, owner = append(lines, "· "+m), append(owner, -1)
+		}
+	}
+	lines = append(lines, v.Changes...)
+	if v.Criteria != "" {
+		lines = append(lines, "Criteria: "+v.Criteria+".")
+	}
+	st := textStyle(color.Black, vg.Points(11), false)
+	for i, l := range lines {
+		for j, w := range wrap(st, width-swatchWidth, l) {
+			t.verdict = append(t.verdict, w)
+			if i < len(owner) && j == 0 {
+				t.swatch = append(t.swatch, owner[i])
+			} else {
+				t.swatch = append(t.swatch, -1)
+			}
+		}
+	}
+	foot := textStyle(color.Black, vg.Points(9), false)
+	for _, r := range runs {
+		line := r.SettingsLine()
+		if len(runs) > 1 {
+			line = runLabels([]*Run{r})[0] + ": " + line
+		}
+		t.footer = append(t.footer, wrap(foot, width, line)...)
+	}
+	return t
+}
+
+// Title names what the report is about.
+func Title(series []Series) string {
+	labels := make([]string, len(series))
+	for i := range series {
+		labels[i] = series[i].Label
+	}
+	t := "tpsmon: degradation curve of " + strings.Join(labels, " vs ")
+	if len(series) > 0 && series[0].Judgement.Trace != nil {
+		t = "tpsmon: trace replayed on " + strings.Join(labels, " vs ")
+	}
+	for i := range series {
+		if series[i].Endpoint.Simulated {
+			return t + " (simulated)"
+		}
+	}
+	return t
+}
+
+// writePoster draws one picture for slides and tickets: the verdict on top, the
+// charts, and the settings at the bottom.
+func writePoster(w io.Writer, format string, runs []*Run, series []Series) error {
+	cs, err := newCharts(series)
+	if err != nil {
+		return err
+	}
+	pal := newPalette()
+	t := newPosterText(runs, series)
+	titleH, lineH, footH := vg.Points(21), vg.Points(15), vg.Points(12)
+	header := titleH*vg.Length(len(t.title)) + lineH*vg.Length(len(t.verdict)) + vg.Points(10)
+	footer := footH * vg.Length(len(t.footer))
+	height := posterMargin*2 + header + chartsHeight + footer + vg.Points(10)
+
+	var cw vg.CanvasWriterTo
+	if format == "png" {
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(posterWidth, height), vgimg.UseDPI(posterDPI), vgimg.UseBackgroundColor(color.White))}
+	} else {
+		cw = vgsvg.New(posterWidth, height)
+	}
+	dc := draw.New(cw)
+	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: posterWidth, Y: 0}, {X: posterWidth, Y: height}, {X: 0, Y: height}})
+
+	x, y := posterMargin, height-posterMargin
+	for _, l := range t.title {
+		y -= titleH
+		dc.FillText(textStyle(pal.text, vg.Points(16), true), vg.Point{X: x, Y: y}, l)
+	}
+	for i, l := range t.verdict {
+		y -= lineH
+		if k := t.swatch[i]; k >= 0 {
+			s := vg.Points(8)
+			dc.FillPolygon(pal.color(k), []vg.Point{{X: x, Y: y}, {X: x + s, Y: y}, {X: x + s, Y: y + s}, {X: x, Y: y + s}})
+		}
+		dc.FillText(textStyle(pal.text, vg.Points(11), false), vg.Point{X: x + swatchWidth, Y: y}, l)
+	}
+	y -= vg.Points(10)
+	drawCharts(draw.Crop(dc, posterMargin, -posterMargin, y-chartsHeight, y-height), cs)
+	y -= chartsHeight + vg.Points(6)
+	for _, l := range t.footer {
+		y -= footH
+		dc.FillText(textStyle(pal.faint, vg.Points(9), false), vg.Point{X: x, Y: y}, l)
+	}
+	if format == "png" {
+		_, err = cw.WriteTo(w)
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := cw.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err = w.Write(fontFallback(buf.Bytes()))
+	return err
+}
+
+// fontFallback lets a viewer without the Liberation fonts (the charts' metrics) use
+// their metric-compatible twins, or at least a sans-serif face, instead of its default
+// serif one.
+func fontFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"))
+}
+
+// wrap breaks s into lines no wider than width in style st, between words.
+func wrap(st draw.TextStyle, width vg.Length, s string) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		next := word
+		if cur != "" {
+			next = cur + " " + word
+		}
+		if cur != "" && st.Width(next) > width {
+			lines = append(lines, cur)
+			next = word
+		}
+		cur = next
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// levelHeader is the header of the level table; units are in the names. The TTFO
+// columns are left out unless TTFO is worth showing (model.ReportEndpoint.ShowsTTFO).
+var levelHeader = []string{
+	"users", "requests", "errors", "per-user tok/s p50", "p10", "p90", "aggregate tok/s",
+	"TTFT p50 ms", "TTFT p95 ms", "TTFO p50 ms", "TTFO p95 ms", "TPOT p50 ms", "stall p95 ms", "meets the criteria",
+}
+
+// The indexes of the columns levelTable may leave out.
+const (
+	ttfoColumn  = 9  // "TTFO p50 ms", followed by "TTFO p95 ms"
+	stallColumn = 12 // "stall p95 ms"
+)
+
+// levelTable is a series' level table: one row per level, "-" for what was not
+// measured; without the stall column when the file records no stall, and without the
+// TTFO columns unless TTFO differs from TTFT somewhere.
+func levelTable(s *Series) (header []string, rows [][]string) {
+	header, rows = slices.Clone(levelHeader), levelRows(s)
+	drop := func(from, n int) {
+		header = slices.Delete(header, from, from+n)
+		for i := range rows {
+			rows[i] = slices.Delete(rows[i], from, from+n)
+		}
+	}
+	if !slices.ContainsFunc(rows, func(r []string) bool { return r[stallColumn] != "-" }) {
+		drop(stallColumn, 1)
+	}
+	if !s.Judgement.TTFO {
+		drop(ttfoColumn, 2)
+	}
+	header[0] = s.Judgement.LevelColumn()
+	return header, rows
+}
+
+// levelRows is a series' level table, every column of levelHeader. A level not measured
+// in full is marked with its state; a figure that fails its target is never shown
+// rounded onto it (model.Cell).
+func levelRows(s *Series) [][]string {
+	slo := s.SLO()
+	ttftLim, ttfoLim := msOf(slo.TTFTP95Max), msOf(slo.TTFOP95Max)
+	var rows [][]string
+	for i, l := range s.Endpoint.Levels {
+		lj := s.Judgement.Levels[i]
+		u := strconv.Itoa(l.Concurrency)
+		if m := lj.State.Mark(); m != "" && l.Requests > 0 {
+			u += " (" + m + ")"
+		}
+		req := strconv.Itoa(l.Requests)
+		if n, ok := s.SteadyRequests(i); ok {
+			req += " (" + strconv.Itoa(n) + " steady)"
+		}
+		_, user := userP50(l)
+		_, ttft := ttftP95(l)
+		ttfo := l.Succeeded > 0 && l.TTFOMs != (model.LatencyJSON{})
+		rows = append(rows, []string{
+			u, req, errorsCell(&l),
+			failCell(user, l.UserTPS.P50, slo.UserTPSMin, l.UserTPS.P50 < slo.UserTPSMin), cell(user, l.UserTPS.P10), cell(user, l.UserTPS.P90),
+			cell(l.DurationS > 0, l.AggregateTPS),
+			cell(ttft, l.TTFTMs.P50), failCell(ttft, l.TTFTMs.P95, ttftLim, l.TTFTMs.P95 > ttftLim),
+			cell(ttfo, l.TTFOMs.P50), failCell(ttfo, l.TTFOMs.P95, ttfoLim, ttfoLim > 0 && l.TTFOMs.P95 > ttfoLim),
+			cell(l.TPOTMs != (model.LatencyJSON{}), l.TPOTMs.P50),
+			cell(l.StallMs != (model.LatencyJSON{}), l.StallMs.P95),
+			meetsCell(lj),
+		})
+	}
+	return rows
+}
+
+// meetsCell says whether a level meets the criteria, and whether that was judged:
+// "yes", "no: errors 4.55% > 1%", "yes, not judged (short)".
+func meetsCell(lj model.LevelJudgement) string {
+	s := "yes"
+	if !lj.Meets {
+		s = "no: " + strings.Join(lj.Failures, ", ")
+	}
+	if !lj.State.Bounds() && lj.State != model.LevelNotMeasured {
+		s += ", not judged (" + lj.State.Mark() + ")"
+	}
+	return s
+}
+
+// msOf is d in float milliseconds.
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// failCell is cell, with the decimals it takes to show a failing figure apart from its
+// target (model.Cell).
+func failCell(ok bool, v, target float64, fails bool) string {
+	if !ok {
+		return "-"
+	}
+	return model.Cell(v, target, 1, fails)
+}
+
+func cell(ok bool, v float64) string {
+	if !ok {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// heading names a series for its table: label, endpoint, model, URL, simulated.
+func heading(s *Series) []string {
+	h := []string{s.Label}
+	e := s.Endpoint
+	if e.Name != s.Label && !strings.HasSuffix(s.Label, " · "+e.Name) {
+		h = append(h, e.Name)
+	}
+	if e.Model != "" {
+		h = append(h, e.Model)
+	}
+	if e.URL != "" {
+		h = append(h, e.URL)
+	}
+	if e.Simulated {
+		h = append(h, "SIMULATED")
+	}
+	return h
+}

@@ -1,0 +1,235 @@
+package timeseries
+
+import (
+	"encoding/json"
+	"io"
+	"maps"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+	"github.com/tpsmon/tpsmon/probe/engine"
+)
+
+// Writer writes the time series as the run goes. It is a engine.Observer: on every live
+// tick of an endpoint it writes that endpoint's line in one Write call (nothing is kept
+// back in the process), so a crash or Ctrl-C loses at most the line being written. It
+// does no other work per event: it is cheap enough for the engine's goroutine.
+type Writer struct {
+	w      io.Writer
+	t0     time.Time
+	eps    map[int]*epState
+	server func(endpoint int) (model.ServerPoint, bool)
+	lines  int
+	err    error
+}
+
+// epState is what the previous line of one endpoint said, to write what changed.
+type epState struct {
+	seg      model.Segment
+	requests int
+	errs     map[model.ErrorKind]int
+	levels   map[int]levelMark
+	sloSent  bool // the criteria went out on a line
+}
+
+// levelMark is what a level showed at the previous line.
+type levelMark struct {
+	requests, steady int
+	open, short      bool
+	dur              time.Duration
+}
+
+var _ engine.Observer = (*Writer)(nil)
+
+// NewWriter writes the time series to w (a file opened for appending or truncated).
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, eps: map[int]*epState{}} }
+
+// SetServer gives the writer the server's newest per-second point of an endpoint (its
+// /metrics, when scraped); lines then carry a server object. Call it before the run.
+func (w *Writer) SetServer(f func(endpoint int) (model.ServerPoint, bool)) { w.server = f }
+
+// Lines is the number of lines written.
+func (w *Writer) Lines() int { return w.lines }
+
+// Err is the first write error; the writer stops writing after it.
+func (w *Writer) Err() error { return w.err }
+
+// Observe keeps the newest segment of each endpoint and writes a line on each tick.
+func (w *Writer) Observe(e *engine.Engine, ev *probe.Event) {
+	switch {
+	case ev.Segment != nil:
+		w.state(ev.Endpoint).seg = *ev.Segment
+	case ev.Tick != nil && w.err == nil:
+		if w.t0.IsZero() {
+			w.t0 = ev.Tick.Start
+		}
+		data, err := json.Marshal(w.line(e, ev.Endpoint, ev.Tick))
+		if err == nil {
+			_, err = w.w.Write(append(data, '\n'))
+		}
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.lines++
+	}
+}
+
+func (w *Writer) state(i int) *epState {
+	s := w.eps[i]
+	if s == nil {
+		s = &epState{levels: map[int]levelMark{}}
+		w.eps[i] = s
+	}
+	return s
+}
+
+// line is endpoint i's line for the bucket the tick tk made.
+func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
+	book, ctl, info, st := e.Book(i), e.Control(i), e.Info(i), w.state(i)
+	live := book.Live() // the bucket tk made (the engine handed it to the book already)
+	end := tk.End
+	if end.Before(tk.Start) {
+		end = tk.Start
+	}
+	l := &Line{
+		Schema: Schema, Time: end.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		ElapsedS: round(end.Sub(w.t0).Seconds(), 3), WidthS: round(end.Sub(tk.Start).Seconds(), 6),
+		Endpoint: info.Name, Index: i, Model: info.Model, Simulated: info.Simulated,
+		TargetUsers: tk.Target, Active: tk.Active, Paused: tk.Paused,
+		AggregateTPS: round(live.AggregateTPS, 2), Started: tk.Started, Finished: tk.Finished,
+		TokenSource: book.TokenSource(), Capacity: book.Capacity(),
+		TargetUserTPS: e.SLO().UserTPSMin,
+		Steady:        st.seg.Open && !st.seg.SteadyAt.IsZero() && st.seg.Concurrency == ctl.Concurrency(),
+	}
+	if info.API != "" && info.API != "chat" {
+		l.API = info.API
+	}
+	trace := e.TraceMode() // a trace's windows are no rates, and have no capacity
+	if trace {
+		l.Capacity = 0
+	}
+	if e.RateMode() && !trace {
+		l.TargetRate, l.CapacityRate = iptr(tk.Target), iptr(l.Capacity)
+	}
+	if b := book.Buckets(1); len(b) == 1 && b[0].HasUser {
+		l.UserTPS, l.UserCarried = ptr(round(b[0].UserTPS, 2)), b[0].UserCarried
+	}
+	if live.HasTTFT {
+		l.TTFTP50, l.TTFTP95 = ms(live.TTFTP50), ms(live.TTFTP95)
+	}
+	if l.Reasoning = live.Reasoning; live.Reasoning && live.HasTTFO {
+		l.TTFOP50, l.TTFOP95 = ms(live.TTFOP50), ms(live.TTFOP95)
+	}
+	if !st.sloSent {
+		slo := e.SLO().Report()
+		l.SLO, l.Trace, st.sloSent = &slo, e.Trace(), true
+	}
+	if p, ok := e.Status(i, end); ok {
+		l.Ramp = &Ramp{Level: p.Index + 1, Levels: p.Levels, Users: p.Users, Steady: p.Steady, Need: p.Need,
+			Warming: p.Warming, LeftS: round(p.Left.Seconds(), 1), MaxLeftS: round(p.MaxLeft.Seconds(), 1)}
+		if e.RateMode() && !trace {
+			l.Ramp.Rate = iptr(p.Users)
+		}
+	}
+	if p, ok := w.serverPoint(e, i); ok && end.Sub(p.Time) <= serverFresh {
+		l.Server = ServerOf(p)
+	}
+	w.totals(l, book, st)
+	w.levels(l, book.Levels(), st, trace)
+	return l
+}
+
+// totals sets the line's totals, the errors since the previous line and the newest
+// failure's message, and notices a clear.
+func (w *Writer) totals(l *Line, book engine.Book, st *epState) {
+	req, ok, errs := book.Totals()
+	delete(errs, model.ErrCanceled)
+	l.Requests, l.Succeeded = req, ok
+	if len(errs) > 0 {
+		l.ErrorsTotal = errs
+	}
+	if req < st.requests {
+		l.Cleared = true
+		st.errs = nil
+		clear(st.levels)
+	}
+	for k, n := range errs {
+		if d := n - st.errs[k]; d > 0 {
+			if l.Errors == nil {
+				l.Errors = map[model.ErrorKind]int{}
+			}
+			l.Errors[k] = d
+		}
+	}
+	st.requests, st.errs = req, maps.Clone(errs)
+	l.LastError, _ = book.LastError()
+}
+
+// levels adds the levels that changed since the previous line.
+func (w *Writer) levels(l *Line, levels []model.LevelStats, st *epState, trace bool) {
+	if len(levels) < len(st.levels) && !l.Cleared {
+		l.Cleared = true // a clear with no request since (the totals did not go down)
+		clear(st.levels)
+	}
+	for i := range levels {
+		ls := &levels[i]
+		mark := levelMark{requests: ls.Requests, steady: ls.Steady, open: ls.Open, short: ls.Short, dur: ls.Duration}
+		if old, ok := st.levels[ls.Concurrency]; ok && old == mark {
+			continue
+		}
+		st.levels[ls.Concurrency] = mark
+		lv := LevelOf(ls)
+		if l.TargetRate != nil { // rate mode: a level with no request yet does not know it is a rate
+			lv.Rate = iptr(ls.Concurrency)
+		}
+		if trace { // a window of the trace, its number in users
+			lv.Rate = nil
+		}
+		l.Levels = append(l.Levels, lv)
+	}
+}
+
+// LevelOf is a level's row as a Line carries it.
+func LevelOf(ls *model.LevelStats) Level {
+	lv := Level{
+		Users: ls.Concurrency, Open: ls.Open, Short: ls.Short, Requests: ls.Requests, Succeeded: ls.Succeeded,
+		SteadyRequests: ls.Steady, ErrorRate: round(ls.ErrorRate, 6), SteadyS: round(ls.Duration.Seconds(), 3),
+		AggregateTPS: round(ls.AggregateTPS, 2),
+	}
+	if ls.OpenLoop {
+		lv.Rate = iptr(ls.Concurrency)
+		if w := ls.Wait; w.Arrivals > 0 {
+			lv.Arrivals, lv.Late, lv.Capped, lv.WaitMaxMs = w.Arrivals, w.Late, w.Capped, ptr(round(w.Max, 2))
+		}
+	}
+	if ls.UserTPS.Count > 0 {
+		lv.UserTPSP50, lv.UserTPSP10 = ptr(round(ls.UserTPS.P50, 2)), ptr(round(ls.UserTPS.P10, 2))
+	}
+	if ls.TTFT.Count > 0 {
+		lv.TTFTP50, lv.TTFTP95 = ptr(round(ls.TTFT.P50, 3)), ptr(round(ls.TTFT.P95, 3))
+	}
+	if ls.TTFO.Count > 0 {
+		lv.TTFOP50, lv.TTFOP95 = ptr(round(ls.TTFO.P50, 3)), ptr(round(ls.TTFO.P95, 3))
+	}
+	return lv
+}
+
+func iptr(n int) *int { return &n }
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) *float64 { return ptr(round(float64(d)/float64(time.Millisecond), 3)) }
+
+// serverFresh is how old the server's newest scrape may be to go into a line: a server
+// that stopped answering has no server object rather than its last figures.
+const serverFresh = 3 * time.Second
+
+// serverPoint is endpoint i's newest server scrape: from SetServer's function when one was
+// given, else from the engine's own scrapes.
+func (w *Writer) serverPoint(e *engine.Engine, i int) (model.ServerPoint, bool) {
+	if w.server != nil {
+		return w.server(i)
+	}
+	return e.ServerLast(i)
+}
