@@ -27,9 +27,16 @@ func TestJudgeATraceRun(t *testing.T) {
 	if j.Levels[0].State != LevelFull || j.Levels[2].State != LevelShort {
 		t.Errorf("states %v %v: a window needs 20 steady requests, whatever its number", j.Levels[0].State, j.Levels[2].State)
 	}
-	if got := j.Levels[2].StateWords; got != "short: 12 of 20 steady requests when the window ended" {
+	if got := j.Levels[2].StateWords; got != "short: 12 of 20 steady requests in the window" {
 		t.Errorf("short words %q", got)
 	}
+	// A window marked short whose requests ended after it (an overloaded server) has
+	// its 22 steady requests: measured in full.
+	e.Levels[1].Short = true
+	if st := s.LevelState(&e.Levels[1], false); st != LevelFull {
+		t.Errorf("a window with 22 steady requests, marked short at its end: %v", st)
+	}
+	e.Levels[1].Short = false
 	want := "held at this trace's load: all 2 windows measured in full met the criteria; window 13 (120-130 s of the trace) not measured in full (listed, not judged)"
 	if j.Verdict.Text != want || j.Verdict.Short != "held at this trace's load" || j.Verdict.Severity != SevInfo || !j.Meets() {
 		t.Errorf("verdict %q (short %q, %s)\nwant %q", j.Verdict.Text, j.Verdict.Short, j.Verdict.Severity, want)
@@ -42,7 +49,7 @@ func TestJudgeATraceRun(t *testing.T) {
 		notes += n.Text + "\n"
 	}
 	for _, w := range []string{"trace replay finished: every window was held; window 13 (120-130 s of the trace) ended before the steady requests a window needs (short)",
-		"window 13 (120-130 s of the trace): short: 12 of 20 steady requests when the window ended; listed, not judged"} {
+		"window 13 (120-130 s of the trace): short: 12 of 20 steady requests in the window; listed, not judged"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
@@ -73,7 +80,7 @@ func TestJudgeATraceRun(t *testing.T) {
 	// No window measured in full: nothing is claimed, and the verdict says why.
 	e.Levels = []ReportLevel{win(1, 5)}
 	j = JudgeEndpoint(s, e, false, false)
-	if j.Trace.Kind != TraceNotMeasured || j.Verdict.Text != "not measured: no window of the trace was measured in full (window 1 (0-10 s of the trace) short: 5 of 20 steady requests when the window ended)" {
+	if j.Trace.Kind != TraceNotMeasured || j.Verdict.Text != "not measured: no window of the trace was measured in full (window 1 (0-10 s of the trace) short: 5 of 20 steady requests in the window)" {
 		t.Errorf("nothing in full: %q", j.Verdict.Text)
 	}
 }

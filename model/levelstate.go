@@ -74,12 +74,16 @@ func (s *ReportSettings) LevelNeed(n int) int {
 func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
 	steady, _ := steadyOf(l)
 	few := steady < s.LevelNeed(l.Concurrency)
+	short := l.Short
+	if s.TraceRun() { // a window ends on its schedule, its requests counted whenever they end
+		short = l.Short && few
+	}
 	switch {
 	case few && l.Stopped:
 		return LevelStopped
 	case l.Open && (walking || few):
 		return LevelOpen
-	case l.Short:
+	case short:
 		return LevelShort
 	case !judgeReport(l).measured():
 		return LevelNotMeasured
@@ -102,7 +106,7 @@ func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
 		return "stopped by a stop rule after " + of
 	case LevelShort:
 		if s.TraceRun() {
-			return "short: " + of + " when the window ended"
+			return "short: " + of + " in the window"
 		}
 		if s.MaxHoldS > 0 {
 			return "short: " + of + " when the maximum hold (" + seconds(s.MaxHoldS) + ") ended it"

@@ -176,11 +176,6 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	for _, n := range res.Notices {
 		switch n.Kind {
 		case engine.LevelShort:
-			if n.Trace != nil {
-				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended with %d/%d steady requests: marked short; give longer windows (--trace-window)\n",
-					n.Name, n.Trace.WindowWords(n.Users), n.Level.Steady, n.Level.Need)
-				continue
-			}
 			if n.Level.Fixed {
 				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended on the fixed schedule (--start-at) with %d/%d steady requests: marked short; hold longer (--hold) or ask for fewer tokens\n",
 					n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
@@ -194,6 +189,16 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 				why = "a fixed schedule (--start-at) cannot stop early"
 			}
 			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (%s)\n", n.Name, engine.LevelWord(n.Rate, n.Users), n.Stop, why)
+		}
+	}
+	if t := res.Report.Settings.Trace; t != nil { // a window is short by its requests, whenever they ended
+		for _, e := range res.Report.Endpoints {
+			for _, l := range e.Levels {
+				if l.Short {
+					fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s had %d/%d steady requests: marked short; give longer windows (--trace-window)\n",
+						e.Name, t.WindowWords(l.Concurrency), l.Steady, res.Report.Settings.LevelNeed(l.Concurrency))
+				}
+			}
 		}
 	}
 	for i, end := range res.Ramps {

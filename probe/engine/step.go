@@ -161,7 +161,9 @@ func (e *Engine) stepWalk(i int, now time.Time, out []Notice) []Notice {
 	}
 	p := w.Progress(now, steady)
 	next, changed, done := w.Next(now, steady)
-	if end := w.LastEnd(); (changed || done) && end.Short {
+	// A trace's window ends on its schedule while its requests go on: whether it is short
+	// is known from the report's steady requests (traceLevels), not at its end.
+	if end := w.LastEnd(); (changed || done) && end.Short && e.cfg.Trace == nil {
 		ep.short[c] = true
 		ep.book.MarkShort(c)
 		out = append(out, Notice{Kind: LevelShort, Endpoint: i, Name: ep.info.Name, Users: c, Level: p})

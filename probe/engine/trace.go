@@ -81,8 +81,10 @@ func (e *Engine) traceSettings(r *model.Report) *model.ReportTrace {
 }
 
 // traceLevels names an endpoint's levels as windows of the trace and takes away the
-// rate of each level (a window is no arrival rate). The capacity and the saturation a
-// trace run cannot say are the judgement's to leave out (model.JudgeEndpoint).
+// rate of each level (a window is no arrival rate). A window is short when it has fewer
+// steady requests than a window needs, counting those that ended after it (its load is
+// the requests it sent, whatever they take). The capacity and the saturation a trace
+// run cannot say are the judgement's to leave out (model.JudgeEndpoint).
 func (e *Engine) traceLevels(re *model.ReportEndpoint) {
 	t := e.cfg.Trace
 	if t == nil {
@@ -92,6 +94,7 @@ func (e *Engine) traceLevels(re *model.ReportEndpoint) {
 		l := &re.Levels[j]
 		from, to := t.Window(l.Concurrency)
 		l.TraceWindowS, l.Rate = []float64{from, to}, nil
+		l.Short = !l.Open && l.Steady < model.MinSteady(1)
 	}
 }
 

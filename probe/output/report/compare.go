@@ -118,9 +118,11 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 			base.Name, modeWords(x), next.Name, modeWords(y), unit[axes[0]], unit[axes[1]]))
 	}
 	if a.Trace != nil && b.Trace != nil {
-		ta, tb := *a.Trace, *b.Trace
-		ta.File, tb.File = "", "" // the same trace may lie in two places
-		diff("the trace", ta.Words(), tb.Words())
+		replay := func(t model.ReportTrace) string { // the same trace may lie in two places: its file is not compared
+			t.File = ""
+			return strings.TrimPrefix(t.Words(), "trace : ")
+		}
+		diff("the trace's replay", replay(*a.Trace), replay(*b.Trace))
 	}
 	diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
 	diff("the API", a.API, b.API)

@@ -111,6 +111,14 @@ func TestCompareTraces(t *testing.T) {
 		!strings.Contains(c.Markdown, "| window | per-user tok/s p50 |") {
 		t.Errorf("comparison:\n%s", c.Markdown)
 	}
+	fast := edited(t, base, "fast.json", func(r *model.Report) {
+		asTrace(r)
+		r.Settings.Trace.Speed, r.Settings.Trace.File = 2, "elsewhere/day.jsonl"
+	})
+	c = Compare(held, fast, DefaultThresholds)
+	if want := "the trace's replay differs: BASE 400 requests over 40 s, in windows of 10 s of the trace, NEW 400 requests over 40 s, at 2x speed (20 s), in windows of 10 s of the trace"; !strings.Contains(strings.Join(c.Mismatches, "\n"), want) {
+		t.Errorf("a trace replayed at another speed: %v\nwant %q", c.Mismatches, want)
+	}
 	c = Compare(base, held, DefaultThresholds)
 	if !strings.Contains(strings.Join(c.Mismatches, "\n"), "a trace's windows and users are not the same axis") {
 		t.Errorf("a trace against a users run: %v", c.Mismatches)
