@@ -48,7 +48,7 @@ func TestJudgeATraceRun(t *testing.T) {
 	for _, n := range j.Notes {
 		notes += n.Text + "\n"
 	}
-	for _, w := range []string{"trace replay finished: every window was held; window 13 (120-130 s of the trace) ended before the steady requests a window needs (short)",
+	for _, w := range []string{"trace replay finished: every window was replayed; window 13 (120-130 s of the trace) had fewer steady requests than a window needs (short)",
 		"window 13 (120-130 s of the trace): short: 12 of 20 steady requests in the window; listed, not judged"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)

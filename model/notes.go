@@ -58,7 +58,8 @@ func (j *EndpointJudgement) levelNotes() []Statement {
 // rampNote says how the ramp ended and which levels of it were not measured: "ramp
 // stopped early by a stop rule at 16 users: errors 40% > 5% (10 requests); not measured:
 // 32 and 64 users". A trace run's is its replay's: "trace replay finished: every window
-// was held".
+// was replayed" (a window is replayed on its schedule, never "held": that word is the
+// verdict's).
 func (j *EndpointJudgement) rampNote(s *ReportSettings, e *ReportEndpoint) (Statement, bool) {
 	end := e.RampEnd
 	if end == "" {
@@ -72,6 +73,9 @@ func (j *EndpointJudgement) rampNote(s *ReportSettings, e *ReportEndpoint) (Stat
 	switch end {
 	case RampEndFinished:
 		st.Text = ramp + " finished: every " + level + " was held"
+		if j.Trace != nil {
+			st.Text = ramp + " finished: every window was replayed"
+		}
 		var short []int
 		for _, l := range j.Levels {
 			if l.State == LevelShort {
@@ -80,7 +84,7 @@ func (j *EndpointJudgement) rampNote(s *ReportSettings, e *ReportEndpoint) (Stat
 		}
 		switch {
 		case len(short) > 0 && j.Trace != nil:
-			st.Text += "; " + j.LevelNames(short) + " ended before the steady requests a window needs (short)"
+			st.Text += "; " + j.LevelNames(short) + " had fewer steady requests than a window needs (short)"
 		case len(short) > 0:
 			st.Text += "; the maximum hold came first at " + j.LevelNames(short) + " (short)"
 		}
