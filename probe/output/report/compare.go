@@ -117,14 +117,17 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 		mismatch = append(mismatch, fmt.Sprintf("the load differs: BASE %s %s, NEW %s %s: %s and %s are not the same axis",
 			base.Name, modeWords(x), next.Name, modeWords(y), unit[axes[0]], unit[axes[1]]))
 	}
-	if a.Trace != nil && b.Trace != nil {
+	traces := a.Trace != nil && b.Trace != nil // their windows and spans are the replay's
+	if traces {
 		replay := func(t model.ReportTrace) string { // the same trace may lie in two places: its file is not compared
 			t.File = ""
 			return strings.TrimPrefix(t.Words(), "trace : ")
 		}
 		diff("the trace's replay", replay(*a.Trace), replay(*b.Trace))
 	}
-	diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
+	if !traces {
+		diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
+	}
 	diff("the API", a.API, b.API)
 	diff("max_tokens", strconv.Itoa(a.MaxTokens), strconv.Itoa(b.MaxTokens))
 	diff("the prompt size", strconv.Itoa(a.PromptTokens)+" tokens", strconv.Itoa(b.PromptTokens)+" tokens")
@@ -132,7 +135,7 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 	if x, y := base.extra.Settings.IgnoreEOS, next.extra.Settings.IgnoreEOS; x != nil && y != nil {
 		diff("ignore_eos", strconv.FormatBool(*x), strconv.FormatBool(*y))
 	}
-	if a.HoldS != b.HoldS {
+	if a.HoldS != b.HoldS && !traces {
 		notes = append(notes, fmt.Sprintf("the hold differs (BASE %s, NEW %s): levels rest on different numbers of requests", seconds(a.HoldS), seconds(b.HoldS)))
 	}
 	if next.Report.Interrupted {

@@ -114,10 +114,14 @@ func TestCompareTraces(t *testing.T) {
 	fast := edited(t, base, "fast.json", func(r *model.Report) {
 		asTrace(r)
 		r.Settings.Trace.Speed, r.Settings.Trace.File = 2, "elsewhere/day.jsonl"
+		r.Settings.HoldS /= 2 // each window held half its span at 2x speed
 	})
 	c = Compare(held, fast, DefaultThresholds)
 	if want := "the trace's replay differs: BASE 400 requests over 40 s, in windows of 10 s of the trace, NEW 400 requests over 40 s, at 2x speed (20 s), in windows of 10 s of the trace"; !strings.Contains(strings.Join(c.Mismatches, "\n"), want) {
 		t.Errorf("a trace replayed at another speed: %v\nwant %q", c.Mismatches, want)
+	}
+	if len(c.Mismatches) != 1 || len(c.Notes) != 0 {
+		t.Errorf("a trace replayed at another speed differs by its replay alone (its windows are no ramp, their span no hold): %v, notes %v", c.Mismatches, c.Notes)
 	}
 	c = Compare(base, held, DefaultThresholds)
 	if !strings.Contains(strings.Join(c.Mismatches, "\n"), "a trace's windows and users are not the same axis") {
