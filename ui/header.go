@@ -71,6 +71,8 @@ func (p *headerPanel) render() string {
 	// Line 2: the load.
 	users := st.Faint.Render("users ") + st.Value.Render(fmt.Sprint(d.Target))
 	switch {
+	case d.Trace && d.Target == 0 && d.Elapsed > 0: // its schedule is over: its last answers are streaming
+		users = st.Faint.Render("trace ") + st.Text.Render("sent")
 	case d.Trace:
 		users = st.Faint.Render("trace window ") + st.Value.Render(fmt.Sprint(d.Target))
 	case d.Rate:
@@ -90,7 +92,12 @@ func (p *headerPanel) render() string {
 	if d.Ramp != "" {
 		ramp = d.Ramp
 	}
-	parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
+	switch {
+	case !d.Trace:
+		parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
+	case d.Ramp != "": // a trace has no ramp: its windows are its replay's
+		parts = append(parts, st.Faint.Render("replay ")+st.Text.Render(ramp))
+	}
 	switch d.TokenSource {
 	case model.SourceUsage:
 		parts = append(parts, st.Faint.Render("tokens ")+st.Text.Render("usage"))

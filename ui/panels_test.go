@@ -54,6 +54,7 @@ func TestHeaderPanel(t *testing.T) {
 		{"trace_window_120x2", size{120, 2}, func(d *headerData) {
 			d.Trace, d.Target, d.Active, d.Ramp = true, 2, 5, "2/3 at window 2, 12/20 requests, 4s left"
 		}},
+		{"trace_sent_120x2", size{120, 2}, func(d *headerData) { d.Trace, d.Target, d.Active, d.Ramp = true, 0, 98, "" }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
