@@ -192,11 +192,12 @@ func (j *EndpointJudgement) Judged() bool {
 
 // Failing lists the levels that fail the criteria, each "8 users: errors 4.55% > 1%",
 // with the state of a level that was not measured in full ("16 users (short: 12 of 32
-// steady requests ...): errors 6% > 1%").
+// steady requests ...): errors 6% > 1%"). A trace's verdict already names each window
+// measured in full that failed, with what failed: only the others are listed.
 func (j *EndpointJudgement) Failing() []string {
 	var out []string
 	for _, l := range j.Levels {
-		if l.Meets || l.State == LevelOpen || l.Failures[0] == noRequest {
+		if l.Meets || l.State == LevelOpen || l.Failures[0] == noRequest || (j.Trace != nil && l.State.Decides()) {
 			continue
 		}
 		name := l.Name

@@ -58,6 +58,19 @@ func TestJudgeATraceRun(t *testing.T) {
 		t.Errorf("notes speak of users, or of lateness in a trace sent on time:\n%s", notes)
 	}
 
+	// A window measured in full that fails is named in the verdict with what failed; the
+	// list of failing levels adds only a window not measured in full (with its state).
+	e.Levels[0].ErrorRate, e.Levels[0].Errors = 0.1, map[string]int{"http_500": 2}
+	e.Levels[2].ErrorRate, e.Levels[2].Errors = 0.25, map[string]int{"http_500": 3}
+	j = JudgeEndpoint(s, e, false, false)
+	if !strings.HasPrefix(j.Verdict.Text, "not held at this trace's load: 1 of 2 windows failed the criteria (window 11 (100-110 s of the trace): errors 10% > 1%)") {
+		t.Errorf("a failing window: %q", j.Verdict.Text)
+	}
+	if got := strings.Join(j.Failing(), "\n"); got != "window 13 (120-130 s of the trace) (short: 12 of 20 steady requests in the window): errors 25% > 1%" {
+		t.Errorf("failing levels beside the verdict: %q", got)
+	}
+	e.Levels[0].ErrorRate, e.Levels[0].Errors, e.Levels[2].ErrorRate, e.Levels[2].Errors = 0, nil, 0, nil
+
 	// One late request in each window: 3 of 54, over the 1% that may be late.
 	for i := range e.Levels {
 		e.Levels[i].ClientWaitMs.Late, e.Levels[i].ClientWaitMs.Max = 1, 35
@@ -73,7 +86,7 @@ func TestJudgeATraceRun(t *testing.T) {
 		}
 	}
 	if late != "warning: tpsmon could not keep up with the trace: 3 of 54 requests left more than 10 ms after their moment (the latest 35 ms late); "+
-		"the load sent was lighter than the trace's: replay it slower (a lower speed), or split it over shards" {
+		"the load sent was lighter than the trace's: give tpsmon more CPU to run on (a trace is not split over shards), or replay it slower (a lower --trace-speed)" {
 		t.Errorf("late note %q", late)
 	}
 

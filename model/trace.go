@@ -66,7 +66,7 @@ func (t *ReportTrace) LateWords() string {
 			"raise the cap, or replay the trace without one", late, t.Capped)
 	}
 	return "tpsmon could not keep up with the trace: " + late +
-		"; the load sent was lighter than the trace's: replay it slower (a lower speed), or split it over shards"
+		"; the load sent was lighter than the trace's: give tpsmon more CPU to run on (a trace is not split over shards), or replay it slower (a lower --trace-speed)"
 }
 
 // TraceMode reports whether an endpoint's levels are windows of a trace.
