@@ -109,7 +109,8 @@ func forgetTraffic(rl *ReportLevel) {
 }
 
 // MergeNotes are what Merge(files) leaves out and why, one sentence each, for the user:
-// the lengths and chunk gaps of files without their histograms, and the server's view
+// the lengths and chunk gaps of files without their histograms, the client wait of
+// files without its histogram, and the server's view
 // when the files did not scrape one server. Nothing when nothing is left out.
 func MergeNotes(files []MergeFile) []string {
 	var notes []string
@@ -120,6 +121,12 @@ func MergeNotes(files []MergeFile) []string {
 		if name, ok := lacksTraffic(f.Report); ok {
 			notes = append(notes, fmt.Sprintf("%s: endpoint %q carries no lengths or chunk gaps histograms (written by an older tpsmon): "+
 				"the merged levels show no lengths nor chunk gaps", f.Name, name))
+		}
+	}
+	for _, f := range files {
+		if name, ok := lacksWait(f.Report); ok {
+			notes = append(notes, fmt.Sprintf("%s: endpoint %q carries no client-wait histogram (written by an older tpsmon): "+
+				"the merged levels show no client wait nor late requests", f.Name, name))
 		}
 	}
 	for i, e := range files[0].Report.Endpoints {
