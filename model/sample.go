@@ -76,6 +76,9 @@ type Sample struct {
 	// Turn is the request's turn in a conversation (1 = the first, which carries no
 	// history); 0 for a request that is not part of one.
 	Turn int
+	// RetryAfter is the wait the server asked for with a failure (its Retry-After
+	// header, on HTTP 429 and 503 mostly); 0 when it gave none.
+	RetryAfter time.Duration
 }
 
 // OK reports whether the request succeeded.

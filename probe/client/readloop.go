@@ -22,6 +22,7 @@ type result struct {
 	status                        int
 	kind                          model.ErrorKind
 	msg                           string
+	retryAfter                    time.Duration // a failure's Retry-After
 
 	answer    *[]byte // the answer's text is appended here when kept (live history)
 	dataLines int     // data lines read (with or without a payload)

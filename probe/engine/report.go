@@ -73,7 +73,7 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		Interrupted: interrupted || e.over,
 		Settings:    e.Settings(),
 	}
-	for _, ep := range e.eps {
+	for i, ep := range e.eps {
 		info := ep.info
 		info.Interrupted = r.Interrupted
 		info.Clock = e.wall
@@ -85,6 +85,7 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 		}
 		re.ServerMetrics = ep.server.status.URL // "" when nothing is scraped
 		re.RampEnd = ep.rampEnd(r.Interrupted)
+		re.Diagnosis, re.Diagnosed = e.Findings(i), true
 		if ep.end.Kind == EndStopped && ep.walk == nil {
 			for j := range re.Levels {
 				re.Levels[j].Stopped = re.Levels[j].Concurrency == ep.end.Users

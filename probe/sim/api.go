@@ -17,6 +17,10 @@ const (
 	apiResponses
 )
 
+// pathAPI is the API each completion route serves.
+var pathAPI = map[string]api{"/v1/chat/completions": apiChat, "/v1/completions": apiCompletions,
+	"/v1/messages": apiMessages, "/v1/responses": apiResponses}
+
 // reasons reports whether the API's answers may begin with reasoning (thinking)
 // tokens: every API but completions.
 func (a api) reasons() bool { return a != apiCompletions }

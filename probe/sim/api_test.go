@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -216,6 +217,33 @@ func TestPrefixCacheAcrossTurns(t *testing.T) {
 			if !strings.Contains(text, want) {
 				t.Errorf("/metrics lacks %q:\n%s", want, text)
 			}
+		}
+	}
+}
+
+// The simulator's faults act on the Messages and Responses APIs too: a stream error
+// ends the stream with the API's own error event after some tokens (counted a
+// stream_error), and a refusal answers their routes as it does chat's.
+func TestFaultsOverMessagesAndResponses(t *testing.T) {
+	inst, c := startSim(t, Config{StreamErrorRate: 1, TokensPerChunk: 4})
+	for _, k := range []struct{ path, body, last string }{
+		{"/messages", `{"model":"m","max_tokens":20,"stream":true,"ignore_eos":true,"messages":[{"role":"user","content":"Hi"}]}`, "error"},
+		{"/responses", `{"model":"m","max_output_tokens":20,"stream":true,"ignore_eos":true,"input":"Hi"}`, "response.failed"},
+	} {
+		evs, status, _ := sendNamed(t, c, inst, k.path, k.body)
+		got := names(evs)
+		if status != 200 || len(got) == 0 || got[len(got)-1] != k.last || !slices.ContainsFunc(got, func(n string) bool { return strings.HasSuffix(n, "delta") }) {
+			t.Errorf("%s with a stream error: status %d, events %v; want some tokens, then %s", k.path, status, got, k.last)
+		}
+	}
+	if st := inst.Server.Stats(); st.Errors["stream_error"] != 2 || st.Completed != 0 {
+		t.Errorf("stats %+v: want 2 stream errors", st)
+	}
+
+	inst, c = startSim(t, Config{Refuse: 429})
+	for _, path := range []string{"/messages", "/responses"} {
+		if _, status, _ := sendNamed(t, c, inst, path, `{"model":"m","max_tokens":20,"stream":true,"input":"Hi","messages":[{"role":"user","content":"Hi"}]}`); status != 429 {
+			t.Errorf("%s refused with %d, want 429", path, status)
 		}
 	}
 }

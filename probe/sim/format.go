@@ -43,6 +43,9 @@ type wire interface {
 	// cut is what a stream the plan drops sends before it ends, and whether the
 	// connection is then aborted (chat and completions: nothing, aborted).
 	cut(b []byte) (_ []byte, abort bool)
+	// fail appends the in-band error a stream ends with (Config.StreamErrorRate): vLLM's
+	// error event and [DONE], the Messages API's error event, response.failed.
+	fail(b []byte) []byte
 }
 
 // newWire is the wire of a stream of API a.
@@ -111,6 +114,11 @@ func (f *streamFormat) end(b []byte, prompt, completion int, usage bool, _ strin
 }
 
 func (f *streamFormat) cut(b []byte) ([]byte, bool) { return b, true }
+
+func (f *streamFormat) fail(b []byte) []byte {
+	b = append(b, streamErrorEvent...)
+	return append(b, doneEvent...)
+}
 
 // appendTokens appends one event carrying tokens [from, to) of the answer. Chat events
 // put them in delta.content (delta.reasoning when reasoning is set), completions events

@@ -120,3 +120,8 @@ func (m *messagesWire) cut(b []byte) ([]byte, bool) {
 	b = event(b, "error")
 	return append(b, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`+"\n\n"...), false
 }
+
+func (m *messagesWire) fail(b []byte) []byte {
+	b, _ = m.cut(b)
+	return b
+}

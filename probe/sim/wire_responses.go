@@ -169,3 +169,8 @@ func (r *responsesWire) end(b []byte, prompt, completion int, _ bool, finish str
 func (r *responsesWire) cut(b []byte) ([]byte, bool) {
 	return r.response(r.ev(b, "response.failed"), "failed", false, 0, 0), false
 }
+
+func (r *responsesWire) fail(b []byte) []byte {
+	b, _ = r.cut(b)
+	return b
+}

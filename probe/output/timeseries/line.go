@@ -82,6 +82,10 @@ type Line struct {
 	// keeps it): the levels are its windows (users and target_users hold the window's
 	// number), judged as results.json's are.
 	Trace *model.ReportTrace `json:"trace,omitempty"`
+	// Diagnosis is what the diagnosis said of the endpoint at its latest second (kind,
+	// words, severity, evidence, first and last seen), the most telling first; left
+	// out when nothing was wrong.
+	Diagnosis []model.Finding `json:"diagnosis,omitempty"`
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.
