@@ -78,8 +78,20 @@ func TestBenchReplaysATrace(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
+	var rep model.Report
+	data, _ := os.ReadFile(out)
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// Held when tpsmon sent the trace on time; on a machine too busy to (a timer woken
+	// more than 10 ms late under -race, for 2 of the 60 requests), not judged: the
+	// verdict says what the run recorded.
+	verdict := "**Verdict**: held at this trace's load: all 2 windows met the criteria"
+	if tr := rep.Settings.Trace; tr != nil && tr.Late*100 > tr.Requests {
+		verdict = "**Verdict**: not judged at this trace's load: all 2 windows met the criteria, but " + strconv.Itoa(tr.Late) + " of 60 requests left more than 10 ms late"
+	}
 	for _, want := range []string{"- trace: trace " + trace + ": 60 requests over 2.95 s, in windows of 1.48 s of the trace",
-		"| window | requests |", "**Verdict**: held at this trace's load: all 2 windows met the criteria"} {
+		"| window | requests |", verdict} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, r.stdout)
 		}
@@ -89,11 +101,6 @@ func TestBenchReplaysATrace(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "level 2/2: window 2 (1.48-2.95 s of the trace)") {
 		t.Errorf("the progress does not name the windows:\n%s", r.stderr)
-	}
-	var rep model.Report
-	data, _ := os.ReadFile(out)
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
 	}
 	if rep.Settings.Mode != "trace" || rep.Settings.Trace == nil || rep.Settings.Trace.Requests != 60 || len(rep.Endpoints[0].Levels) != 2 {
 		t.Errorf("results.json: mode %q, trace %+v, %d levels", rep.Settings.Mode, rep.Settings.Trace, len(rep.Endpoints[0].Levels))
