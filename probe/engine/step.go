@@ -21,6 +21,7 @@ const (
 	ServerNote                      // the server's metrics were found, or answer again (Text)
 	ServerTrouble                   // the server's metrics are not available, or the server is down (Text)
 	Diagnosed                       // a finding first holds, or holds again after a minute without (Text, Severity)
+	ScreenSaid                      // the live screen's status line said Text of its own (Say); never returned by Step
 )
 
 // Notice is something Step did, for the screen's status line and bench's progress.
@@ -42,12 +43,15 @@ type Notice struct {
 	// Rule and Severity are a Diagnosed finding's kind and severity.
 	Rule     string
 	Severity model.Severity
+	// Warning is a ScreenSaid notice said as a warning.
+	Warning bool
 }
 
 // Bad reports whether the notice is a warning.
 func (n Notice) Bad() bool {
 	return n.Kind == LevelShort || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration ||
-		n.Kind == ServerTrouble || n.Kind == Diagnosed && n.Severity != model.SevInfo && n.Severity != ""
+		n.Kind == ServerTrouble || n.Kind == Diagnosed && n.Severity != model.SevInfo && n.Severity != "" ||
+		n.Kind == ScreenSaid && n.Warning
 }
 
 // String says what happened, in words for a person.
@@ -74,6 +78,8 @@ func (n Notice) String() string {
 		return n.Name + ": " + n.Text
 	case Diagnosed:
 		return n.Name + ": diagnosis: " + n.Text
+	case ScreenSaid:
+		return n.Text
 	}
 	return ""
 }
@@ -131,7 +137,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	}
 	e.clock(now)
 	if e.cfg.MaxDuration > 0 && !e.over && now.Sub(e.t0) >= e.cfg.MaxDuration {
-		return e.endByDuration()
+		return e.announce(e.endByDuration()...)
 	}
 	out := e.stepServer(now)
 	for i, ep := range e.eps {
@@ -142,7 +148,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	for k := range out {
 		out[k].Rate, out[k].Trace = e.rate, e.cfg.Trace
 	}
-	return out
+	return e.announce(out...)
 }
 
 // stepWalk applies the rules to endpoint i's walk at now.
