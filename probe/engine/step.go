@@ -67,6 +67,9 @@ func (n Notice) String() string {
 		return fmt.Sprintf("%s: %s reached the maximum hold with %d/%d steady requests: marked short",
 			n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 	case RampFinished:
+		if n.Trace != nil { // a window is replayed on its schedule, never "held": the verdict's word
+			return fmt.Sprintf("trace replay finished on %s: all %d windows replayed; %s", n.Name, n.Levels, n.settled())
+		}
 		return fmt.Sprintf("auto-ramp finished on %s: all %d levels held; %s", n.Name, n.Levels, n.settled())
 	case RampStopped:
 		return fmt.Sprintf("auto-ramp stopped at %s on %s: %s; %s", n.word(n.Users), n.Name, n.Stop, n.settled())

@@ -134,3 +134,20 @@ func TestTraceReplayAgainstTheSimulator(t *testing.T) {
 	}
 	t.Logf("TTFT p50 %.0f ms with shared blocks (%.0f%% of prompt tokens cached), %.0f ms without", later.TTFTMs.P50, *later.Server.PrefixHitPct, own.TTFTMs.P50)
 }
+
+// A trace run's notices name its windows and say a replay, never a ramp whose levels
+// were "held" (the verdict's word for a trace).
+func TestTraceNoticeWords(t *testing.T) {
+	tr := &model.ReportTrace{Requests: 40, DurationS: 7.8, Speed: 1, WindowS: 3.9}
+	for _, c := range []struct {
+		n    Notice
+		want string
+	}{
+		{Notice{Kind: RampFinished, Name: "sim", Levels: 2, Trace: tr}, "trace replay finished on sim: all 2 windows replayed; load stopped"},
+		{Notice{Kind: LevelStarted, Name: "sim", Users: 2, Level: LevelProgress{Index: 1, Levels: 2}, Trace: tr}, "sim: level 2/2, window 2 (3.9-7.8 s of the trace)"},
+	} {
+		if got := c.n.String(); got != c.want {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+	}
+}
