@@ -98,8 +98,8 @@ func (p *headerPanel) render() string {
 	switch {
 	case !d.Trace:
 		parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
-	case d.Ramp != "": // a trace has no ramp: its windows are its replay's
-		parts = append(parts, st.Faint.Render("replay ")+st.Text.Render(ramp))
+	case d.Ramp != "": // a trace has no ramp: its windows follow its schedule
+		parts = append(parts, st.Faint.Render("schedule ")+st.Text.Render(ramp))
 	}
 	switch d.TokenSource {
 	case model.SourceUsage:
