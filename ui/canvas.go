@@ -3,9 +3,12 @@ package ui
 import (
 	"image/color"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // styleKey is what makes two cell styles look the same on screen, for the styles
@@ -15,37 +18,148 @@ type styleKey struct {
 	bold, faint, reverse, underline bool
 }
 
-func keyOf(s lipgloss.Style) styleKey {
+func keyOf(s *lipgloss.Style) styleKey {
 	return styleKey{
 		fg: s.GetForeground(), bold: s.GetBold(), faint: s.GetFaint(),
 		reverse: s.GetReverse(), underline: s.GetUnderline(),
 	}
 }
 
+// sameBytes says whether a and b hold the same bytes, and so are the same style. It is
+// a sufficient test only (equal styles built apart may differ in pointers or padding),
+// used to skip keyOf for a cell in the style of the cell before it: Lip Gloss's getters
+// copy the whole Style (hundreds of bytes) on every call.
+func sameBytes(a, b *lipgloss.Style) bool {
+	const n = unsafe.Sizeof(lipgloss.Style{})
+	return *(*[n]byte)(unsafe.Pointer(a)) == *(*[n]byte)(unsafe.Pointer(b))
+}
+
+// onlyKeyed says whether s sets nothing that Style.Render reads besides what styleKey
+// holds (and the underline's kind): two such styles with the same key render a line
+// of text alike. Checked once per run of cells, not per cell.
+func onlyKeyed(s *lipgloss.Style) bool {
+	link, _ := s.GetHyperlink()
+	return !s.GetItalic() && !s.GetStrikethrough() && !s.GetBlink() &&
+		!s.GetUnderlineSpaces() && !s.GetStrikethroughSpaces() &&
+		s.GetBackground() == lipgloss.NoColor{} && s.GetUnderlineColor() == lipgloss.NoColor{} &&
+		s.GetWidth() == 0 && s.GetHeight() == 0 && s.GetMaxWidth() == 0 && s.GetMaxHeight() == 0 &&
+		s.GetHorizontalFrameSize() == 0 && s.GetVerticalFrameSize() == 0 &&
+		s.GetTransform() == nil && link == "" && s.Value() == ""
+}
+
+// runLook is how a run of cells of one key is written: the SGR prefix, the runes and
+// a reset, which is what Style.Render writes for such a run; render when it is not
+// that simple for the key's styles (see sgrPrefix).
+type runLook struct {
+	key    styleKey
+	style  lipgloss.Style // the first style met with key
+	prefix string
+	render bool
+}
+
+// memoStyle is a cell style with its key and whether it is onlyKeyed.
+type memoStyle struct {
+	style lipgloss.Style
+	key   styleKey
+	keyed bool
+}
+
+// styleMemo remembers the last few cell styles met, so that a style's key is computed
+// when it first appears, not for every cell (a chart's cells alternate between a few
+// styles: empty, the line, the axis, a label).
+type styleMemo struct {
+	recent [4]memoStyle
+	next   int // the entry to replace next
+	n      int // entries in use
+}
+
+// of returns s's entry, adding it when s is not among the recent styles.
+func (m *styleMemo) of(s *lipgloss.Style) *memoStyle {
+	for i := range m.n {
+		if sameBytes(&m.recent[i].style, s) {
+			return &m.recent[i]
+		}
+	}
+	e := &m.recent[m.next]
+	e.style, e.key, e.keyed = *s, keyOf(s), onlyKeyed(s)
+	m.next, m.n = (m.next+1)%len(m.recent), max(m.n, m.next+1)
+	return e
+}
+
+// canvasWriter writes a canvas's cells in runs of one look (see renderCanvas).
+type canvasWriter struct {
+	b        strings.Builder
+	looks    []runLook // the looks met in this canvas (a handful: searched in order)
+	run      []byte    // the current run's runes, UTF-8
+	key      styleKey  // the current run's key (the foreground dropped for a run of spaces)
+	look     int       // the current run's look in looks; -1: plain text; -2: style.Render
+	style    lipgloss.Style
+	controls bool // the run holds a control rune (a tab, a newline): Render rewrites those
+}
+
+// start begins a run of cells of key k (s's key, or without its foreground for a run
+// of spaces) whose first cell is in style s.
+func (cw *canvasWriter) start(k styleKey, s *memoStyle) {
+	cw.flush()
+	cw.key, cw.look = k, -1
+	switch {
+	case k == styleKey{}:
+	case !s.keyed:
+		cw.look, cw.style = -2, s.style
+	default:
+		cw.look = cw.lookFor(s.key, &s.style) // the first cell's look, as Render would
+		if cw.looks[cw.look].render {
+			cw.look, cw.style = -2, s.style
+		}
+	}
+}
+
+// lookFor returns the index of key's look, adding it (made from s) when new.
+func (cw *canvasWriter) lookFor(key styleKey, s *lipgloss.Style) int {
+	for i := range cw.looks {
+		if cw.looks[i].key == key {
+			return i
+		}
+	}
+	prefix, ok := sgrPrefix(*s)
+	cw.looks = append(cw.looks, runLook{key: key, style: *s, prefix: prefix, render: !ok})
+	return len(cw.looks) - 1
+}
+
+// flush writes the current run, as its style's Render would.
+func (cw *canvasWriter) flush() {
+	if len(cw.run) == 0 {
+		return
+	}
+	switch {
+	case cw.look == -1:
+		cw.b.Write(cw.run)
+	case cw.look == -2:
+		cw.b.WriteString(cw.style.Render(string(cw.run)))
+	case cw.controls:
+		cw.b.WriteString(cw.looks[cw.look].style.Render(string(cw.run)))
+	default:
+		cw.b.WriteString(cw.looks[cw.look].prefix)
+		cw.b.Write(cw.run)
+		cw.b.WriteString(ansi.ResetStyle)
+	}
+	cw.run, cw.controls = cw.run[:0], false
+}
+
 // renderCanvas is canvas.Model.View rendered in runs: consecutive cells of the same
-// look are styled with one Render call instead of one per cell (a 200x60 screen of
-// charts is ~12,000 cells; this is what keeps a chart redraw in the low milliseconds).
+// look are written as one styled run instead of one Render per cell (a 200x60 screen
+// of charts is ~12,000 cells). A run's bytes are exactly what its first cell's
+// Style.Render gives for the run's text, but the SGR sequence of each look is made
+// once per canvas instead of once per run. (Lip Gloss v2 writes full colours and
+// leaves downsampling to the program's output, which therefore sees the same bytes.)
 func renderCanvas(c *canvas.Model) string {
 	w, h := c.Width(), c.Height()
-	var b strings.Builder
-	b.Grow(w * h * 2)
-	var run []rune
-	var runKey styleKey
-	var runStyle lipgloss.Style
-	flush := func() {
-		if len(run) == 0 {
-			return
-		}
-		if runKey == (styleKey{}) {
-			b.WriteString(string(run))
-		} else {
-			b.WriteString(runStyle.Render(string(run)))
-		}
-		run = run[:0]
-	}
+	cw := canvasWriter{look: -1}
+	cw.b.Grow(w*h*3 + h*32)
+	var memo styleMemo
 	for y := range h {
 		if y > 0 {
-			b.WriteByte('\n')
+			cw.b.WriteByte('\n')
 		}
 		for x := range w {
 			cell := c.Cell(canvas.Point{X: x, Y: y})
@@ -53,19 +167,51 @@ func renderCanvas(c *canvas.Model) string {
 			if r == 0 {
 				r = ' '
 			}
-			k := keyOf(cell.Style)
+			ms := memo.of(&cell.Style)
+			k := ms.key
 			if r == ' ' && !k.reverse {
 				k.fg = nil // a space shows no foreground: keep the run going
 			}
-			if k != runKey {
-				flush()
-				runKey, runStyle = k, cell.Style
+			if k != cw.key || len(cw.run) == 0 {
+				cw.start(k, ms)
 			}
-			run = append(run, r)
+			cw.controls = cw.controls || r < ' '
+			cw.run = utf8.AppendRune(cw.run, r)
 		}
-		flush()
+		cw.flush()
 	}
-	return b.String()
+	return cw.b.String()
+}
+
+// sgrPrefix is the SGR sequence s.Render writes before a run of text, when s.Render(t)
+// is exactly that sequence, t and a reset; ok is false when it is not (underlined
+// styles are written rune by rune, a plain style writes no reset).
+func sgrPrefix(s lipgloss.Style) (prefix string, ok bool) {
+	const probe = "a b"
+	prefix, ok = strings.CutSuffix(s.Render(probe), probe+ansi.ResetStyle)
+	if !ok || !onlySGR(prefix) || s.Render("x") != prefix+"x"+ansi.ResetStyle {
+		return "", false
+	}
+	return prefix, true
+}
+
+// onlySGR says whether s is one or more SGR sequences (ESC [ params m) and nothing else.
+func onlySGR(s string) bool {
+	if s == "" {
+		return false
+	}
+	for s != "" {
+		rest, ok := strings.CutPrefix(s, "\x1b[")
+		if !ok {
+			return false
+		}
+		end := strings.IndexByte(rest, 'm')
+		if end < 0 || strings.Trim(rest[:end], "0123456789;:") != "" {
+			return false
+		}
+		s = rest[end+1:]
+	}
+	return true
 }
 
 // resetCanvas makes c an empty w x h canvas, reusing its cells when the size is the same

@@ -10,7 +10,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -140,11 +139,11 @@ func (p *seriesPanel) sparks(cw, ch int) (charts [3]string) {
 // The per-user head also names the target when it fits.
 func (p *seriesPanel) columns(labels, values, charts [3]string, cw int) string {
 	if note := p.st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64)); p.target > 0 &&
-		ansi.StringWidth(labels[0]+values[0]+note) <= cw {
+		cellWidth(labels[0]+values[0]+note) <= cw {
 		values[0] += note // only when it fits: never cut the value's unit for it
 	}
 	if note := p.st.Faint.Render("  target ≤" + fmtLimit(p.ttftMax)); p.ttftMax > 0 &&
-		ansi.StringWidth(labels[2]+values[2]+note) <= cw {
+		cellWidth(labels[2]+values[2]+note) <= cw {
 		values[2] += note
 	}
 	blocks := make([]string, 3)
@@ -226,7 +225,7 @@ func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64
 		}
 	}
 	if label != nil && h > 1 && measured {
-		if text, ls := label(hi); ansi.StringWidth(text) <= w {
+		if text, ls := label(hi); cellWidth(text) <= w {
 			c.SetStringWithStyle(canvas.Point{X: 0, Y: 0}, text, ls)
 		}
 	}
