@@ -3,6 +3,7 @@ package ui
 import (
 	"image/color"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -65,24 +66,30 @@ type memoStyle struct {
 }
 
 // styleMemo remembers the last few cell styles met, so that a style's key is computed
-// when it first appears, not for every cell (a chart's cells alternate between a few
-// styles: empty, the line, the axis, a label).
+// when it first appears, not for every cell. A chart has a handful of styles (empty,
+// the axis, labels, a line per endpoint, the target, markers): eight entries keep the
+// curve of two endpoints to a few dozen misses a redraw.
 type styleMemo struct {
-	recent [4]memoStyle
-	next   int // the entry to replace next
+	recent [8]memoStyle
 	n      int // entries in use
+	next   int // the entry to replace next
+	hit    int // the entry found last: a cell is most often in its neighbour's style
 }
 
 // of returns s's entry, adding it when s is not among the recent styles.
 func (m *styleMemo) of(s *lipgloss.Style) *memoStyle {
+	if m.n > 0 && sameBytes(&m.recent[m.hit].style, s) {
+		return &m.recent[m.hit]
+	}
 	for i := range m.n {
 		if sameBytes(&m.recent[i].style, s) {
+			m.hit = i
 			return &m.recent[i]
 		}
 	}
 	e := &m.recent[m.next]
 	e.style, e.key, e.keyed = *s, keyOf(s), onlyKeyed(s)
-	m.next, m.n = (m.next+1)%len(m.recent), max(m.n, m.next+1)
+	m.hit, m.n, m.next = m.next, max(m.n, m.next+1), (m.next+1)%len(m.recent)
 	return e
 }
 
@@ -90,9 +97,10 @@ func (m *styleMemo) of(s *lipgloss.Style) *memoStyle {
 type canvasWriter struct {
 	b        strings.Builder
 	looks    []runLook // the looks met in this canvas (a handful: searched in order)
-	run      []byte    // the current run's runes, UTF-8
-	key      styleKey  // the current run's key (the foreground dropped for a run of spaces)
-	look     int       // the current run's look in looks; -1: plain text; -2: style.Render
+	lookBuf  [8]runLook
+	run      []byte   // the current run's runes, UTF-8
+	key      styleKey // the current run's key (the foreground dropped for a run of spaces)
+	look     int      // the current run's look in looks; -1: plain text; -2: style.Render
 	style    lipgloss.Style
 	controls bool // the run holds a control rune (a tab, a newline): Render rewrites those
 }
@@ -121,9 +129,42 @@ func (cw *canvasWriter) lookFor(key styleKey, s *lipgloss.Style) int {
 			return i
 		}
 	}
-	prefix, ok := sgrPrefix(*s)
+	prefix, ok := prefixes.of(key, s)
 	cw.looks = append(cw.looks, runLook{key: key, style: *s, prefix: prefix, render: !ok})
 	return len(cw.looks) - 1
+}
+
+// prefixCache remembers sgrPrefix by key, for onlyKeyed styles (whose key says all
+// Render writes), across redraws: the charts of a theme use a dozen.
+type prefixCache struct {
+	mu sync.Mutex
+	m  map[styleKey]sgrRun
+}
+
+// sgrRun is sgrPrefix's answer.
+type sgrRun struct {
+	prefix string
+	ok     bool
+}
+
+// maxPrefixes bounds prefixCache (the looks of several themes, light and dark).
+const maxPrefixes = 256
+
+var prefixes prefixCache
+
+// of returns sgrPrefix(*s), s an onlyKeyed style of key k.
+func (c *prefixCache) of(k styleKey, s *lipgloss.Style) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[k]
+	if !ok {
+		if c.m == nil || len(c.m) >= maxPrefixes {
+			c.m = make(map[styleKey]sgrRun)
+		}
+		r.prefix, r.ok = sgrPrefix(*s)
+		c.m[k] = r
+	}
+	return r.prefix, r.ok
 }
 
 // flush writes the current run, as its style's Render would.
@@ -155,6 +196,7 @@ func (cw *canvasWriter) flush() {
 func renderCanvas(c *canvas.Model) string {
 	w, h := c.Width(), c.Height()
 	cw := canvasWriter{look: -1}
+	cw.looks = cw.lookBuf[:0]
 	cw.b.Grow(w*h*3 + h*32)
 	var memo styleMemo
 	for y := range h {
