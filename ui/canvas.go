@@ -195,33 +195,53 @@ func (cw *canvasWriter) flush() {
 // leaves downsampling to the program's output, which therefore sees the same bytes.)
 func renderCanvas(c *canvas.Model) string {
 	w, h := c.Width(), c.Height()
-	cw := canvasWriter{look: -1}
-	cw.looks = cw.lookBuf[:0]
-	cw.b.Grow(w*h*3 + h*32)
+	cw := newCanvasWriter(w, h)
 	var memo styleMemo
 	for y := range h {
-		if y > 0 {
-			cw.b.WriteByte('\n')
-		}
+		cw.line(y)
 		for x := range w {
 			cell := c.Cell(canvas.Point{X: x, Y: y})
-			r := cell.Rune
-			if r == 0 {
-				r = ' '
-			}
-			ms := memo.of(&cell.Style)
-			k := ms.key
-			if r == ' ' && !k.reverse {
-				k.fg = nil // a space shows no foreground: keep the run going
-			}
-			if k != cw.key || len(cw.run) == 0 {
-				cw.start(k, ms)
-			}
-			cw.controls = cw.controls || r < ' '
-			cw.run = utf8.AppendRune(cw.run, r)
+			cw.cell(cell.Rune, memo.of(&cell.Style))
 		}
-		cw.flush()
 	}
+	return cw.String()
+}
+
+// newCanvasWriter returns a writer for w x h cells.
+func newCanvasWriter(w, h int) *canvasWriter {
+	cw := &canvasWriter{look: -1}
+	cw.looks = cw.lookBuf[:0]
+	cw.b.Grow(w*h*3 + h*32)
+	return cw
+}
+
+// line starts line y (0 first).
+func (cw *canvasWriter) line(y int) {
+	cw.flush()
+	if y > 0 {
+		cw.b.WriteByte('\n')
+	}
+}
+
+// cell adds a cell (rune 0: empty) in style s, to the current run or a new one.
+func (cw *canvasWriter) cell(r rune, s *memoStyle) {
+	if r == 0 {
+		r = ' '
+	}
+	k := s.key
+	if r == ' ' && !k.reverse {
+		k.fg = nil // a space shows no foreground: keep the run going
+	}
+	if k != cw.key || len(cw.run) == 0 {
+		cw.start(k, s)
+	}
+	cw.controls = cw.controls || r < ' '
+	cw.run = utf8.AppendRune(cw.run, r)
+}
+
+// String returns what was written.
+func (cw *canvasWriter) String() string {
+	cw.flush()
 	return cw.b.String()
 }
 

@@ -8,7 +8,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 
-	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/themes"
 )
 
@@ -81,30 +80,10 @@ func TestRenderCanvasSameBytes(t *testing.T) {
 				m.Update(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
 				m.View()
 				what := name + " " + sz.String()
-				for i := range m.series.cv {
-					sameAsRef(t, what+" series", &m.series.cv[i])
-				}
 				for i := range m.curve.cv {
 					sameAsRef(t, what+" curve", &m.curve.cv[i])
 				}
 			}
-		}
-	}
-}
-
-// TestRenderCanvasSLOLooks: the per-user sparkline in the SLO's three looks (mono: bold,
-// underlined, reversed) is written as Style.Render writes it.
-func TestRenderCanvasSLOLooks(t *testing.T) {
-	full := rampBuckets(120)
-	for _, name := range themes.Names() {
-		th, _ := themes.Get(name, true)
-		for _, user := range []float64{40, 26, 12} { // target 30: good, warn, bad
-			p := &seriesPanel{}
-			p.SetStyles(newStyles(th))
-			p.SetSize(120, 7)
-			p.SetData(full, model.Live{At: t0, UserTPS: user, HasUser: true, AggregateTPS: 800}, 30)
-			p.View()
-			sameAsRef(t, name, &p.cv[0])
 		}
 	}
 }
