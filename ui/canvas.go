@@ -19,6 +19,7 @@ type styleKey struct {
 	bold, faint, reverse, underline bool
 }
 
+// keyOf is s's key. Each getter copies the whole Style: call it once per style met.
 func keyOf(s *lipgloss.Style) styleKey {
 	return styleKey{
 		fg: s.GetForeground(), bold: s.GetBold(), faint: s.GetFaint(),
@@ -28,8 +29,9 @@ func keyOf(s *lipgloss.Style) styleKey {
 
 // sameBytes says whether a and b hold the same bytes, and so are the same style. It is
 // a sufficient test only (equal styles built apart may differ in pointers or padding),
-// used to skip keyOf for a cell in the style of the cell before it: Lip Gloss's getters
-// copy the whole Style (hundreds of bytes) on every call.
+// used to find a cell's style among the styles met just before (styleMemo) instead of
+// calling keyOf per cell: Lip Gloss's getters copy the whole Style (648 bytes) on every
+// call, and a canvas cell has no cheaper handle on its style.
 func sameBytes(a, b *lipgloss.Style) bool {
 	const n = unsafe.Sizeof(lipgloss.Style{})
 	return *(*[n]byte)(unsafe.Pointer(a)) == *(*[n]byte)(unsafe.Pointer(b))
@@ -37,7 +39,7 @@ func sameBytes(a, b *lipgloss.Style) bool {
 
 // onlyKeyed says whether s sets nothing that Style.Render reads besides what styleKey
 // holds (and the underline's kind): two such styles with the same key render a line
-// of text alike. Checked once per run of cells, not per cell.
+// of text alike. Checked once per style met (see styleMemo).
 func onlyKeyed(s *lipgloss.Style) bool {
 	link, _ := s.GetHyperlink()
 	return !s.GetItalic() && !s.GetStrikethrough() && !s.GetBlink() &&
@@ -53,7 +55,6 @@ func onlyKeyed(s *lipgloss.Style) bool {
 // that simple for the key's styles (see sgrPrefix).
 type runLook struct {
 	key    styleKey
-	style  lipgloss.Style // the first style met with key
 	prefix string
 	render bool
 }
@@ -98,26 +99,33 @@ type canvasWriter struct {
 	b        strings.Builder
 	looks    []runLook // the looks met in this canvas (a handful: searched in order)
 	lookBuf  [8]runLook
-	run      []byte   // the current run's runes, UTF-8
-	key      styleKey // the current run's key (the foreground dropped for a run of spaces)
-	look     int      // the current run's look in looks; -1: plain text; -2: style.Render
-	style    lipgloss.Style
-	controls bool // the run holds a control rune (a tab, a newline): Render rewrites those
+	run      []byte         // the current run's runes, UTF-8
+	key      styleKey       // the current run's key (the foreground dropped for a run of spaces)
+	look     int            // the current run's look in looks, or lookPlain, or lookRender
+	style    lipgloss.Style // the run's style, for lookRender
+	first    *memoStyle     // the run's first cell's style (a memo entry: replaced only after 8 newer styles)
+	controls bool           // the run holds a control rune (a tab, a newline): Render rewrites those
 }
+
+// The current run's look when it is not one of canvasWriter.looks.
+const (
+	lookPlain  = -1 // the runes as they are
+	lookRender = -2 // canvasWriter.style.Render of the run
+)
 
 // start begins a run of cells of key k (s's key, or without its foreground for a run
 // of spaces) whose first cell is in style s.
 func (cw *canvasWriter) start(k styleKey, s *memoStyle) {
 	cw.flush()
-	cw.key, cw.look = k, -1
+	cw.key, cw.look, cw.first = k, lookPlain, s
 	switch {
 	case k == styleKey{}:
 	case !s.keyed:
-		cw.look, cw.style = -2, s.style
+		cw.look, cw.style = lookRender, s.style
 	default:
 		cw.look = cw.lookFor(s.key, &s.style) // the first cell's look, as Render would
 		if cw.looks[cw.look].render {
-			cw.look, cw.style = -2, s.style
+			cw.look, cw.style = lookRender, s.style
 		}
 	}
 }
@@ -130,7 +138,7 @@ func (cw *canvasWriter) lookFor(key styleKey, s *lipgloss.Style) int {
 		}
 	}
 	prefix, ok := prefixes.of(key, s)
-	cw.looks = append(cw.looks, runLook{key: key, style: *s, prefix: prefix, render: !ok})
+	cw.looks = append(cw.looks, runLook{key: key, prefix: prefix, render: !ok})
 	return len(cw.looks) - 1
 }
 
@@ -173,12 +181,12 @@ func (cw *canvasWriter) flush() {
 		return
 	}
 	switch {
-	case cw.look == -1:
+	case cw.look == lookPlain:
 		cw.b.Write(cw.run)
-	case cw.look == -2:
+	case cw.look == lookRender:
 		cw.b.WriteString(cw.style.Render(string(cw.run)))
 	case cw.controls:
-		cw.b.WriteString(cw.looks[cw.look].style.Render(string(cw.run)))
+		cw.b.WriteString(cw.first.style.Render(string(cw.run)))
 	default:
 		cw.b.WriteString(cw.looks[cw.look].prefix)
 		cw.b.Write(cw.run)
@@ -209,7 +217,7 @@ func renderCanvas(c *canvas.Model) string {
 
 // newCanvasWriter returns a writer for w x h cells.
 func newCanvasWriter(w, h int) *canvasWriter {
-	cw := &canvasWriter{look: -1}
+	cw := &canvasWriter{look: lookPlain}
 	cw.looks = cw.lookBuf[:0]
 	cw.b.Grow(w*h*3 + h*32)
 	return cw
