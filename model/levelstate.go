@@ -68,8 +68,12 @@ func (s LevelState) Mark() string {
 // requests/s) needs to be measured in full: the floor the sequential level rule held
 // every level for (MinRequests: MinFloor, or --min-requests), for a run that records
 // it; max(20, 2 x users) for a fixed schedule and for a file written before the
-// sequential rule (their levels were held for that many).
+// sequential rule (their levels were held for that many). A window of a trace needs 20
+// (its number is no load).
 func (s *ReportSettings) LevelNeed(n int) int {
+	if s.TraceRun() {
+		return MinSteady(1)
+	}
 	if s.MinRequests > 0 {
 		return s.MinRequests
 	}
@@ -90,12 +94,16 @@ const MinFloor = 8
 func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
 	steady, _ := steadyOf(l)
 	few := steady < s.LevelNeed(l.Concurrency)
+	short := l.Short
+	if s.TraceRun() { // a window ends on its schedule, its requests counted whenever they end
+		short = l.Short && few
+	}
 	switch {
 	case few && l.Stopped:
 		return LevelStopped
 	case l.Open && (walking || few):
 		return LevelOpen
-	case l.Short:
+	case short:
 		return LevelShort
 	case len(l.Undecided) > 0:
 		return LevelUndecided
@@ -131,6 +139,9 @@ func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
 	case LevelUndecided:
 		return "undecided: " + TermsWords(l.Undecided) + " still undecided at 95%" + ended
 	case LevelShort:
+		if s.TraceRun() {
+			return "short: " + of + " in the window"
+		}
 		return "short: " + of + ended
 	case LevelFew:
 		return "too few: left after " + of

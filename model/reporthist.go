@@ -26,6 +26,12 @@ type ReportHists struct {
 	InputTokens  *HistJSON `json:"input_tokens,omitempty"`
 	OutputTokens *HistJSON `json:"output_tokens,omitempty"`
 	ChunkGaps    *GapsJSON `json:"chunk_gap,omitempty"`
+	// The TTFT of conversations' first and later turns (absent without conversations).
+	TTFTFirstTurns *HistJSON `json:"ttft_first_turns,omitempty"`
+	TTFTLaterTurns *HistJSON `json:"ttft_later_turns,omitempty"`
+	// The arrivals' client-side wait (open loop: rate mode and traces; absent in users
+	// mode, and from files written before it was added).
+	ClientWait *HistJSON `json:"client_wait,omitempty"`
 	// Aggregate holds the sums behind the aggregate tok/s's interval (absent from
 	// reports written before intervals: Merge then gives the merged level none).
 	Aggregate *AggSums `json:"aggregate,omitempty"`
@@ -84,7 +90,7 @@ func (t *book) windows(c int) []span {
 // hists encodes the level's histograms, lengths and chunk gaps included.
 func (l *level) hists() *ReportHists {
 	hs := &ReportHists{TTFT: l.ttft.JSON(), TTFO: l.ttfo.JSON(), TPOT: l.tpot.JSON(),
-		E2E: l.e2e.JSON(), Stall: l.stall.JSON(), UserTPS: l.user.JSON()}
+		E2E: l.e2e.JSON(), Stall: l.stall.JSON(), UserTPS: l.user.JSON(), ClientWait: l.clientWaitHist()}
 	agg := l.agg
 	hs.Aggregate = &agg
 	l.trafficHists(hs)

@@ -39,6 +39,16 @@ type Progress struct {
 	Note    string
 	NoteBad bool // Note is a warning
 	Rate    bool // rate mode: Concurrency and Ended.Users are arrival rates (requests/s)
+	// Trace is the trace a trace run replays: Concurrency is its window's number.
+	Trace *model.ReportTrace
+}
+
+// word names a level of the progress: users, a rate, or a window of the trace.
+func (p Progress) word(v int) string {
+	if p.Trace != nil {
+		return p.Trace.WindowWords(v)
+	}
+	return LevelWord(p.Rate, v)
 }
 
 // String is the progress line. A level change reads
@@ -52,7 +62,7 @@ func (p Progress) String() string {
 	b.WriteString(": ")
 	switch {
 	case p.Ended.Kind != NotEnded && !p.Draining:
-		fmt.Fprintf(&b, "ramp ended at %s", LevelWord(p.Rate, p.Ended.Users))
+		fmt.Fprintf(&b, "ramp ended at %s", p.word(p.Ended.Users))
 		if p.Ended.Kind == EndStopped {
 			fmt.Fprintf(&b, ": %s", p.Ended.Stop)
 		}
@@ -61,7 +71,7 @@ func (p Progress) String() string {
 		fmt.Fprintf(&b, "ramp done, waiting for %s to finish (%s)", model.Plural(p.Active, "in-flight request"), dur(p.Elapsed))
 	case p.LevelChange && p.Fixed:
 		fmt.Fprintf(&b, "level %d/%d: %s%s, held exactly %s (fixed schedule), %s so far",
-			p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), dur(p.Hold), model.Plural(p.Errors, "error"))
+			p.Level, p.Levels, p.word(p.Concurrency), p.shareWords(), dur(p.Hold), model.Plural(p.Errors, "error"))
 		if p.Late > 0 {
 			fmt.Fprintf(&b, "; started %s after the start time: this level is that much shorter", model.Millis(ms(p.Late)))
 		}
@@ -99,11 +109,11 @@ func (p Progress) levelName(sep string) string {
 	l := p.Walk
 	switch {
 	case l.Confirm:
-		return "confirming the capacity at " + LevelWord(p.Rate, p.Concurrency) + p.shareWords()
+		return "confirming the capacity at " + p.word(p.Concurrency) + p.shareWords()
 	case l.Refined && l.Hi > 0:
-		return fmt.Sprintf("refining the capacity: %s (between %d and %d)", LevelWord(p.Rate, p.Concurrency), l.Lo, l.Hi)
+		return fmt.Sprintf("refining the capacity: %s (between %d and %d)", p.word(p.Concurrency), l.Lo, l.Hi)
 	}
-	return fmt.Sprintf("level %d/%d%s%s%s", p.Level, p.Levels, sep, LevelWord(p.Rate, p.Concurrency), p.shareWords())
+	return fmt.Sprintf("level %d/%d%s%s%s", p.Level, p.Levels, sep, p.word(p.Concurrency), p.shareWords())
 }
 
 // shareWords is " (this shard: 3)" for a shard, "" otherwise.
@@ -139,6 +149,7 @@ func (b *bench) report(i int, change bool, now time.Time) {
 		Endpoint: i, Name: ep.info.Name, Levels: len(e.cfg.Ramp.Levels), Hold: e.cfg.Ramp.Hold,
 		Live: ep.book.Live(), Active: ep.ctl.Active(), Errors: countErrors(errs),
 		LevelChange: change, Draining: b.draining, Rate: e.rate, Sharded: e.cfg.Shard != nil, Fixed: e.cfg.Ramp.Fixed,
+		Trace: e.cfg.Trace,
 	}
 	if change && b.late > 0 {
 		p.Late, b.late = b.late, 0 // said once, with the first level

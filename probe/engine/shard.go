@@ -61,6 +61,9 @@ func (c *Config) share(users int) int {
 // sequential rule: MinFloor, or Config.MinRequests when larger. On a fixed schedule:
 // MinSteady(users), in proportion to the share (0 for a share of 0).
 func (e *Engine) need(users int) int {
+	if e.cfg.Trace != nil {
+		return MinSteady(1) // a trace's window number is no number of users
+	}
 	if !e.cfg.Ramp.Fixed {
 		return max(MinFloor, e.cfg.MinRequests)
 	}

@@ -26,26 +26,8 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	}
 	fmt.Fprintf(b, "- BASE %s: %s\n- NEW %s: %s\n\n", mdEscape(p.base.Label), mdEscape(p.base.Judgement.Verdict.Text),
 		mdEscape(p.next.Label), mdEscape(p.next.Judgement.Verdict.Text))
-	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
-	capLine := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
-	nj, bj := p.next.Judgement.Capacity, p.base.Judgement.Capacity
-	nc, bc := nj.Report().Users, bj.Report().Users
-	switch {
-	case nc < bc && fellBelow(nj, bc):
-		capLine += " (**worse**)"
-		regs = append(regs, fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap))
-	case nc > bc && fellBelow(bj, nc):
-		capLine += " (better)"
-	case nc != bc:
-		lo, hi, run := nj, bc, "NEW"
-		if bc < nc {
-			lo, hi, run = bj, nc, "BASE"
-		}
-		if lo.Kind == model.CapExact && lo.Above > hi {
-			capLine += fmt.Sprintf(" (no change that %s's levels tell: it measured no level between %s)",
-				run, model.LevelNames(p.rate(), []int{lo.Level, lo.Above}))
-		}
-	}
+	capLine, capRegs := p.claimLine()
+	regs = append(regs, capRegs...)
 	b.WriteString(capLine + "\n\n")
 	var rows [][]string
 	for _, bl := range p.base.Endpoint.Levels {
@@ -82,16 +64,71 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		if ttfo {
 			header = slices.Insert(header, 7, "TTFO p95 ms", "change")
 		}
-		if p.rate() {
-			header[0] = "rate req/s"
-		}
+		header[0] = p.base.Judgement.LevelColumn()
 		writeRawTable(b, header, rows)
 	}
 	if len(few) > 0 {
-		note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (marked in the table): "+
-			"a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit())
+		need := "at least 20, and 2 per " + p.per()
+		switch {
+		case p.trace():
+			need = "20 in a window"
+		case p.floor() > 0:
+			need = fmt.Sprintf("at least %d, and until its criteria were decided", p.floor())
+		}
+		note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (the steady requests a level needs: %s): "+
+			"a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit(), need)
 	}
 	return regs, note
+}
+
+// claimLine is the line that sets BASE's claim beside NEW's, "Capacity: BASE 8 users,
+// NEW 4 users (**worse**)" or for a trace "Trace: BASE held at this trace's load, NEW
+// not held at this trace's load (**worse**)", and the regression when NEW is worse.
+func (p *endpointPair) claimLine() (string, []string) {
+	if bt, nt := p.base.Judgement.Trace, p.next.Judgement.Trace; bt != nil && nt != nil {
+		line := fmt.Sprintf("Trace: BASE %s, NEW %s", bt.Words(), nt.Words())
+		switch {
+		case bt.Held() && nt.Kind == model.TraceNotHeld:
+			return line + " (**worse**)", []string{fmt.Sprintf("%s: BASE held the trace's load, NEW did not", p.name)}
+		case bt.Kind == model.TraceNotHeld && nt.Held():
+			return line + " (better)", nil
+		}
+		return line, nil
+	}
+	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
+	line := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
+	nj, bj := p.next.Judgement.Capacity, p.base.Judgement.Capacity
+	nc, bc := nj.Report().Users, bj.Report().Users
+	switch {
+	case nc < bc && fellBelow(nj, bc):
+		return line + " (**worse**)", []string{fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap)}
+	case nc > bc && fellBelow(bj, nc):
+		return line + " (better)", nil
+	case nc != bc:
+		lo, hi, run := nj, bc, "NEW"
+		if bc < nc {
+			lo, hi, run = bj, nc, "BASE"
+		}
+		if lo.Kind == model.CapExact && lo.Above > hi {
+			line += fmt.Sprintf(" (no change that %s's levels tell: it measured no level between %s)",
+				run, model.LevelNames(p.rate(), []int{lo.Level, lo.Above}))
+		}
+	}
+	return line, nil
+}
+
+// floor is the sequential level rule's floor of steady requests the runs held their
+// levels for (the larger of the two; 0 when neither records one).
+func (p *endpointPair) floor() int {
+	return max(p.base.Run.Report.Settings.MinRequests, p.next.Run.Report.Settings.MinRequests)
+}
+
+// per is what the level rule counts two steady requests for: "user", or "request/s".
+func (p *endpointPair) per() string {
+	if p.rate() {
+		return "request/s"
+	}
+	return "user"
 }
 
 // judged is how BASE's or NEW's level at n was not measured in full, as the tables mark

@@ -74,7 +74,12 @@ func writeSettings(b *strings.Builder, r *model.Report) {
 		work = append(work, "prompt seed "+strconv.FormatUint(s.Seed, 10))
 	}
 	line(b, "workload", work)
-	line(b, "ramp", rampWords(s))
+	line(b, "conversations", conversationWords(s))
+	if s.Trace != nil {
+		b.WriteString("- trace: " + s.Trace.Words() + "; each level is a window of the trace, held exactly its span\n")
+	} else {
+		line(b, "ramp", rampWords(s))
+	}
 	b.WriteString("- criteria: " + s.SLO.SLO().String() + "\n")
 	if r.Interrupted {
 		b.WriteString("\n**Interrupted**: the run was stopped before its end: levels it did not reach were not measured, " +
@@ -186,9 +191,7 @@ func writeEndpoint(b *strings.Builder, e *model.ReportEndpoint, j *model.Endpoin
 	if !j.TTFO {
 		cols = slices.Delete(cols, mdTTFO, mdTTFO+2)
 	}
-	if j.Rate {
-		cols[0] = "rate req/s"
-	}
+	cols[0] = j.LevelColumn()
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---:|", len(cols)) + "\n")
 	for i := range e.Levels {
 		b.WriteString(levelRow(&e.Levels[i], j.Levels[i], slo, j.TTFO))
@@ -197,8 +200,10 @@ func writeEndpoint(b *strings.Builder, e *model.ReportEndpoint, j *model.Endpoin
 	if j.Intervals {
 		b.WriteString(model.IntervalLegend + "\n\n")
 	}
-	writeTraffic(b, e, j.Rate)
-	writeServer(b, e)
+	writeTraffic(b, e, j)
+	writeTurns(b, e, j)
+	writeServer(b, e, j)
+	writePrefixCache(b, e, j)
 	writeJudgement(b, j)
 }
 

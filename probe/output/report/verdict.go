@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -23,12 +24,9 @@ type VerdictLine struct {
 	Criteria  string // this series' criteria, when they differ between series
 }
 
-// Meets reports whether a capacity was found: some level measured in full meets the
-// criteria.
-func (l VerdictLine) Meets() bool {
-	k := l.Judgement.Capacity.Kind
-	return k == model.CapExact || k == model.CapAtLeast
-}
+// Meets reports whether a capacity was found (some level measured in full meets the
+// criteria), or a trace's load was held (model.EndpointJudgement.Meets).
+func (l VerdictLine) Meets() bool { return l.Judgement.Meets() }
 
 // Class is the verdict's weight as the HTML page colours it: "bad" when no level meets
 // the criteria, "warn" when the capacity was not measured, "ok" otherwise.
@@ -113,14 +111,20 @@ func change(a, b *Series) string {
 	la, lb, ok := highestCommon(a.Endpoint.Levels, b.Endpoint.Levels)
 	if !ok {
 		what := "number of users"
-		if a.Judgement.Rate {
+		switch {
+		case a.Judgement.Trace != nil:
+			what = "window of the trace"
+		case a.Judgement.Rate:
 			what = "rate"
 		}
 		return fmt.Sprintf("%s vs %s: no level with the same %s in both", b.Label, a.Label, what)
 	}
-	s := fmt.Sprintf("%s vs %s: capacity %s vs %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s (%s)",
-		b.Label, a.Label, b.Judgement.Capacity.Words(b.Judgement.Rate), a.Judgement.Capacity.Words(a.Judgement.Rate),
-		model.LevelName(a.Judgement.Rate, la.Concurrency),
+	claim := "capacity " + b.Judgement.Capacity.Words(b.Judgement.Rate) + " vs " + a.Judgement.Capacity.Words(a.Judgement.Rate)
+	if a.Judgement.Trace != nil && b.Judgement.Trace != nil {
+		claim = b.Judgement.Trace.Words() + " vs " + a.Judgement.Trace.Words()
+	}
+	s := fmt.Sprintf("%s vs %s: %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s (%s)",
+		b.Label, a.Label, claim, a.Judgement.LevelName(la.Concurrency),
 		num(lb.UserTPS.P50), num(la.UserTPS.P50), Percent(la.UserTPS.P50, lb.UserTPS.P50),
 		num(lb.AggregateTPS), num(la.AggregateTPS), Percent(la.AggregateTPS, lb.AggregateTPS),
 		model.Millis(lb.TTFTMs.P95), model.Millis(la.TTFTMs.P95), Percent(la.TTFTMs.P95, lb.TTFTMs.P95))
@@ -143,13 +147,20 @@ func highestCommon(a, b []model.ReportLevel) (la, lb model.ReportLevel, ok bool)
 	return la, lb, ok
 }
 
-// Percent is the change from a to b in percent, signed ("+12.5%", "-3%"); "-" when a is 0.
+// Percent is the change from a to b in percent, signed ("+12.5%", "-3%"); from twice
+// a on, as a factor ("2.4x", "169x": "+16846.8%" reads as noise); "-" when a is 0.
 func Percent(a, b float64) string {
 	if a == 0 {
 		if b == 0 {
 			return "0%"
 		}
 		return "-"
+	}
+	if r := b / a; a > 0 && r >= 2 {
+		if r < 10 {
+			return strings.TrimSuffix(strconv.FormatFloat(r, 'f', 1, 64), ".0") + "x"
+		}
+		return strconv.FormatFloat(math.Round(r), 'f', 0, 64) + "x"
 	}
 	p := (b - a) / a * 100
 	s := strconv.FormatFloat(p, 'f', 1, 64)
