@@ -27,7 +27,13 @@ type LevelRule struct {
 
 	needBase bool  // steady, but no delivered total seen since SteadyAt
 	base     int64 // delivered total at SteadyAt
+
+	openLoop bool // the segments opened now are arrival rates (SetOpenLoop)
 }
+
+// SetOpenLoop says whether the segments Begin opens from now on are arrival rates (rate
+// mode: Segment.OpenLoop) or users. The open segment keeps its mode.
+func (r *LevelRule) SetOpenLoop(on bool) { r.openLoop = on }
 
 // NewLevelRule returns a rule with no open segment (paused, concurrency 0).
 func NewLevelRule(endpoint int) *LevelRule { return &LevelRule{endpoint: endpoint} }
@@ -60,6 +66,7 @@ func (r *LevelRule) Begin(c int, open bool, delivered int64, now time.Time) (clo
 	if r.inflight == 0 {
 		r.steady(delivered, now)
 	}
+	r.cur.OpenLoop = r.openLoop
 	return closed, hadClosed, r.cur
 }
 

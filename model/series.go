@@ -129,6 +129,7 @@ func (t *series) addTick(tk *Tick, ratio float64) {
 		Started:  tk.Started,
 		Finished: tk.Finished,
 		Silent:   tk.Silent, SilentFor: tk.SilentFor,
+		Paused: tk.Paused,
 	}
 	if sec := width.Seconds(); sec > 0 {
 		b.AggregateTPS = float64(tk.Chunks) * ratio / sec

@@ -116,4 +116,5 @@ type Bucket struct {
 	Errors       int           // failed requests that ended in this bucket
 	Silent       int           // Tick.Silent
 	SilentFor    time.Duration // Tick.SilentFor
+	Paused       bool          // Tick.Paused: the endpoint was paused at the bucket's end
 }
