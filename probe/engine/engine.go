@@ -40,6 +40,12 @@ type Book interface {
 	LastError() (msg string, at time.Time)
 	Capacity() int
 	ReportEndpoint(info model.EndpointInfo) model.ReportEndpoint
+	// SetRateMode sets the mode whose levels Levels, Level, MarkShort, Capacity and
+	// ReportEndpoint read (rate levels when on); each mode keeps its own levels.
+	SetRateMode(on bool)
+	// ReportMode is ReportEndpoint of one mode's levels; ok says it has a level with
+	// requests or one being measured.
+	ReportMode(info model.EndpointInfo, rate bool) (e model.ReportEndpoint, ok bool)
 }
 
 var _ Book = (*model.Tracker)(nil)
@@ -162,6 +168,9 @@ type endpoint struct {
 	short  map[int]bool // levels that reached the maximum hold first
 	warned map[int]bool // levels a stop rule tripped at under FullRamp
 	server *serverView  // the server's own view (its /metrics) and the diagnosis
+	// rampRate says the latest ramp walked rate levels: its end, stop rule and levels
+	// belong to the rate mode's report.
+	rampRate bool
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp
@@ -196,6 +205,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		if book == nil {
 			book = model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: cfg.SLO})
 		}
+		book.SetRateMode(e.rate)
 		e.eps = append(e.eps, &endpoint{
 			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{}, server: newServerView(),
 			// The URL goes into reports and snapshots: never with its user:password part.
