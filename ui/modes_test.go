@@ -89,7 +89,7 @@ func TestModesKeepTheirOwnLevels(t *testing.T) {
 	p.run(m, 30*time.Second)
 	keys(m, "m")
 	if !p.open || p.target != 2 {
-		t.Fatalf("m: open %v at %d, want 2 requests/s (2 users of 1.1 s answers)", p.open, p.target)
+		t.Fatalf("m: open %v at %d, want 2 requests/s (2 users of 1 s answers)", p.open, p.target)
 	}
 	p.run(m, 30*time.Second)
 	out := screen(m)
@@ -202,7 +202,7 @@ func TestQuitKeepsEveryLevelByMode(t *testing.T) {
 	m, p := newSimRoot(t, testRamp())
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	rampToStop(t, m, p)
-	keys(m, "m") // from the capacity it settled at: 4 users, 3.6 requests/s
+	keys(m, "m") // from the capacity it settled at: 4 users, 4 requests/s
 	if p.target != 4 {
 		t.Fatalf("m: %d requests/s, want 4", p.target)
 	}
@@ -311,7 +311,7 @@ func TestSnapshotKeepsEveryMode(t *testing.T) {
 
 // TestPausedSecondsBelongToNoLevel: 4 users held 20 s, paused 30 s, resumed 20 s: the
 // level's steady window holds the 40 loaded seconds (less the warm-ups), not the pause,
-// so its request rate is what 4 users achieve (1.1 s answers: 3.6/s), not diluted; m
+// so its request rate is what 4 users achieve (1 s answers: 4/s), not diluted; m
 // while paused starts rate mode from the loaded seconds only.
 func TestPausedSecondsBelongToNoLevel(t *testing.T) {
 	m, p := newSimRoot(t, testRamp())
@@ -323,8 +323,8 @@ func TestPausedSecondsBelongToNoLevel(t *testing.T) {
 	keys(m, "p")
 	p.run(m, 20*time.Second)
 	l, ok := m.eng.Book(0).Level(4)
-	if !ok || l.Duration < 36*time.Second || l.Duration > 40*time.Second || l.RequestRate < 3.4 || l.RequestRate > 3.8 {
-		t.Errorf("4 users: steady %v at %.2f requests/s (ok %v); want about 38 s at 3.6/s", l.Duration, l.RequestRate, ok)
+	if !ok || l.Duration < 36*time.Second || l.Duration > 40*time.Second || l.RequestRate < 3.8 || l.RequestRate > 4.2 {
+		t.Errorf("4 users: steady %v at %.2f requests/s (ok %v); want about 38 s at 4/s", l.Duration, l.RequestRate, ok)
 	}
 	keys(m, "p")
 	p.run(m, 10*time.Second)

@@ -50,7 +50,7 @@ type simFlight struct {
 
 func newSimPool(now time.Time) *simPool {
 	return &simPool{now: now, tickAt: now, rule: model.NewLevelRule(0), ttft: 100 * time.Millisecond,
-		dec: time.Second, tokRate: 50, fail: func(int, bool) bool { return false }}
+		dec: 900 * time.Millisecond, tokRate: 50, fail: func(int, bool) bool { return false }}
 }
 
 // newSimRoot builds the screen over a run engine (real level books, observed by obs)

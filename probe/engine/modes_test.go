@@ -37,6 +37,9 @@ func TestModesReportedApart(t *testing.T) {
 	if !ok || starts[0].N != 53 || starts[0].How != SeenLittle || !ctl.open || ctl.conc != 53 {
 		t.Fatalf("SwitchMode: %+v %v; pool open %v at %d", starts, ok, ctl.open, ctl.conc)
 	}
+	// The pool closes the users segment and opens the rate one.
+	r.e.Handle(probe.Event{Segment: &model.Segment{ID: r.seg, Concurrency: 8,
+		Start: at(0), SteadyAt: at(0), End: at(3 * time.Second)}})
 	r.seg++
 	r.e.Handle(probe.Event{Segment: &model.Segment{ID: r.seg, Open: true, OpenLoop: true, Concurrency: 53,
 		Start: at(3 * time.Second), SteadyAt: at(3 * time.Second), End: at(3 * time.Second)}})
@@ -69,5 +72,41 @@ func TestModesReportedApart(t *testing.T) {
 	}
 	if rep := r.e.Report(false); rep.Settings.Mode != "rate" || len(rep.Endpoints[0].Levels) != 1 || rep.Endpoints[0].Levels[0].Rate == nil {
 		t.Errorf("Report is the mode in use's: %+v", rep.Settings)
+	}
+	r.e.Reset(at(6 * time.Second)) // c: the rate level being measured stays, empty
+	if rs := r.e.Reports(false); len(rs) != 1 || rs[0].Settings.Mode != "rate" || len(rs[0].Endpoints[0].Levels) != 1 {
+		t.Errorf("after Reset: %d reports, want the rate mode's with its open level", len(rs))
+	}
+	r.e.Cut() // the run ends before a request ends in it: no level to report, no empty users table
+	if rs := r.e.Reports(true); len(rs) != 1 || rs[0].Settings.Mode != "rate" || len(rs[0].Endpoints[0].Levels) != 0 {
+		t.Errorf("after Cut: %d reports, want the rate mode's, empty", len(rs))
+	}
+}
+
+// TestQuitRightAfterSwitch: m then q before an answer ends at the new rate: the rate
+// level the run left unfinished has nothing to report, so the session's reports are the
+// users report alone (no empty rate table beside it).
+func TestQuitRightAfterSwitch(t *testing.T) {
+	ctl := &switchCtl{}
+	r := newRig(t, Config{}, 1)
+	r.e.eps[0].ctl = ctl
+	ctl.conc = 4
+	r.steady(0, 4, at(0))
+	r.done(0, 4, 20, 0, 50*time.Millisecond, at(2*time.Second))
+	if _, ok := r.e.SwitchMode(true); !ok {
+		t.Fatal("SwitchMode refused")
+	}
+	r.e.Handle(probe.Event{Segment: &model.Segment{ID: r.seg, Concurrency: 4,
+		Start: at(0), SteadyAt: at(0), End: at(3 * time.Second)}})
+	r.seg++
+	r.e.Handle(probe.Event{Segment: &model.Segment{ID: r.seg, Open: true, OpenLoop: true, Concurrency: ctl.conc,
+		Start: at(3 * time.Second), End: at(3 * time.Second)}})
+	if rs := r.e.Reports(false); len(rs) != 2 || !rs[1].Endpoints[0].Levels[0].Open {
+		t.Fatalf("before the end: %d reports, want users and the open rate level", len(rs))
+	}
+	r.e.Cut()
+	rs := r.e.Reports(true)
+	if len(rs) != 1 || rs[0].Settings.Mode != "" || len(rs[0].Endpoints[0].Levels) != 1 {
+		t.Errorf("after Cut: %d reports (first mode %q), want the users report alone", len(rs), rs[0].Settings.Mode)
 	}
 }

@@ -51,9 +51,9 @@ const (
 
 // SwitchMode switches every endpoint to rate mode (on) or to users mode, each at the
 // load it achieved at its current level over the last seconds (ModeWindow): to rate
-// mode, the request rate its users achieved (16 users at 7 s an answer: 2 requests/s,
-// not 16); to users mode, the mean requests in flight at its rate. Whole numbers, at
-// least 1. It reports the starts, and false (changing nothing) when an endpoint's
+// mode, the request rate its users achieved, rounded down (16 users at 7 s an answer:
+// 2 requests/s, not 16); to users mode, the mean requests in flight at its rate,
+// rounded. Whole numbers, at least 1. It reports the starts, and false (changing nothing) when an endpoint's
 // control cannot switch or the engine is in that mode already.
 func (e *Engine) SwitchMode(on bool) ([]ModeStart, bool) {
 	if on == e.rate {
@@ -106,7 +106,13 @@ func (e *Engine) startIn(i int, on bool) ModeStart {
 			st.Seen = float64(st.From) / (l.E2E.Mean / 1000)
 		}
 	}
-	st.N = min(max(int(math.Round(st.Seen)), 1), MaxUsers)
+	n := math.Round(st.Seen) // users: a closed loop holds its own pace
+	if on {
+		// A rate above what the users achieved would queue more than the server answers,
+		// without end: rounded down (a twentieth of a request/s is measurement noise).
+		n = math.Floor(st.Seen + 0.05)
+	}
+	st.N = min(max(int(n), 1), MaxUsers)
 	return st
 }
 

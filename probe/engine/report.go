@@ -71,22 +71,29 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 
 // Reports is one report per mode the session measured, users first (the live screen's
 // snapshots and quit summary): a session that held 2 users and later 2 requests/s keeps
-// both, each with its own settings, curve and claims. With nothing measured it is the
-// report of the mode in use.
+// both, each with its own settings, curve and claims. A mode with no level to report
+// is left out; with none in either, it is the report of the mode in use.
 func (e *Engine) Reports(interrupted bool) []*model.Report {
 	var out []*model.Report
 	for _, rate := range []bool{false, true} {
-		for _, ep := range e.eps {
-			if _, ok := ep.book.ReportMode(model.EndpointInfo{}, rate); ok {
-				out = append(out, e.reportOf(rate, interrupted))
-				break
-			}
+		if r := e.reportOf(rate, interrupted); hasLevels(r) {
+			out = append(out, r)
 		}
 	}
 	if len(out) == 0 {
 		out = append(out, e.Report(interrupted))
 	}
 	return out
+}
+
+// hasLevels reports whether some endpoint of r has a level.
+func hasLevels(r *model.Report) bool {
+	for i := range r.Endpoints {
+		if len(r.Endpoints[i].Levels) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // reportOf is the report of every endpoint's levels of one mode as of now (the one
