@@ -77,6 +77,27 @@ func TestRateModeStartsAtTheRateAchieved(t *testing.T) {
 	}
 }
 
+// TestRateModeRightAfterAStep: m just as the load stepped up (4 users held 30 s, then ]
+// to 8 and m at once, as a ramp steps up) finds no answer at 8 users yet: rate mode starts
+// at what the seconds before achieved (4 users of 1 s answers: 4 requests/s), and says
+// so, not at 1 request/s.
+func TestRateModeRightAfterAStep(t *testing.T) {
+	m, p := newSimRoot(t, testRamp())
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	keys(m, "]", "]", "]") // 1, 2, 4 users
+	p.run(m, 30*time.Second)
+	keys(m, "]")
+	p.run(m, 300*time.Millisecond) // 8 users sent, none answered
+	keys(m, "m")
+	if !p.open || p.target != 4 {
+		t.Fatalf("m: open %v at %d, want rate mode at 4 requests/s", p.open, p.target)
+	}
+	want := "rate mode: 4 requests/s, the rate achieved over the last 30 s (4.0/s): no answer ended at 8 users yet; users levels kept (m)"
+	if m.msg != want {
+		t.Errorf("m says\n%q\nwant\n%q", m.msg, want)
+	}
+}
+
 // TestModesKeepTheirOwnLevels is issue 14's "m then m again": 2 users, then 2
 // requests/s, then 2 users again are two levels, never merged; after m back every label
 // is users again (header, curve, table, status), the users level holds both visits, and

@@ -67,6 +67,13 @@ func startWords(on bool, st engine.ModeStart) string {
 		return fmt.Sprintf("%s, %s over the last %s (%s)", n, what, fmtClockSecs(st.Over), seen)
 	case engine.SeenLevel:
 		return fmt.Sprintf("%s, %s over its level's steady %s (%s)", n, what, fmtClockSecs(st.Over), seen)
+	case engine.SeenRecent: // e.g. m just as a ramp stepped up
+		if on {
+			return fmt.Sprintf("%s, the rate achieved over the last %s (%s): no answer ended at %s yet",
+				n, fmtClockSecs(st.Over), seen, from)
+		}
+		return fmt.Sprintf("%s, the mean in flight over the last %s (%s): nothing measured at %s yet",
+			n, fmtClockSecs(st.Over), seen, from)
 	case engine.SeenLittle:
 		if on {
 			return fmt.Sprintf("%s, the rate %s achieve at their answers' mean length (%s)", n, from, seen)

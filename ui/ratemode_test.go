@@ -9,13 +9,14 @@ import (
 )
 
 // TestRateModeKeys: m switches the pools to rate mode and keeps the levels (the fake
-// book has no bucket at 4 users: nothing tells the rate 4 users achieved, so it starts
-// at 1 request/s); the load keys then change the rate (+/- a step, ]/[ double and
+// book has no level at 4 users and no live second: nothing tells the rate 4 users
+// achieved, so it starts at 1 request/s); the load keys then change the rate (+/- a step, ]/[ double and
 // halve), the header says req/s, and the help says what the keys now do; m goes back.
 func TestRateModeKeys(t *testing.T) {
 	m, ctls, books := newTestRoot(t, 1)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	ctls[0].conc = 4
+	books[0].buckets = nil
 	m.Update(press("m"))
 	if !ctls[0].open || ctls[0].conc != 1 || !m.eng.RateMode() || books[0].resets != 0 || !books[0].rate {
 		t.Fatalf("after m: open %v rate %d engine rate mode %v resets %d book in rate mode %v", ctls[0].open, ctls[0].conc,

@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"time"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // loopSwitcher is a Control that can switch between users and rate mode
@@ -47,6 +49,7 @@ const (
 	SeenLive                    // the newest seconds of the level, once steady (paused ones left out)
 	SeenLevel                   // the level's steady window (it is warming up again: an earlier visit)
 	SeenLittle                  // the level's answers' mean length, by Little's law
+	SeenRecent                  // the newest seconds whatever their level: nothing measured at From yet
 )
 
 // SwitchMode switches every endpoint to rate mode (on) or to users mode, each at the
@@ -76,25 +79,15 @@ func (e *Engine) startIn(i int, on bool) ModeStart {
 	ep := e.eps[i]
 	st := ModeStart{From: ep.ctl.Concurrency()}
 	seg := ep.server.seg // the pool's newest segment
-	var secs, finished, inFlight float64
+	bs := ep.book.Buckets(int(ModeWindow / time.Second))
+	var live seen
 	if seg.Open && !seg.SteadyAt.IsZero() && seg.Concurrency == st.From {
-		bs := ep.book.Buckets(int(ModeWindow / time.Second))
-		for j := len(bs) - 1; j >= 0 && !bs[j].Start.Before(seg.SteadyAt); j-- {
-			if b := &bs[j]; !b.Paused {
-				secs += b.Width.Seconds()
-				finished += float64(b.Finished)
-				inFlight += float64(b.Active) * b.Width.Seconds()
-			}
-		}
+		live = seenSince(bs, seg.SteadyAt)
 	}
 	l, ok := ep.book.Level(st.From)
 	switch {
-	case secs >= 1 && (finished > 0 || !on):
-		st.How, st.Over = SeenLive, time.Duration(secs*float64(time.Second)).Round(time.Second)
-		st.Seen = inFlight / secs
-		if on {
-			st.Seen = finished / secs
-		}
+	case live.enough(on):
+		st.How, st.Over, st.Seen = SeenLive, live.over(), live.of(on)
 	case ok && l.Duration > 0 && l.Steady > 0:
 		st.How, st.Over, st.Seen = SeenLevel, l.Duration.Round(time.Second), l.InFlight
 		if on {
@@ -104,6 +97,10 @@ func (e *Engine) startIn(i int, on bool) ModeStart {
 		st.How, st.Seen = SeenLittle, float64(st.From)*l.E2E.Mean/1000
 		if on {
 			st.Seen = float64(st.From) / (l.E2E.Mean / 1000)
+		}
+	default: // the level has just begun (m as a ramp steps up): the seconds before it
+		if recent := seenSince(bs, time.Time{}); recent.enough(on) {
+			st.How, st.Over, st.Seen = SeenRecent, recent.over(), recent.of(on)
 		}
 	}
 	n := math.Round(st.Seen) // users: a closed loop holds its own pace
@@ -161,4 +158,38 @@ func (e *Engine) initRate() {
 	} else {
 		e.rateLevels = other
 	}
+}
+
+// seen is what the live buckets read by a switch of mode add up to.
+type seen struct{ secs, finished, inFlight float64 }
+
+// seenSince adds up the unpaused buckets that began at or after since, newest first
+// (every bucket when since is zero).
+func seenSince(bs []model.Bucket, since time.Time) seen {
+	var s seen
+	for j := len(bs) - 1; j >= 0 && !bs[j].Start.Before(since); j-- {
+		if b := &bs[j]; !b.Paused {
+			s.secs += b.Width.Seconds()
+			s.finished += float64(b.Finished)
+			s.inFlight += float64(b.Active) * b.Width.Seconds()
+		}
+	}
+	return s
+}
+
+// enough reports whether the seconds read tell the load: a second at least, and to
+// rate mode (on) an answer that ended in them.
+func (s seen) enough(on bool) bool { return s.secs >= 1 && (s.finished > 0 || !on) }
+
+// of is the request rate achieved (on) or the mean requests in flight.
+func (s seen) of(on bool) float64 {
+	if on {
+		return s.finished / s.secs
+	}
+	return s.inFlight / s.secs
+}
+
+// over is the length of the seconds read, to the second.
+func (s seen) over() time.Duration {
+	return time.Duration(s.secs * float64(time.Second)).Round(time.Second)
 }
