@@ -197,7 +197,7 @@ func writeEndpoint(b *strings.Builder, e *model.ReportEndpoint, j *model.Endpoin
 	}
 	b.WriteString("\n")
 	writeTraffic(b, e, j.Rate)
-	writeServer(b, e)
+	writeServer(b, e, j.Rate)
 	writeJudgement(b, j)
 }
 
