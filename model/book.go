@@ -38,6 +38,7 @@ type level struct {
 	wait     ClientWait    // rate mode: every arrival's client-side wait
 	busy     time.Duration // sum of the steady requests' E2E (mean in flight = busy / window)
 	openLoop bool          // the level is an arrival rate (rate mode)
+	bursts   int           // steady successes that arrived in one burst (Sample.Burst)
 }
 
 // segState is the latest state of one segment, with what a Reset cut off.
@@ -147,7 +148,11 @@ func (l *level) record(s *Sample) {
 	if d, ok := s.TTFO(); ok {
 		l.ttfo.RecordDuration(d)
 	}
-	if d, ok := s.TPOT(); ok {
+	burst := s.Burst()
+	if burst {
+		l.bursts++ // its per-user tok/s and TPOT are the proxy's, not the server's
+	}
+	if d, ok := s.TPOT(); ok && !burst {
 		l.tpot.RecordDuration(d)
 	}
 	if d, ok := s.E2E(); ok {
@@ -156,7 +161,7 @@ func (l *level) record(s *Sample) {
 	if s.Chunks >= 2 {
 		l.stall.RecordDuration(s.MaxGap)
 	}
-	if v, ok := s.UserTPS(); ok {
+	if v, ok := s.UserTPS(); ok && !burst {
 		l.user.RecordRate(v)
 	}
 }
@@ -290,6 +295,7 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		Open:         open,
 		OpenLoop:     l.openLoop,
 		Wait:         l.wait.Stats(),
+		Bursts:       l.bursts,
 	}
 	if l.traffic != nil {
 		ls.Traffic = l.traffic.Stats(d)

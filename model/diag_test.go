@@ -41,13 +41,13 @@ func TestDiagnoseQueue(t *testing.T) {
 			[]float64{0.5, 0.6, 0.8, 0.9, 0.95, 0.97, 0.97, 0.96, 0.97, 0.97}, nil, allSigs),
 	}
 	f, ok := DiagnoseTTFT(in)
-	want := "TTFT rises because requests queue on the server (14 waiting, KV 97%)"
-	if !ok || f.Rule != DiagQueue || f.Text != want {
+	want := "TTFT rises to 2.50 s (40 ms at low load) because requests queue on the server (14 waiting, KV 97%)"
+	if !ok || f.Rule != DiagQueue || f.Text != want || f.Severity != SevWarning || len(f.Evidence) != 2 {
 		t.Errorf("got %q (%v), want %q", f.Text, ok, want)
 	}
 	// Without a KV gauge (TGI, llama.cpp) the line names only the queue.
 	in.Server = scriptServer(repeat(14, 10), nil, nil, SigRunning|SigWaiting)
-	if f, _ := DiagnoseTTFT(in); f.Text != "TTFT rises because requests queue on the server (14 waiting)" {
+	if f, _ := DiagnoseTTFT(in); f.Text != "TTFT rises to 2.50 s (40 ms at low load) because requests queue on the server (14 waiting)" {
 		t.Errorf("without KV: %q", f.Text)
 	}
 }
@@ -59,7 +59,7 @@ func TestDiagnoseNoQueue(t *testing.T) {
 		Server: scriptServer(repeat(0, 8), repeat(0.3, 8), nil, allSigs),
 	}
 	f, ok := DiagnoseTTFT(in)
-	if !ok || f.Rule != DiagNoQueue || f.Text != "no queue on the server: look between tpsmon and it (network, proxy)" {
+	if !ok || f.Rule != DiagNoQueue || f.Text != "TTFT rises to 1.20 s (50 ms at low load) with no queue on the server: the time is spent between tpsmon and the server (network, proxy, gateway)" {
 		t.Errorf("got %+v %v", f, ok)
 	}
 }
@@ -72,7 +72,7 @@ func TestDiagnoseQueueThatComesAndGoes(t *testing.T) {
 		Server: scriptServer([]float64{0, 0, 9, 12, 10, 12, 0, 6, 0, 8}, repeat(0.97, 10), nil, allSigs),
 	}
 	// recent 5: 12, 0, 6, 0, 8 -> 5.2
-	if f, ok := DiagnoseTTFT(in); !ok || f.Text != "TTFT rises because requests queue on the server (5 waiting, KV 97%)" {
+	if f, ok := DiagnoseTTFT(in); !ok || f.Text != "TTFT rises to 3.00 s (50 ms at low load) because requests queue on the server (5 waiting, KV 97%)" {
 		t.Errorf("got %q %v", f.Text, ok)
 	}
 }
@@ -95,9 +95,6 @@ func TestDiagnoseTTFTQuiet(t *testing.T) {
 		"flat": {TTFT: repeat(0.2, 10), BaseTTFT: 0.2, Server: scriptServer(repeat(5, 10), nil, nil, SigWaiting)},
 		// Doubles, but by less than 250 ms: noise at this scale.
 		"small rise": {TTFT: []float64{0.02, 0.02, 0.05, 0.06, 0.05, 0.06, 0.05}, Server: scriptServer(repeat(5, 7), nil, nil, SigWaiting)},
-		// A rise, but the server publishes no waiting gauge: no claim either way.
-		"no waiting gauge": {TTFT: []float64{0.05, 1, 1, 1, 1, 1}, Server: scriptServer(repeat(0, 6), nil, nil, SigGenerated)},
-		"no server":        {TTFT: []float64{0.05, 1, 1, 1, 1, 1}},
 		// A queue that comes and goes (mean below one request): not clear enough.
 		"thin queue": {TTFT: []float64{0.05, 1, 1, 1, 1, 1}, Server: scriptServer([]float64{0, 0, 0, 0, 0, 1}, nil, nil, SigWaiting)},
 		"no ttft":    {TTFT: repeat(0, 10), Server: scriptServer(repeat(9, 10), nil, nil, SigWaiting)},
@@ -105,6 +102,18 @@ func TestDiagnoseTTFTQuiet(t *testing.T) {
 	for name, in := range cases {
 		if f, ok := DiagnoseTTFT(in); ok {
 			t.Errorf("%s: got %q, want no line", name, f.Text)
+		}
+	}
+	// A rise, but no waiting gauge (or no server view): what tpsmon sees, and that it
+	// cannot tell where the time goes.
+	for name, in := range map[string]DiagInput{
+		"no waiting gauge": {TTFT: []float64{0.05, 1, 1, 1, 1, 1}, Server: scriptServer(repeat(0, 6), nil, nil, SigGenerated)},
+		"no server":        {TTFT: []float64{0.05, 1, 1, 1, 1, 1}},
+	} {
+		f, ok := DiagnoseTTFT(in)
+		want := "TTFT rises to 1.00 s (50 ms at low load); without the server's queue (its /metrics) tpsmon cannot tell whether requests wait on the server or before it"
+		if !ok || f.Rule != DiagTTFTRise || f.Text != want || f.Severity != SevInfo {
+			t.Errorf("%s: got %+v, want %q", name, f, want)
 		}
 	}
 }
@@ -117,27 +126,33 @@ func TestDiagnoseCrossCheck(t *testing.T) {
 		rule     string
 		text     string
 	}{
-		{"other traffic", 1610, 700, DiagOtherTraffic, "the server is also busy with other traffic: it generates 2.3x what tpsmon receives"},
+		{"other traffic", 1610, 700, DiagOtherTraffic, "another client uses the server: it generates 2.3x the tokens tpsmon receives (1610 against 700 tok/s)"},
 		{"one replica of several", 420, 700, DiagFewerTokens, "the server reports 0.6x what tpsmon receives: its /metrics may cover one replica of several"},
-		{"tpsmon idle", 300, 0, DiagOtherTraffic, "the server is busy with other traffic: it generates 300 tok/s while tpsmon receives none"},
+		{"tpsmon idle", 300, 0, DiagOtherTraffic, "another client uses the server: it generates 300 tok/s while tpsmon receives none"},
 		{"within 10%", 750, 700, "", ""},
 		{"both idle", 0, 0, "", ""},
 	}
 	for _, c := range cases {
-		in := DiagInput{
-			Received: repeat(c.received, 10),
-			Server:   scriptServer(repeat(0, 10), nil, repeat(c.server, 10), SigWaiting|SigGenerated),
-		}
+		in := DiagInput{Pairs: pairs(c.server, c.received, 10)}
 		f, ok := DiagnoseCrossCheck(in)
 		if ok != (c.rule != "") || f.Rule != c.rule || f.Text != c.text {
 			t.Errorf("%s: got %+v (%v), want %q", c.name, f, ok, c.text)
 		}
 	}
 	// Too few rate intervals (server just started answering): no claim.
-	short := DiagInput{Received: repeat(100, 3), Server: scriptServer(repeat(0, 3), nil, repeat(900, 3), SigGenerated)}
+	short := DiagInput{Pairs: pairs(900, 100, 4)}
 	if f, ok := DiagnoseCrossCheck(short); ok {
 		t.Errorf("with 2 rate intervals: %q", f.Text)
 	}
+}
+
+// pairs is n seconds both sides saw, at server and received tok/s.
+func pairs(server, received float64, n int) []TokenPair {
+	out := make([]TokenPair, n)
+	for i := range out {
+		out[i] = TokenPair{Server: server, Received: received}
+	}
+	return out
 }
 
 func TestDiagnoseCPU(t *testing.T) {
@@ -165,9 +180,9 @@ func TestDiagnoseCPUSchedulingDelay(t *testing.T) {
 func TestDiagnoseOrder(t *testing.T) {
 	in := DiagInput{
 		TTFT: []float64{0.04, 0.05, 0.9, 1.6, 2.2, 2.5, 2.6}, BaseTTFT: 0.04,
-		Received: repeat(500, 7),
-		Server:   scriptServer(repeat(14, 7), repeat(0.97, 7), repeat(1150, 7), allSigs),
-		CPU:      1.9, Cores: 2,
+		Pairs:  pairs(1150, 500, 7),
+		Server: scriptServer(repeat(14, 7), repeat(0.97, 7), repeat(1150, 7), allSigs),
+		CPU:    1.9, Cores: 2,
 	}
 	var rules []string
 	for _, f := range Diagnose(in) {
@@ -188,8 +203,8 @@ func TestDiagWindow(t *testing.T) {
 		server = append(server, ServerPoint{Time: start.Add(500 * time.Millisecond), Waiting: float64(i), Has: SigWaiting})
 	}
 	in := DiagWindow(buckets, server, 10*time.Second, 40*time.Millisecond, 1.2, 2)
-	if len(in.TTFT) != 10 || in.Received[0] != 10 || in.Received[9] != 19 {
-		t.Errorf("client window %v / %v, want the last 10 seconds", in.TTFT, in.Received)
+	if len(in.TTFT) != 10 || len(in.Pairs) != 0 {
+		t.Errorf("client window %v, pairs %v: want the last 10 seconds, no pair without a counter rate", in.TTFT, in.Pairs)
 	}
 	if in.TTFT[0] != 1.0 || in.TTFT[1] != 0 {
 		t.Errorf("TTFT %v: want the p50 in seconds, 0 where the bucket has none", in.TTFT[:2])
@@ -223,10 +238,61 @@ func TestDiagWindowLeavesOutSecondsWithoutScrapes(t *testing.T) {
 		buckets = append(buckets, b)
 	}
 	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
-	if len(in.Received) != 10 {
-		t.Fatalf("received %v: want the 10 seconds a scrape covers", in.Received)
+	if len(in.Pairs) != 8 { // 4 intervals before the outage, 4 after: the one across it has no rate (the counter restarted)
+		t.Fatalf("pairs %v: want the 8 intervals both sides saw", in.Pairs)
 	}
 	if f, ok := DiagnoseCrossCheck(in); ok {
 		t.Errorf("an outage read as %q", f.Text)
+	}
+}
+
+// TestDiagWindowLeavesOutPausedSeconds: a pause (and the second after it) is in neither
+// side of the cross-check: the false alarm "0.62x ... another client or a proxy" came
+// from seconds in which tpsmon was paused.
+func TestDiagWindowLeavesOutPausedSeconds(t *testing.T) {
+	var buckets []Bucket
+	var server []ServerPoint
+	for i := range 30 {
+		start := srvT0.Add(time.Duration(i) * time.Second)
+		paused := i >= 10 && i < 20
+		b := Bucket{Start: start, Width: time.Second, AggregateTPS: 500, Paused: paused}
+		gen := 500.0
+		switch {
+		case paused:
+			b.AggregateTPS, gen = 0, 0
+		case i == 20: // tpsmon resumes: its streams start while the server's counter lags
+			b.AggregateTPS, gen = 100, 400
+		}
+		buckets = append(buckets, b)
+		server = append(server, ServerPoint{Time: start.Add(time.Second), GenTPS: gen, Rate: true, Has: SigGenerated})
+	}
+	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
+	if len(in.Pairs) != 18 { // 29 intervals less the 10 paused and the one after
+		t.Fatalf("%d pairs, want the 18 intervals neither paused nor just after a pause", len(in.Pairs))
+	}
+	if f, ok := DiagnoseCrossCheck(in); ok {
+		t.Errorf("a pause read as %q", f.Text)
+	}
+}
+
+// TestDiagWindowBurstsAreNotOtherTraffic: answers that arrive in bursts (a buffering
+// proxy: 900 tokens every third second) against a server generating 300 tok/s
+// steadily, scraped half a second off the buckets: the intervals weigh the buckets by
+// overlap, so no burst is lost and the two sides agree.
+func TestDiagWindowBurstsAreNotOtherTraffic(t *testing.T) {
+	var buckets []Bucket
+	var server []ServerPoint
+	for i := range 30 {
+		start := srvT0.Add(time.Duration(i) * time.Second)
+		b := Bucket{Start: start, Width: time.Second}
+		if i%3 == 2 {
+			b.AggregateTPS = 900
+		}
+		buckets = append(buckets, b)
+		server = append(server, ServerPoint{Time: start.Add(1300 * time.Millisecond), GenTPS: 300, Rate: true, Has: SigGenerated})
+	}
+	in := DiagWindow(buckets, server, 30*time.Second, 0, 0, 0)
+	if f, ok := DiagnoseCrossCheck(in); ok {
+		t.Errorf("bursts read as %q (%d pairs)", f.Text, len(in.Pairs))
 	}
 }

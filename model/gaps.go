@@ -57,6 +57,23 @@ func (g *GapSketch) Count() int {
 	return int(g.n)
 }
 
+// Median is the request's median chunk gap (its bucket's middle: within about 3%);
+// 0 when it has no gap.
+func (g *GapSketch) Median() time.Duration {
+	if g == nil || g.n == 0 {
+		return 0
+	}
+	k := max((g.n+1)/2, 1)
+	var seen uint32
+	for i, n := range g.counts {
+		seen += uint32(n)
+		if seen >= k {
+			return time.Duration(float64(bucketLow(i))+float64(bucketWidth(i)-1)/2) * time.Microsecond
+		}
+	}
+	return 0
+}
+
 // gapBucket is the bucket of d: exact below gapSub us, then gapSub buckets per octave.
 func gapBucket(d time.Duration) int {
 	us := uint64(max(d, 0) / time.Microsecond)

@@ -64,20 +64,21 @@ type judged struct {
 	ttfoP95      float64 // ms
 	judgedGood   int     // requests judged for goodput
 	goodput      float64 // share of them that met the per-request SLO
+	bursts       int     // steady answers that arrived in one burst (no per-user tok/s)
 }
 
 func judgeStats(l *LevelStats) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFT.Count > 0, userMeasured: l.UserTPS.Count > 0,
 		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate,
 		ttfoMeasured: l.TTFO.Count > 0, ttfoP95: l.TTFO.P95,
-		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share}
+		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share, bursts: l.Bursts}
 }
 
 func judgeReport(l *ReportLevel) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFTMs != (LatencyJSON{}), userMeasured: l.UserTPS != (RateJSON{}),
 		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate,
 		ttfoMeasured: l.TTFOMs != (LatencyJSON{}), ttfoP95: l.TTFOMs.P95,
-		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share}
+		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share, bursts: l.UserTPSBursts}
 }
 
 // measured reports whether the level can be judged at all: a steady request delivered
@@ -129,9 +130,12 @@ func (s SLO) failures(j judged) []string {
 		out = append(out, why)
 	}
 	if j.userP50 < s.UserTPSMin {
-		if !j.userMeasured {
+		switch {
+		case !j.userMeasured && j.bursts > 0:
+			out = append(out, "per-user tok/s means nothing: the answers arrive in one burst (needs >= "+fmtNum(s.UserTPSMin, 2)+" tok/s)")
+		case !j.userMeasured:
 			out = append(out, "per-user tok/s not measured (needs >= "+fmtNum(s.UserTPSMin, 2)+" tok/s)")
-		} else {
+		default:
 			a, b := apart(j.userP50, s.UserTPSMin, 1, func(v float64, d int) string { return fmtNum(v, d) + " tok/s" })
 			out = append(out, "per-user p50 "+a+" < "+b)
 		}

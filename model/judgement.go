@@ -30,7 +30,9 @@ type EndpointJudgement struct {
 	// reasoning (TTFO), stalls, errors by kind, goodput, the server's cross-check, the
 	// prompt's length, how the ramp ended.
 	Notes []Statement
-	// Diagnosis holds the run's findings (ReportEndpoint.Diagnosis) as statements.
+	// Diagnosis holds the run's findings (ReportEndpoint.Diagnosis) as statements
+	// (DiagnosisStatements): that nothing wrong was seen when the run was diagnosed and
+	// none held.
 	Diagnosis []Statement
 	// TTFO says the first answer token came later than the first token at some level
 	// (a reasoning model thinks first): every table shows TTFO beside TTFT.
@@ -45,6 +47,7 @@ type Statement struct {
 	Medium   string   // the sentence with fewer of its reasons, for a screen too narrow for Text ("": Short)
 	Short    string   // the sentence for a narrow screen (Text when "")
 	Evidence []string // figures behind the sentence that it does not hold itself
+	Held     string   // when it held, for a diagnosis finding: "at 20 s", "from 21 s to 31 s" ("": not tracked)
 }
 
 // MediumText is Medium, or ShortText when there is no medium form.
@@ -118,13 +121,7 @@ func JudgeEndpoint(s *ReportSettings, e *ReportEndpoint, interrupted, walking bo
 	j.Saturation = judgeSaturation(j.Levels, e.Levels)
 	j.Verdict = j.verdict()
 	j.Notes = j.notes(s, e)
-	for _, f := range e.Diagnosis {
-		sev := f.Severity
-		if sev == "" {
-			sev = SevInfo
-		}
-		j.Diagnosis = append(j.Diagnosis, Statement{Kind: f.Rule, Severity: sev, Text: f.Text, Evidence: f.Evidence})
-	}
+	j.Diagnosis = DiagnosisStatements(e.Diagnosis, e.requestsOf(), e.Diagnosed)
 	return j
 }
 
@@ -200,6 +197,15 @@ func (s Statement) Line() string {
 		return string(s.Severity) + ": " + s.Text
 	}
 	return s.Text
+}
+
+// HeldLine is Line with when the statement held, for a diagnosis finding: "problem: the
+// server was down for 10 s: ... (from 21 s to 31 s)".
+func (s Statement) HeldLine() string {
+	if s.Held == "" {
+		return s.Line()
+	}
+	return s.Line() + " (" + s.Held + ")"
 }
 
 // rateMode reports whether an endpoint's levels are arrival rates (rate mode).

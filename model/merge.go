@@ -137,6 +137,7 @@ func mergeEndpoint(files []MergeFile, i int, settings *ReportSettings, interrupt
 	}
 	url, server := sameServer(files, i)
 	e.ServerMetrics = url
+	e.Diagnosis, e.Diagnosed = mergeDiagnosis(files, i)
 	for _, c := range slices.Sorted(maps.Keys(acc)) {
 		m := acc[c]
 		spans, d := union(m.spans)
@@ -199,6 +200,7 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	l.success += rl.Succeeded
 	l.steady += rl.Steady
 	l.short = l.short || rl.Short
+	l.bursts += rl.UserTPSBursts
 	for k, n := range rl.Errors {
 		l.errors[ErrorKind(k)] += n
 	}

@@ -109,6 +109,10 @@ type ReportEndpoint struct {
 	// Diagnosis is every finding that held during the run (kind, words, severity,
 	// evidence, first and last seen), the most telling first; absent when none held.
 	Diagnosis []Finding `json:"diagnosis,omitempty"`
+	// Diagnosed says tpsmon's diagnosis watched the run: with no finding, nothing wrong
+	// was seen. Absent in a file from a tpsmon without the diagnosis, which says nothing
+	// of it.
+	Diagnosed bool `json:"diagnosed,omitempty"`
 }
 
 // ReportCap is the capacity: 0 users when no level meets the criteria. AtLeast says
@@ -160,6 +164,10 @@ type ReportLevel struct {
 	// LevelState). Both are absent when false.
 	Open    bool `json:"open,omitempty"`
 	Stopped bool `json:"stopped,omitempty"`
+	// UserTPSBursts counts the steady answers whose tokens all arrived in one burst (a
+	// buffering proxy): they are left out of user_tps and tpot_ms, which mean nothing
+	// for them (absent when none).
+	UserTPSBursts int `json:"user_tps_bursts,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -245,28 +253,29 @@ func (l *LevelStats) Report() ReportLevel {
 		errs[string(k)] = n
 	}
 	rl := ReportLevel{
-		Concurrency:  l.Concurrency,
-		DurationS:    round(l.Duration.Seconds(), 2),
-		Requests:     l.Requests,
-		Steady:       l.Steady,
-		Short:        l.Short,
-		Succeeded:    l.Succeeded,
-		Errors:       errs,
-		ErrorRate:    round(l.ErrorRate, 4),
-		TTFTMs:       l.TTFT.Latency(),
-		TTFOMs:       l.TTFO.Latency(),
-		TPOTMs:       l.TPOT.Latency(),
-		E2EMs:        l.E2E.Latency(),
-		StallMs:      l.Stall.Latency(),
-		UserTPS:      l.UserTPS.Rate(),
-		AggregateTPS: round(l.AggregateTPS, 2),
-		RequestRate:  round(l.RequestRate, 3),
-		OutputTokens: l.OutputTokens,
-		SteadyTokens: round(l.SteadyTokens, 3),
-		Windows:      []ReportWindow{},
-		InFlightMean: round(l.InFlight, 2),
-		TrafficStats: l.Traffic.rounded(),
-		Open:         l.Open,
+		Concurrency:   l.Concurrency,
+		DurationS:     round(l.Duration.Seconds(), 2),
+		Requests:      l.Requests,
+		Steady:        l.Steady,
+		Short:         l.Short,
+		Succeeded:     l.Succeeded,
+		Errors:        errs,
+		ErrorRate:     round(l.ErrorRate, 4),
+		TTFTMs:        l.TTFT.Latency(),
+		TTFOMs:        l.TTFO.Latency(),
+		TPOTMs:        l.TPOT.Latency(),
+		E2EMs:         l.E2E.Latency(),
+		StallMs:       l.Stall.Latency(),
+		UserTPS:       l.UserTPS.Rate(),
+		AggregateTPS:  round(l.AggregateTPS, 2),
+		RequestRate:   round(l.RequestRate, 3),
+		OutputTokens:  l.OutputTokens,
+		SteadyTokens:  round(l.SteadyTokens, 3),
+		Windows:       []ReportWindow{},
+		InFlightMean:  round(l.InFlight, 2),
+		TrafficStats:  l.Traffic.rounded(),
+		Open:          l.Open,
+		UserTPSBursts: l.Bursts,
 	}
 	if l.OpenLoop {
 		rate, w := l.Concurrency, l.Wait

@@ -72,6 +72,10 @@ type Sample struct {
 
 	Err    ErrorKind // ErrNone on success
 	ErrMsg string    // plain words for a person; never contains a key or header value
+
+	// RetryAfter is the wait the server asked for with a failure (its Retry-After
+	// header, on HTTP 429 and 503 mostly); 0 when it gave none.
+	RetryAfter time.Duration
 }
 
 // OK reports whether the request succeeded.

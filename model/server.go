@@ -236,15 +236,19 @@ func (a *serverAcc) summary() ServerLevel {
 	return l
 }
 
+// levelGapMin is how far apart a level's generated and received tok/s are worth a note
+// (a whole level's figures: less noisy than the live cross-check's seconds, gapMin).
+const levelGapMin = 0.10
+
 // ServerGap is the server's generated tok/s over the tokens tpsmon received, when the
-// two are more than 10% apart (the cross-check's threshold); ok is false otherwise or
-// when either is unknown.
+// two are more than 10% apart (the level cross-check's threshold, levelGapMin); ok is
+// false otherwise or when either is unknown.
 func ServerGap(sv *ServerLevel, received float64) (ratio float64, ok bool) {
 	if sv == nil || sv.GenTPS == nil || received <= 0 {
 		return 0, false
 	}
 	r := *sv.GenTPS / received
-	return r, r > 1+gapMin || r < 1-gapMin
+	return r, r > 1+levelGapMin || r < 1-levelGapMin
 }
 
 // Report is l as the report writes it: figures rounded to 2 decimals.

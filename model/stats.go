@@ -53,6 +53,9 @@ type LevelStats struct {
 	OpenLoop bool         // rate mode: Concurrency is the arrival rate asked for (requests/s)
 	Wait     WaitStats    // rate mode: the arrivals' client-side wait for the concurrency cap
 	InFlight float64      // mean requests in flight over the steady window (Little's law: sum of E2E / window)
+	// Bursts counts the steady successful requests whose tokens all arrived in one burst
+	// (a buffering proxy): their per-user tok/s and TPOT mean nothing, and are left out.
+	Bursts int
 }
 
 // MinSteady is how many steady requests a level of the given users must have before it

@@ -78,6 +78,10 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.relayout()
+	case key.Matches(msg, k.Diag):
+		m.toggleDiagnosis()
+	case key.Matches(msg, k.Retry):
+		m.retry()
 	}
 	return nil
 }
@@ -133,6 +137,7 @@ func (m *root) togglePause() {
 			stopped = m.eng.Pause(i) || stopped
 		} else {
 			m.eng.Resume(i)
+			m.resumed(i)
 		}
 	}
 	what := ""

@@ -16,6 +16,8 @@ type KeyMap struct {
 	All      key.Binding
 	Clear    key.Binding
 	Snapshot key.Binding
+	Diag     key.Binding // every finding of the diagnosis, with its evidence
+	Retry    key.Binding // load again an endpoint stopped for refused answers; enabled while one is
 	ViewKeys
 }
 
@@ -54,20 +56,22 @@ func DefaultKeyMap() KeyMap {
 		All:      key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "load keys: all endpoints")),
 		Clear:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear levels")),
 		Snapshot: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "snapshot")),
+		Diag:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diagnosis")),
+		Retry:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "retry endpoint"), key.WithDisabled()),
 		ViewKeys: defaultViewKeys(),
 	}
 }
 
 // ShortHelp is the one-line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.More, k.Less, k.Ramp, k.Pause, k.Resume, k.Help, k.Quit}
+	return []key.Binding{k.More, k.Less, k.Ramp, k.Pause, k.Resume, k.Retry, k.Help, k.Quit}
 }
 
 // FullHelp is the `?` help, in columns: load, view, program.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.More, k.Less, k.Double, k.Halve, k.Ramp, k.Mode, k.Pause, k.Resume},
-		{k.Next, k.Prev, k.All, k.Clear, k.Theme},
+		{k.More, k.Less, k.Double, k.Halve, k.Ramp, k.Mode, k.Pause, k.Resume, k.Retry},
+		{k.Next, k.Prev, k.All, k.Clear, k.Diag, k.Theme},
 		{k.Snapshot, k.Help, k.Quit},
 	}
 }

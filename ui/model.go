@@ -47,10 +47,11 @@ type root struct {
 	panels             // header, series, curve, table, status
 	server serverPanel // the server's view, under the series
 
-	errWin []errorWindow // per endpoint: errors of the last minute
-	down   []bool        // per endpoint: its last error stands (to say when it is back)
-	verds  []verdict     // per endpoint: the verdict in words, updated once per bucket
-	caps   []int         // per endpoint: the judged capacity (0: none), updated with verds
+	errWin   []errorWindow // per endpoint: errors of the last minute
+	fatal    []bool        // per endpoint: stopped because every answer was refused (R retries)
+	verds    []verdict     // per endpoint: the verdict in words, updated once per bucket
+	caps     []int         // per endpoint: the judged capacity (0: none), updated with verds
+	showDiag bool          // every finding in place of the curve and the table (d)
 
 	msg      string
 	msgBad   bool
@@ -98,7 +99,7 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eng *engine.Engine,
 		m.hosts = append(m.hosts, hostOf(eng.BaseURL(i)))
 	}
 	m.errWin = make([]errorWindow, eng.Len())
-	m.down = make([]bool, eng.Len())
+	m.fatal = make([]bool, eng.Len())
 	m.keys.setMulti(eng.Len() > 1)
 	m.applyTheme()
 	return m, nil
@@ -128,11 +129,7 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onServer(msg)
 	case tickMsg:
 		m.now = time.Time(msg)
-		for _, n := range m.eng.Step(m.now) {
-			if n.Kind != engine.LevelStarted && n.Kind != engine.Diagnosed {
-				m.say(n.Bad(), "%s", n)
-			}
-		}
+		m.onNotices(m.eng.Step(m.now))
 		m.refresh(false)
 		return m, tickCmd()
 	case tea.WindowSizeMsg:
@@ -260,7 +257,8 @@ func (m *root) refresh(force bool) {
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, withRequests(book.Levels()), m.capacity(i), userMin)
 	}
-	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i)})
+	req, _, _ := book.Totals()
+	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i), Requests: req})
 	m.table.SetProgress(m.levelProgress())
 	m.watchEndpoints()
 	m.refreshStatus(force)
@@ -291,7 +289,16 @@ func (m *root) compose() string {
 		series = padLines(series, l.Series) + "\n" + padLines(m.server.View(), l.Server)
 		l.Series += l.Server
 	}
-	return stack(l, m.header.View(), series, m.curve.View(), m.table.View(), m.status.View(),
+	curve, table := m.curve.View(), m.table.View()
+	if m.showDiag { // the findings take the curve's and the table's place
+		h := l.Curve + l.Table
+		if l.Beside {
+			h = max(l.Curve, l.Table)
+		}
+		l.Beside, l.Curve, l.Table = false, h, 0
+		curve, table = m.diagnosisView(l.Width, h), ""
+	}
+	return stack(l, m.header.View(), series, curve, table, m.status.View(),
 		m.help.View(m.keys))
 }
 

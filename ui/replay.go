@@ -63,7 +63,8 @@ type replayRoot struct {
 	w, h int
 	lay  layout
 
-	panels // header, series, curve, table, status
+	panels             // header, series, curve, table, status
+	server serverPanel // the recorded server view and diagnosis, under the series
 
 	frame      string
 	frameDirty bool
@@ -194,7 +195,18 @@ func (m *replayRoot) applyTheme() {
 	m.st = newStyles(t)
 	m.help.Styles = m.st.Help
 	m.setStyles(m.st)
+	m.server.SetStyles(m.st)
 	m.frameDirty = true
+}
+
+// recordsServer reports whether some line of the recording holds the server's view.
+func (m *replayRoot) recordsServer() bool {
+	for i := range m.lines {
+		if m.lines[i].Server != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *replayRoot) relayout() {
@@ -202,9 +214,10 @@ func (m *replayRoot) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = computeLayout(m.w, m.h, helpH, len(m.eps))
+	m.lay = withServer(computeLayout(m.w, m.h, helpH, len(m.eps)), m.recordsServer())
 	l := m.lay
 	m.setSizes(l)
+	m.server.SetSize(l.Width, l.Server)
 	m.help.SetWidth(l.Width)
 	m.refresh()
 }
@@ -241,6 +254,7 @@ func (m *replayRoot) refresh() {
 		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors,
 		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.playback(),
 	})
+	m.server.SetData(ep.serverData())
 }
 
 // playback is the status line's word on the replay: the file, the position, the speed.
@@ -268,7 +282,12 @@ func (m *replayRoot) View() tea.View {
 	if m.frameDirty {
 		m.frame = ""
 		if !m.quitting {
-			m.frame = stack(m.lay, m.header.View(), m.series.View(), m.curve.View(), m.table.View(),
+			l, series := m.lay, m.series.View()
+			if l.Server > 0 { // as on the live screen: the server's view right under the series
+				series = padLines(series, l.Series) + "\n" + padLines(m.server.View(), l.Server)
+				l.Series += l.Server
+			}
+			m.frame = stack(l, m.header.View(), series, m.curve.View(), m.table.View(),
 				m.status.View(), m.help.View(m.keys))
 		}
 		m.frameDirty = false

@@ -205,3 +205,31 @@ func TestReplayRefusesAnEmptyRecording(t *testing.T) {
 		t.Error("an empty recording was accepted")
 	}
 }
+
+// TestReplayShowsTheDiagnosis: a recording's server view and diagnosis show under the
+// series, as they did live.
+func TestReplayShowsTheDiagnosis(t *testing.T) {
+	waiting, kv := 14.0, 97.0
+	line := func(s float64, fs []model.Finding) timeseries.Line {
+		at := t0.Add(time.Duration(s * float64(time.Second)))
+		return timeseries.Line{Schema: timeseries.Schema, Time: at.Format(time.RFC3339Nano), ElapsedS: s, WidthS: 1,
+			Endpoint: "gpu-a", TargetUsers: 64, Active: 64, Requests: 100, Succeeded: 100,
+			Server: &timeseries.Server{Waiting: &waiting, KVPct: &kv}, Diagnosis: fs}
+	}
+	queue := []model.Finding{{Rule: model.DiagQueue, Severity: model.SevWarning,
+		Text: "TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server (14 waiting, KV 97%)"}}
+	m, err := newReplay(ReplayOptions{Series: &timeseries.Series{Lines: []timeseries.Line{line(1, nil), line(2, queue)}}, Name: "run.jsonl"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(tickMsg(t0))
+	m.Update(tickMsg(t0.Add(1500 * time.Millisecond)))
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis: nothing wrong seen (100 requests)") || !strings.Contains(out, "waiting 14") {
+		t.Errorf("at 1.5 s:\n%s", out)
+	}
+	m.Update(tickMsg(t0.Add(2500 * time.Millisecond)))
+	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis: TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server") {
+		t.Errorf("at 2.5 s:\n%s", out)
+	}
+}

@@ -36,6 +36,8 @@ type replayEndpoint struct {
 	reasoning      bool             // a request sent reasoning first: TTFO beside TTFT
 	ttfo50, ttfo95 time.Duration
 	hasTTFO        bool
+	server         *timeseries.Server // the server's view of the newest line (nil: not scraped)
+	findings       []model.Finding    // the diagnosis of the newest line
 }
 
 // replayKey is a recorded level of one mode: users, or an arrival rate.
@@ -75,6 +77,30 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	if r.hasTTFO {
 		r.ttfo50, r.ttfo95 = msDur(*l.TTFOP50), msDur(*l.TTFOP95)
 	}
+	r.server, r.findings = l.Server, l.Diagnosis
+}
+
+// serverData is the recorded server view and diagnosis as the server panel shows them.
+func (r *replayEndpoint) serverData() serverData {
+	d := serverData{Findings: r.findings, Requests: r.requests, Status: engine.ServerStatus{State: engine.ServerOff}}
+	if s := r.server; s != nil {
+		p := model.ServerPoint{}
+		set := func(v *float64, dst *float64, sig model.ServerSignal) {
+			if v != nil {
+				*dst, p.Has = *v, p.Has|sig
+			}
+		}
+		set(s.Running, &p.Running, model.SigRunning)
+		set(s.Waiting, &p.Waiting, model.SigWaiting)
+		if s.KVPct != nil {
+			p.KV, p.Has = *s.KVPct/100, p.Has|model.SigKV
+		}
+		if s.GenTPS != nil {
+			p.GenTPS, p.Rate, p.Has = *s.GenTPS, true, p.Has|model.SigGenerated
+		}
+		d.Status = engine.ServerStatus{State: engine.ServerUp, Kind: "recorded", HasLast: true, Last: p}
+	}
+	return d
 }
 
 // bucketOf is a line's live bucket.

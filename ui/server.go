@@ -18,6 +18,7 @@ type serverData struct {
 	Status   engine.ServerStatus
 	Self     engine.SelfUse
 	Findings []model.Finding
+	Requests int // ended since the start or the clear: a diagnosis without findings is healthy only once some did
 }
 
 // serverPanel sits under the client's series: the server's running and waiting
@@ -40,7 +41,7 @@ func (p *serverPanel) SetData(d serverData) {
 }
 
 func sameServerData(a, b serverData) bool {
-	if a.Status != b.Status || a.Self != b.Self || len(a.Findings) != len(b.Findings) {
+	if a.Status != b.Status || a.Self != b.Self || len(a.Findings) != len(b.Findings) || (a.Requests == 0) != (b.Requests == 0) {
 		return false
 	}
 	for i := range a.Findings {
@@ -129,7 +130,12 @@ func (p *serverPanel) serverRow(compact bool) string {
 		parts = append(parts, st.Value.Render(fmtRate(pt.GenTPS))+st.Faint.Render(unit))
 	}
 	if pt.Has.Has(model.SigPreemptions) && pt.Rate {
-		add("preempted", "preempt", fmtCount(pt.Preempted), pt.Preempted > 0)
+		// Per second over the last scrapes, and the total: one scrape's count says little.
+		v := strconv.FormatFloat(s.PreemptPerS, 'f', 1, 64) + "/s"
+		if !compact {
+			v += " (" + fmtCount(s.Preempted) + " in all)"
+		}
+		add("preempted", "preempt", v, s.PreemptPerS > 0)
 	}
 	sep := st.Faint.Render(" · ")
 	if compact {
@@ -175,21 +181,32 @@ func (p *serverPanel) selfRow(compact bool) string {
 // schedLate is the readers' delay the panel flags (selfwatch.SchedLate).
 const schedLate = 20 * time.Millisecond
 
-// diagnosis is the diagnosis line: every finding, most telling first, in words.
+// diagnosis is the diagnosis line: the judgement's first statement of the diagnosis
+// (model.DiagnosisStatements: the most telling finding, or that nothing wrong was seen
+// once requests ended) in its severity's colour, and how many more findings there are
+// (d shows them all).
 func (p *serverPanel) diagnosis() string {
 	st := p.st
-	if len(p.data.Findings) == 0 {
-		return st.Faint.Render("diagnosis: nothing stands out")
+	ds := model.DiagnosisStatements(p.data.Findings, p.data.Requests, true)
+	if len(ds) == 0 {
+		return st.Faint.Render("diagnosis: no answer yet")
 	}
-	texts := make([]string, len(p.data.Findings))
-	for i, f := range p.data.Findings {
-		texts[i] = f.Text
+	if ds[0].Kind == model.SayHealthy {
+		return st.Faint.Render("diagnosis: " + ds[0].Text)
 	}
-	line := strings.Join(texts, "; ")
-	if ansi.StringWidth("diagnosis: "+line) <= p.w {
-		return st.Faint.Render("diagnosis: ") + st.Warn.Render(line)
+	style := findingStyle(st, ds[0].Severity)
+	more := ""
+	if len(ds) > 1 {
+		more = fmt.Sprintf(" (+%d more: d)", len(ds)-1)
 	}
-	return st.Warn.Render(line)
+	line := ds[0].Text
+	if ansi.StringWidth("diagnosis: "+line+more) <= p.w {
+		return st.Faint.Render("diagnosis: ") + style.Render(line) + st.Faint.Render(more)
+	}
+	if more != "" {
+		return ansi.Truncate(style.Render(line), max(p.w-ansi.StringWidth(more), 1), "…") + st.Faint.Render(more)
+	}
+	return style.Render(line)
 }
 
 // fmtSched is a scheduling delay: "0.4 ms" under a millisecond, else as fmtDur.

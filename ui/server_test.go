@@ -18,13 +18,14 @@ import (
 const allSignals = model.SigRunning | model.SigWaiting | model.SigKV | model.SigGenerated | model.SigPreemptions
 
 var queueFindings = []model.Finding{
-	{Rule: model.DiagQueue, Text: "TTFT rises because requests queue on the server (14 waiting, KV 97%)"},
-	{Rule: model.DiagOtherTraffic, Text: "the server is also busy with other traffic: it generates 1.3x what tpsmon receives"},
+	{Rule: model.DiagQueue, Severity: model.SevWarning, Text: "TTFT rises to 2.50 s (40 ms at low load) because requests queue on the server (14 waiting, KV 97%)"},
+	{Rule: model.DiagOtherTraffic, Severity: model.SevInfo, Text: "another client uses the server: it generates 1.3x the tokens tpsmon receives (990 against 762 tok/s)"},
 }
 
 func upStatus() engine.ServerStatus {
 	return engine.ServerStatus{State: engine.ServerUp, URL: "http://127.0.0.1:8000/metrics", Kind: "vLLM", HasLast: true,
-		Last: model.ServerPoint{Running: 32, Waiting: 14, KV: 0.97, GenTPS: 762, Preempted: 2, Rate: true, Has: allSignals}}
+		Last:        model.ServerPoint{Running: 32, Waiting: 14, KV: 0.97, GenTPS: 762, Preempted: 2, Rate: true, Has: allSignals},
+		PreemptPerS: 4.3, Preempted: 52}
 }
 
 // TestServerPanel is the server panel at each height it gets, wide and narrow (golden).
@@ -37,7 +38,7 @@ func TestServerPanel(t *testing.T) {
 				p := serverPanel{}
 				p.SetStyles(testStyles())
 				p.SetSize(w, h)
-				p.SetData(serverData{Status: upStatus(), Self: self, Findings: f})
+				p.SetData(serverData{Status: upStatus(), Self: self, Findings: f, Requests: 424})
 				v := p.View()
 				checkBox(t, v, w, h)
 				out = append(out, strings.Repeat("-", w), v)

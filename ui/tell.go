@@ -6,25 +6,13 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 )
 
-// watchEndpoints keeps each endpoint's error window and says when an endpoint whose
-// requests failed succeeds again ("is back"). Once per refresh, O(endpoints).
+// watchEndpoints keeps each endpoint's error window (the status line's errors of the
+// last minute). Once per refresh, O(endpoints). Whether an endpoint is down or back is
+// the diagnosis's to say (onNotices): only after an outage, never after one error.
 func (m *root) watchEndpoints() {
 	for i := range m.eng.Len() {
-		b := m.eng.Book(i)
-		_, _, errs := b.Totals()
+		_, _, errs := m.eng.Book(i).Totals()
 		m.errWin[i].Add(m.now, errs)
-		last, _ := b.LastError()
-		switch {
-		case last != "":
-			m.down[i] = true
-		case m.down[i]:
-			m.down[i] = false
-			req, _, _ := b.Totals()
-			if req > 0 { // not a reset (`c`): requests succeed again
-				m.say(false, "%s is back: requests succeed again", m.eng.Info(i).Name)
-				m.dataDirty = true
-			}
-		}
 	}
 }
 

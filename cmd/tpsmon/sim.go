@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 
@@ -31,7 +32,11 @@ Flags you give override the profile's values. Profiles: ` + strings.Join(sim.Pro
   tpsmon sim --addr 127.0.0.1:9000 --slots 8 --step-ms 20 --step-ms-per-seq 2
   tpsmon sim --max-queue 8 --drop-rate 0.01 --stall-rate 0.05 --stall-ms 3000
   tpsmon sim --prefix-cache-tokens 200000
-  tpsmon sim --close-after-stream      # like llama.cpp's llama-server`,
+  tpsmon sim --close-after-stream      # like llama.cpp's llama-server
+  tpsmon sim --down-after 20s --down-for 10s
+  tpsmon sim --refuse 429 --retry-after 2s
+  tpsmon sim --auth-key sk-local       # HTTP 401 without "Authorization: Bearer sk-local"
+  tpsmon sim --buffer-answers          # like a proxy that buffers whole answers`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runSim(cmd, f)
@@ -65,6 +70,9 @@ func (a *app) runSim(cmd *cobra.Command, f *settings.SimFlags) error {
 	fmt.Fprintf(a.stdout, "serving %s (Ctrl-C to stop)\n\n", inst.URL)
 	fmt.Fprintf(a.stdout, "  tpsmon --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
 	fmt.Fprintf(a.stdout, "  tpsmon bench --url %s --model %s\n", inst.URL, shellQuote(cfg.Model))
+	if cfg.AuthKey != "" {
+		fmt.Fprintf(a.stdout, "  (with the key given to --auth-key in $%s)\n", "OPENAI_API_KEY")
+	}
 	<-ctx.Done()
 	return nil
 }
@@ -101,6 +109,9 @@ func describeSim(cfg sim.Config) string {
 	if cfg.StallRate > 0 {
 		faults = append(faults, fmt.Sprintf("%s of streams stall for %gms", pct(cfg.StallRate), cfg.StallMs))
 	}
+	if cfg.StreamErrorRate > 0 {
+		faults = append(faults, pct(cfg.StreamErrorRate)+" of streams end with an in-band error")
+	}
 	if len(faults) > 0 {
 		fmt.Fprintf(&b, "  faults: %s\n", strings.Join(faults, ", "))
 	}
@@ -110,7 +121,41 @@ func describeSim(cfg sim.Config) string {
 	if cfg.PrefixCacheTokens > 0 {
 		fmt.Fprintf(&b, "  prefix cache of %d prompt tokens: a prompt's leading blocks seen before skip prefill\n", cfg.PrefixCacheTokens)
 	}
+	if service := describeService(cfg); len(service) > 0 {
+		fmt.Fprintf(&b, "  service: %s\n", strings.Join(service, ", "))
+	}
 	return b.String()
+}
+
+// describeService says what the service around the model does to requests: its key,
+// a refusal, Retry-After, a proxy, another client, an outage.
+func describeService(cfg sim.Config) []string {
+	var out []string
+	if cfg.AuthKey != "" {
+		out = append(out, "HTTP 401 without the key given to --auth-key")
+	}
+	if cfg.Refuse != 0 {
+		out = append(out, fmt.Sprintf("every completion request answered HTTP %d", cfg.Refuse))
+	}
+	if cfg.RetryAfter > 0 {
+		out = append(out, fmt.Sprintf("Retry-After %d s with HTTP 429", int(math.Ceil(cfg.RetryAfter.Seconds()))))
+	}
+	if cfg.BufferAnswers {
+		out = append(out, "answers held until complete (a buffering proxy)")
+	}
+	if cfg.ProxyLimit > 0 {
+		out = append(out, fmt.Sprintf("a proxy in front lets %d requests through at a time", cfg.ProxyLimit))
+	}
+	if cfg.OtherUsers > 0 {
+		out = append(out, fmt.Sprintf("another client keeps %d streams busy", cfg.OtherUsers))
+	}
+	switch {
+	case cfg.DownAfter > 0 && cfg.DownFor > 0:
+		out = append(out, fmt.Sprintf("down after %s for %s", cfg.DownAfter, cfg.DownFor))
+	case cfg.DownAfter > 0:
+		out = append(out, fmt.Sprintf("down after %s for good", cfg.DownAfter))
+	}
+	return out
 }
 
 // pct formats a fraction as a percentage: 0.07 is "7%".

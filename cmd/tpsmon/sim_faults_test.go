@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpsmon/tpsmon/probe/sim"
 )
@@ -43,7 +44,34 @@ func TestSimFaultFlags(t *testing.T) {
 		t.Errorf("flaky with its faults off: %+v, %v", got, err)
 	}
 
+	// The service's faults.
+	c, f = a.simCmd()
+	if err := c.ParseFlags([]string{"--auth-key", "sk-x", "--refuse", "429", "--retry-after", "1500ms", "--buffer-answers",
+		"--proxy-limit", "4", "--other-users", "6", "--down-after", "20s", "--down-for", "10s", "--stream-error-rate", "0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.AuthKey != "sk-x" || got.Refuse != 429 || got.RetryAfter != 1500*time.Millisecond || !got.BufferAnswers ||
+		got.ProxyLimit != 4 || got.OtherUsers != 6 || got.DownAfter != 20*time.Second || got.DownFor != 10*time.Second || got.StreamErrorRate != 0.1 {
+		t.Errorf("service faults: %+v", got)
+	}
+	desc = describeSim(got)
+	for _, w := range []string{"HTTP 401 without the key", "every completion request answered HTTP 429", "Retry-After 2 s with HTTP 429",
+		"answers held until complete", "a proxy in front lets 4 requests through", "another client keeps 6 streams busy",
+		"down after 20s for 10s", "10% of streams end with an in-band error"} {
+		if !strings.Contains(desc, w) {
+			t.Errorf("the description does not say %q:\n%s", w, desc)
+		}
+	}
+	if strings.Contains(desc, "sk-x") {
+		t.Errorf("the description prints the key:\n%s", desc)
+	}
+
 	for _, bad := range [][]string{
+		{"--refuse", "200"}, {"--down-for", "5s"}, {"--auth-key", " "}, {"--retry-after", "-1s"}, {"--stream-error-rate", "2"},
 		{"--max-queue", "-1"}, {"--drop-rate", "1.5"}, {"--stall-rate", "-0.1"}, {"--stall-ms", "-5"}, {"--prefix-cache-tokens", "-1"}, {"--kv-tokens", "-1"},
 	} {
 		c, f := a.simCmd()

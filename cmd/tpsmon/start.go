@@ -68,6 +68,7 @@ func (a *app) preflight(ctx context.Context, p *settings.Plan, check bool) error
 			cancel()
 			if err == nil {
 				a.markSimulator(ep, models)
+				ep.Served = servedList(models)
 			}
 			continue
 		}
@@ -92,9 +93,12 @@ func (a *app) preflight(ctx context.Context, p *settings.Plan, check bool) error
 				return usageErrorf("%s: %s; the server serves: %s", p.Sources[i], modelRequired(p.Sources[i]), strings.Join(names, ", "))
 			}
 		} else if len(names) > 0 && !slices.Contains(names, ep.Model) {
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s does not list model %q; it lists: %s\n", ep.Name, ep.Model, strings.Join(names, ", "))
+			// Every request would be answered 404: refuse before any load.
+			return usageErrorf("%s: %s does not serve it; its /models lists: %s (%s)", modelSource(p.Sources[i], ep.Model),
+				client.RedactedURL(ep.BaseURL), strings.Join(names, ", "), modelChoice(p.Sources[i]))
 		}
 		a.markSimulator(ep, models)
+		ep.Served = servedList(models)
 	}
 	return nil
 }
@@ -107,6 +111,32 @@ func (a *app) markSimulator(ep *client.Endpoint, models []client.ServedModel) {
 		ep.Simulated = true
 		fmt.Fprintf(a.stderr, "tpsmon: %s is tpsmon's simulator (its /models says owned_by %q): every number of it is SIMULATED.\n", ep.Name, sim.Owner)
 	}
+}
+
+// servedList is the names of the models /models listed, nil when it listed none (the
+// diagnosis then knows nothing of them).
+func servedList(models []client.ServedModel) []string {
+	if len(models) == 0 {
+		return nil
+	}
+	return client.ModelIDs(models)
+}
+
+// modelSource names the model asked for where it was given: "--model x", or the
+// config endpoint's "model x".
+func modelSource(source, model string) string {
+	if strings.HasPrefix(source, "config ") {
+		return fmt.Sprintf("%s: model %q", source, model)
+	}
+	return fmt.Sprintf("--model %q", model)
+}
+
+// modelChoice says where to name one of the models served, for an endpoint from source.
+func modelChoice(source string) string {
+	if strings.HasPrefix(source, "config ") {
+		return "name one of them in the endpoint's model: key"
+	}
+	return "name one of them with --model"
 }
 
 // modelRequired says where the model name goes for an endpoint from source: the

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -154,6 +155,9 @@ func (c *Client) Stream(ctx context.Context, p *probe.Progress) model.Sample {
 			r.kind, r.msg = model.ErrTimeout, timeoutMessage(c.timeout, rs.headers.Load() != 0, 0)
 		default:
 			r.kind, r.status, r.msg = c.classifyRequestErr(err, rs.status)
+			if se := (*statusError)(nil); errors.As(err, &se) {
+				r.retryAfter = se.retryAfter
+			}
 		}
 		return c.sample(rs, &r)
 	}
@@ -190,6 +194,7 @@ func (c *Client) sample(rs *reqState, r *result) model.Sample {
 		FirstAnswer:  monoTime(r.firstAnswer),
 		Last:         monoTime(r.last),
 		End:          monoTime(r.end),
+		RetryAfter:   r.retryAfter,
 	}
 	if r.usage {
 		s.Tokens = r.tokens

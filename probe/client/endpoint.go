@@ -42,6 +42,10 @@ type Endpoint struct {
 	// Workload, when set, gives every request's prompt (or messages) and max_tokens in
 	// place of Prompt, PromptTokens and MaxTokens: a dataset or length distributions.
 	Workload workload.Source
+	// Served is the models the server's /models listed when tpsmon asked before the run
+	// (nil: not asked, or it listed none): the diagnosis names them when the model asked
+	// for is unknown.
+	Served []string
 }
 
 // Defaults applied by New to an Endpoint's zero fields.

@@ -22,6 +22,7 @@ type result struct {
 	status                        int
 	kind                          model.ErrorKind
 	msg                           string
+	retryAfter                    time.Duration // a failure's Retry-After
 
 	dataLines int    // data lines read (with or without a payload)
 	warm      uint16 // what gaps.Warm read (kept only so that the read happens)

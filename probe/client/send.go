@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/tpsmon/tpsmon/probe"
 )
@@ -61,7 +63,7 @@ func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.R
 		_ = resp.Body.Close()
 		return nil, re
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		se := &statusError{status: resp.StatusCode}
+		se := &statusError{status: resp.StatusCode, retryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
 		se.body, se.cut = readErrorBody(resp.Body, &rs.alive)
 		_ = resp.Body.Close()
 		return nil, se
@@ -101,9 +103,32 @@ func (e *redirectError) Error() string {
 
 // statusError is a non-2xx, non-3xx answer.
 type statusError struct {
-	status int
-	body   []byte // its first bytes (up to maxErrorBody)
-	cut    bool   // the connection broke before the body was complete
+	status     int
+	body       []byte        // its first bytes (up to maxErrorBody)
+	cut        bool          // the connection broke before the body was complete
+	retryAfter time.Duration // the wait its Retry-After header asks for (0: none)
+}
+
+// maxRetryAfter bounds a Retry-After read: a longer wait is kept as this.
+const maxRetryAfter = 24 * time.Hour
+
+// retryAfter reads a Retry-After header (RFC 9110: whole seconds, or an HTTP date)
+// as the wait it asks for from now; 0 when absent, unreadable or in the past.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 {
+			return 0
+		}
+		return min(time.Duration(n)*time.Second, maxRetryAfter)
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return min(t.Sub(now), maxRetryAfter)
+	}
+	return 0
 }
 
 func (e *statusError) Error() string { return fmt.Sprintf("http %d", e.status) }

@@ -152,9 +152,12 @@ type Engine struct {
 	scrape                 *scrapers          // the server metrics scrapers Start built (nil: none)
 	watch                  *selfwatch.Watcher // tpsmon's own load, read once a second by Step
 	self                   SelfUse
-	diagAt                 time.Time // the latest diagnosis
-	rate                   bool      // rate mode: levels are arrival rates (ratemode.go)
-	userLevels, rateLevels []int     // the ramp's levels of the mode not in use
+	scheds                 []time.Duration // the scheduling delays of the latest readings, oldest first (heldSched)
+	diagAt                 time.Time       // the latest diagnosis
+	rate                   bool            // rate mode: levels are arrival rates (ratemode.go)
+	userLevels, rateLevels []int           // the ramp's levels of the mode not in use
+	stepAt                 time.Time       // the latest Step
+	switches               []modeSwitch    // every switch of mode, oldest first (modespans.go)
 }
 
 // endpoint is one endpoint's state in the engine.
@@ -316,6 +319,7 @@ func (e *Engine) Handle(ev probe.Event) {
 	switch {
 	case ev.Sample != nil:
 		ep.book.AddSample(ev.Sample)
+		ep.server.diag.rec.Add(ev.Sample)
 	case ev.Tick != nil:
 		ep.book.AddTick(ev.Tick)
 	case ev.Segment != nil:
@@ -335,6 +339,7 @@ func (e *Engine) clock(now time.Time) {
 	if e.t0.IsZero() {
 		e.t0 = now
 	}
+	e.stepAt = now
 }
 
 // apiOf is the API an endpoint calls ("chat" when unset).

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +109,48 @@ func TestQuitRightAfterSwitch(t *testing.T) {
 	rs := r.e.Reports(true)
 	if len(rs) != 1 || rs[0].Settings.Mode != "" || len(rs[0].Endpoints[0].Levels) != 1 {
 		t.Errorf("after Cut: %d reports (first mode %q), want the users report alone", len(rs), rs[0].Settings.Mode)
+	}
+}
+
+// TestFindingsBelongToTheirMode: a session of 4 users for 5 s, then rate mode: each
+// mode's report holds the findings that held while it was in force (one that held
+// across the switch in both), so the users table's diagnosis says nothing of what went
+// wrong at the rate measured after it.
+func TestFindingsBelongToTheirMode(t *testing.T) {
+	ctl := &switchCtl{}
+	r := newRig(t, Config{}, 1)
+	r.e.eps[0].ctl = ctl
+	ctl.conc = 4
+	r.step(0)
+	r.steady(0, 4, at(0))
+	r.done(0, 4, 20, 0, 50*time.Millisecond, at(2*time.Second))
+	r.step(5 * time.Second)
+	if _, ok := r.e.SwitchMode(true); !ok {
+		t.Fatal("SwitchMode refused")
+	}
+	r.e.Handle(probe.Event{Segment: &model.Segment{ID: r.seg, Concurrency: 4, Start: at(0), SteadyAt: at(0), End: at(5 * time.Second)}})
+	r.seg++
+	send := at(6 * time.Second)
+	r.e.Handle(probe.Event{Segment: &model.Segment{ID: r.seg, Open: true, OpenLoop: true, Concurrency: ctl.conc,
+		Start: send, SteadyAt: send, End: send}})
+	r.e.Handle(probe.Event{Sample: &model.Sample{Segment: r.seg, Concurrency: ctl.conc, OpenLoop: true, Send: send,
+		First: send.Add(50 * time.Millisecond), Last: send.Add(time.Second), End: send.Add(time.Second),
+		Tokens: 10, Chunks: 10, Usage: true, Finish: "stop", Status: 200}})
+	run := r.e.eps[0].server.diag.run
+	run[model.DiagStall] = &model.Finding{Rule: model.DiagStall, Severity: model.SevWarning, Text: "stall", FirstS: 1, LastS: 3}
+	run[model.DiagDown] = &model.Finding{Rule: model.DiagDown, Severity: model.SevProblem, Text: "down", FirstS: 8, LastS: 9}
+	run["both"] = &model.Finding{Rule: "both", Severity: model.SevInfo, Text: "both", FirstS: 4, LastS: 7}
+	rs := r.e.Reports(false)
+	if len(rs) != 2 {
+		t.Fatalf("%d reports, want users and rate", len(rs))
+	}
+	for k, want := range []string{"stall both", "down both"} {
+		var got []string
+		for _, f := range rs[k].Endpoints[0].Diagnosis {
+			got = append(got, f.Text)
+		}
+		if strings.Join(got, " ") != want || !rs[k].Endpoints[0].Diagnosed {
+			t.Errorf("%s report's findings: %q, want %q", []string{"users", "rate"}[k], got, want)
+		}
 	}
 }

@@ -136,6 +136,7 @@ func (e *Engine) setRateMode(on bool, n func(i int) int) bool {
 		e.cfg.Ramp.Levels = e.rateLevels
 	}
 	e.rate = on
+	e.noteSwitch(on)
 	for i, ep := range e.eps {
 		ep.ctl.(loopSwitcher).SetOpenLoop(on, min(max(n(i), 0), MaxUsers))
 		ep.book.SetRateMode(on)

@@ -115,7 +115,7 @@ func (e *Engine) reportOf(rate, interrupted bool) *model.Report {
 	if !e.ramped(rate) {
 		r.Settings.Ramp, r.Settings.HoldS, r.Settings.MaxHoldS = []int{}, 0, 0
 	}
-	for _, ep := range e.eps {
+	for i, ep := range e.eps {
 		info := ep.info
 		info.Interrupted = r.Interrupted
 		info.Clock = e.wall
@@ -126,6 +126,7 @@ func (e *Engine) reportOf(rate, interrupted bool) *model.Report {
 			}
 		}
 		re.ServerMetrics = ep.server.status.URL // "" when nothing is scraped
+		re.Diagnosis, re.Diagnosed = e.findingsOf(i, rate), true
 		if ep.rampRate == rate {
 			re.RampEnd = ep.rampEnd(r.Interrupted)
 			if ep.end.Kind == EndStopped && ep.walk == nil {

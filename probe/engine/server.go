@@ -25,7 +25,8 @@ const FieldServerMetrics = "server_metrics"
 const (
 	diagEvery  = time.Second
 	diagWindow = 30 * time.Second
-	// diagRepeat is how long a diagnosis once said (Diagnosed notice) stays unsaid.
+	// diagRepeat is how long a finding must have stopped holding before it is said
+	// again (Diagnosed notice) when it holds again.
 	diagRepeat = time.Minute
 )
 
@@ -49,6 +50,10 @@ type ServerStatus struct {
 	Reason  string // why the scrapes fail (Unavailable, Down)
 	Last    model.ServerPoint
 	HasLast bool // Last is a point of the current series (since start or Reset)
+	// PreemptPerS is the preemptions per second over the last 5 scrapes (with a
+	// counter rate); Preempted the preemptions since the run started (or the screen's
+	// clear). Both 0 when the server counts none.
+	PreemptPerS, Preempted float64
 }
 
 // ServerUpdate is one report of an endpoint's scraper, for HandleServer.
@@ -67,18 +72,20 @@ type SelfUse struct {
 
 // serverView is one endpoint's server metrics and diagnosis state in the engine.
 type serverView struct {
-	status   ServerStatus
-	seen     bool // a scrape answered once
-	series   *model.ServerSeries
-	seg      model.Segment // the pool's newest segment state: the level scrapes count in
-	base     time.Duration // the lowest per-second TTFT p50 seen: TTFT at low load
-	baseAt   time.Time     // the newest bucket read for base
-	findings []model.Finding
-	said     map[string]time.Time // when each rule was last announced
+	status ServerStatus
+	seen   bool // a scrape answered once
+	series *model.ServerSeries
+	seg    model.Segment // the pool's newest segment state: the level scrapes count in
+	base   time.Duration // the lowest per-second TTFT p50 seen: TTFT at low load
+	baseAt time.Time     // the newest bucket read for base
+	diag   diagState     // the diagnosis (diagnosis.go)
+	// preempted is the preemptions the server counted since the run started (or the
+	// screen's clear); recent the latest points' preemptions, for the per-second rate.
+	preempted float64
 }
 
 func newServerView() *serverView {
-	return &serverView{series: model.NewServerSeries(), said: map[string]time.Time{}}
+	return &serverView{series: model.NewServerSeries(), diag: newDiagState()}
 }
 
 // level is the level a scrape now counts in (serverKey): the pool's open segment once it
@@ -138,6 +145,10 @@ func (e *Engine) HandleServer(u ServerUpdate) (Notice, bool) {
 	st.State, st.Reason, st.Kind = ServerUp, "", u.Sample.Kind
 	if p, ok := v.series.Add(u.Sample, v.level(ep.ctl.Paused())); ok {
 		st.Last, st.HasLast = p, true
+		if p.Rate && p.Has.Has(model.SigPreemptions) {
+			v.preempted += p.Preempted
+		}
+		st.PreemptPerS, st.Preempted = preemptRate(v.series.Points()), v.preempted
 	}
 	v.seen = true
 	switch {
@@ -164,10 +175,6 @@ func (e *Engine) ServerLast(i int) (model.ServerPoint, bool) { return e.eps[i].s
 // ServerPoints is endpoint i's server series, oldest first (at most ten minutes).
 func (e *Engine) ServerPoints(i int) []model.ServerPoint { return e.eps[i].server.series.Points() }
 
-// Diagnosis is what model.Diagnose said of endpoint i at the latest second, most
-// telling first (none when nothing stands out).
-func (e *Engine) Diagnosis(i int) []model.Finding { return e.eps[i].server.findings }
-
 // Self is tpsmon's own load over the latest second.
 func (e *Engine) Self() SelfUse { return e.self }
 
@@ -190,31 +197,13 @@ func (e *Engine) stepServer(now time.Time) []Notice {
 		e.watch = selfwatch.New()
 	}
 	e.self.Use = e.watch.Read(now)
-	cores := e.self.Cores
-	if e.self.WithSim {
-		cores = 0 // the CPU figure holds the simulator's: the rule would blame tpsmon for it
+	if e.self.Known {
+		e.scheds = append(e.scheds, e.self.Sched)
+		e.scheds = e.scheds[max(len(e.scheds)-schedHold, 0):]
 	}
 	var out []Notice
-	for i, ep := range e.eps {
-		v := ep.server
-		buckets := ep.book.Buckets(int(diagWindow / time.Second))
-		v.updateBase(buckets)
-		var points []model.ServerPoint
-		if v.status.State == ServerUp { // a server down or without metrics says nothing of now
-			points = v.series.Points()
-		}
-		in := model.DiagWindow(buckets, points, diagWindow, v.base, e.self.CPU, cores)
-		if e.self.Known {
-			in.Sched = e.self.Sched
-		}
-		v.findings = e.shardFindings(model.Diagnose(in))
-		for _, f := range v.findings {
-			if at, ok := v.said[f.Rule]; ok && now.Sub(at) < diagRepeat {
-				continue
-			}
-			v.said[f.Rule] = now
-			out = append(out, Notice{Kind: Diagnosed, Endpoint: i, Name: ep.info.Name, Text: f.Text})
-		}
+	for i := range e.eps {
+		out = e.diagnose(i, now, out)
 	}
 	return out
 }
@@ -233,12 +222,14 @@ func (v *serverView) updateBase(buckets []model.Bucket) {
 	}
 }
 
-// reset forgets the series, the levels' server view and the TTFT at low load.
+// reset forgets the series, the levels' server view, the TTFT at low load and the
+// live diagnosis (the run's findings so far are kept).
 func (v *serverView) reset() {
 	v.series.Reset()
 	v.status.Last, v.status.HasLast = model.ServerPoint{}, false
-	v.base, v.baseAt, v.findings = 0, time.Time{}, nil
-	clear(v.said)
+	v.status.PreemptPerS, v.status.Preempted, v.preempted = 0, 0, 0
+	v.base, v.baseAt = 0, time.Time{}
+	v.diag.reset()
 }
 
 // scrapers is the engine's scrapers, one per endpoint with metrics, merged.

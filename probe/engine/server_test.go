@@ -130,7 +130,7 @@ func TestDiagnosisFromStep(t *testing.T) {
 		gen += 500
 		r.e.HandleServer(scrape(time.Duration(s+1)*time.Second, 32, waiting, 0.97, gen))
 	}
-	ns := r.step(20 * time.Second)
+	ns := r.e.Step(at(20 * time.Second))
 	var rules []string
 	for _, f := range r.e.Diagnosis(0) {
 		rules = append(rules, f.Rule)
@@ -140,14 +140,14 @@ func TestDiagnosisFromStep(t *testing.T) {
 	}
 	said := 0
 	for _, n := range ns {
-		if n.Kind == Diagnosed && strings.HasPrefix(n.Text, "TTFT rises because requests queue on the server (14 waiting, KV 97%)") {
+		if n.Kind == Diagnosed && n.Text == "TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server (14 waiting, KV 97%)" {
 			said++
 		}
 	}
 	if said != 1 {
 		t.Errorf("notices %v: want the queue said once", ns)
 	}
-	for _, n := range r.step(21 * time.Second) {
+	for _, n := range r.e.Step(at(21 * time.Second)) {
 		if n.Kind == Diagnosed && strings.Contains(n.Text, "queue") {
 			t.Errorf("the queue said again a second later: %q", n.Text)
 		}

@@ -20,7 +20,7 @@ const (
 	MaxDuration                     // the run's maximum duration is over: the ramp ended, the load stopped
 	ServerNote                      // the server's metrics were found, or answer again (Text)
 	ServerTrouble                   // the server's metrics are not available, or the server is down (Text)
-	Diagnosed                       // a diagnosis line holds, said at most once a minute per rule (Text)
+	Diagnosed                       // a finding first holds, or holds again after a minute without (Text, Severity)
 )
 
 // Notice is something Step did, for the screen's status line and bench's progress.
@@ -37,12 +37,15 @@ type Notice struct {
 	After    time.Duration
 	Text     string // ServerNote, ServerTrouble, Diagnosed: the line to say
 	Rate     bool   // rate mode: Users, Settled and the levels are arrival rates (requests/s)
+	// Rule and Severity are a Diagnosed finding's kind and severity.
+	Rule     string
+	Severity model.Severity
 }
 
 // Bad reports whether the notice is a warning.
 func (n Notice) Bad() bool {
 	return n.Kind == LevelShort || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration ||
-		n.Kind == ServerTrouble
+		n.Kind == ServerTrouble || n.Kind == Diagnosed && n.Severity != model.SevInfo && n.Severity != ""
 }
 
 // String says what happened, in words for a person.
@@ -65,8 +68,10 @@ func (n Notice) String() string {
 		return fmt.Sprintf("%s: at %s %s (the ramp goes on: full ramp)", n.Name, n.word(n.Users), n.Stop)
 	case MaxDuration:
 		return fmt.Sprintf("the run's maximum duration (%s) is over: ramp ended, load stopped", n.After)
-	case ServerNote, ServerTrouble, Diagnosed:
+	case ServerNote, ServerTrouble:
 		return n.Name + ": " + n.Text
+	case Diagnosed:
+		return n.Name + ": diagnosis: " + n.Text
 	}
 	return ""
 }

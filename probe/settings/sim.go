@@ -3,6 +3,7 @@ package settings
 import (
 	"cmp"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/tpsmon/tpsmon/probe/sim"
@@ -20,6 +21,15 @@ type Sim struct {
 	MaxQueue, PrefixCacheTokens, KVTokens   Value[int]
 	DropRate, StallRate, StallMs            Value[float64]
 	CloseAfterStream                        Value[bool]
+	// The service's faults (the diagnosis's table): an outage, refusals, a proxy,
+	// another client.
+	StreamErrorRate    Value[float64]
+	DownAfter, DownFor Value[time.Duration]
+	AuthKey            Value[string]
+	Refuse, ProxyLimit Value[int]
+	OtherUsers         Value[int]
+	RetryAfter         Value[time.Duration]
+	BufferAnswers      Value[bool]
 }
 
 // SimFlags are tpsmon sim's flags, bound to their settings: pflag fills Given.
@@ -48,6 +58,15 @@ func RegisterSim(fs *pflag.FlagSet) *SimFlags {
 	bind(fs, &g.KVTokens, &d.KVTokens, whole, "kv-tokens", 0, "KV-cache budget in tokens (prompts and answers of the running sequences); over it the newest are preempted; 0 = unlimited (default: the profile's)")
 	bind(fs, &g.PrefixCacheTokens, &d.PrefixCacheTokens, whole, "prefix-cache-tokens", 0, "prompt tokens a prefix cache holds: a prompt's leading blocks seen before skip prefill; 0 = no cache (default: the profile's)")
 	bind(fs, &g.CloseAfterStream, &d.CloseAfterStream, boolean, "close-after-stream", false, "close the connection after every streamed answer while advertising keep-alive, as llama.cpp's llama-server does")
+	bind(fs, &g.StreamErrorRate, &d.StreamErrorRate, decimal, "stream-error-rate", 0, "fraction of streams that end mid-way with an in-band error event, then [DONE]")
+	bind(fs, &g.DownAfter, &d.DownAfter, duration, "down-after", 0, "go down this long after starting: open connections cut, new ones refused (e.g. 20s)")
+	bind(fs, &g.DownFor, &d.DownFor, duration, "down-for", 0, "with --down-after: come back on the same address after this long (default: stay down)")
+	bind(fs, &g.AuthKey, &d.AuthKey, text, "auth-key", "", `answer HTTP 401 to every /v1 request without "Authorization: Bearer KEY", as vLLM's --api-key does`)
+	bind(fs, &g.Refuse, &d.Refuse, whole, "refuse", 0, "answer every completion request with this HTTP status (401, 403, 404, 429, 500, 503...) while /v1/models still answers")
+	bind(fs, &g.RetryAfter, &d.RetryAfter, duration, "retry-after", 0, "send a Retry-After header of this long (whole seconds, rounded up) with every HTTP 429")
+	bind(fs, &g.BufferAnswers, &d.BufferAnswers, boolean, "buffer-answers", false, "hold each answer until it is complete, then send it at once, as a buffering proxy does")
+	bind(fs, &g.ProxyLimit, &d.ProxyLimit, whole, "proxy-limit", 0, "put a proxy in front that lets this many requests through at a time; the others wait in it, unseen by /metrics")
+	bind(fs, &g.OtherUsers, &d.OtherUsers, whole, "other-users", 0, "another client keeps this many streams busy on the server (its tokens show in /metrics only)")
 	return f
 }
 
@@ -85,12 +104,45 @@ func (f *SimFlags) Config() (sim.Config, error) {
 			return cfg, err
 		}
 	}
+	if err := f.service(&cfg); err != nil {
+		return cfg, err
+	}
 	s.Seed.into(&cfg.Seed)
 	s.CloseAfterStream.into(&cfg.CloseAfterStream)
 	if cfg.StepMs+cfg.StepMsPerSeq <= 0 {
 		return cfg, errorf("--step-ms and --step-ms-per-seq are both 0: a decode step must take some time")
 	}
 	return cfg, nil
+}
+
+// service sets the service's faults the flags give over cfg.
+func (f *SimFlags) service(cfg *sim.Config) error {
+	s := &f.Given
+	if s.AuthKey.Given() && strings.TrimSpace(s.AuthKey.V) == "" {
+		return errorf("--auth-key: want a key")
+	}
+	if s.Refuse.Given() && s.Refuse.V != 0 && (s.Refuse.V < 400 || s.Refuse.V > 599) {
+		return errorf("%s %d: want an HTTP error status from 400 to 599 (0: never)", s.Refuse.From.Where, s.Refuse.V)
+	}
+	if s.DownFor.Given() && !s.DownAfter.Given() {
+		return errorf("%s %s: give --down-after too (when the server goes down)", s.DownFor.From.Where, s.DownFor.V)
+	}
+	for _, err := range []error{
+		over(&cfg.StreamErrorRate, s.StreamErrorRate, 0, 1, "from 0 to 1"),
+		over(&cfg.DownAfter, s.DownAfter, 0, -1, "a positive duration such as 20s"),
+		over(&cfg.DownFor, s.DownFor, 0, -1, "a positive duration such as 10s"),
+		over(&cfg.RetryAfter, s.RetryAfter, 0, -1, "a positive duration such as 2s"),
+		over(&cfg.ProxyLimit, s.ProxyLimit, 0, -1, "0 or more"),
+		over(&cfg.OtherUsers, s.OtherUsers, 0, -1, "0 or more"),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	s.AuthKey.into(&cfg.AuthKey)
+	s.Refuse.into(&cfg.Refuse)
+	s.BufferAnswers.into(&cfg.BufferAnswers)
+	return nil
 }
 
 // over sets *dst to the value of a flag given, when it is from lo to hi (hi < lo: no

@@ -33,6 +33,7 @@ type plan struct {
 	finish  string // "stop" or "length"
 	dropAt  int    // cut the stream once this many tokens are sent (0 = never)
 	stallAt int    // stall once after this many tokens (0 = never)
+	errAt   int    // end the stream with an in-band error event once this many tokens are sent (0 = never)
 	base    int    // first word of the text
 }
 
@@ -51,6 +52,9 @@ func (s *Server) draw(maxTokens, minTokens int, ignoreEOS bool) plan {
 	}
 	if c.StallRate > 0 && p.target >= 2 && s.rng.Float64() < c.StallRate {
 		p.stallAt = 1 + s.rng.IntN(p.target-1)
+	}
+	if c.StreamErrorRate > 0 && p.target >= 2 && s.rng.Float64() < c.StreamErrorRate {
+		p.errAt = 1 + s.rng.IntN(p.target-1) // in [1, target-1]: some tokens, never the whole answer
 	}
 	return p
 }
@@ -153,6 +157,7 @@ func (s *Server) admit(ctx context.Context, w http.ResponseWriter, q *seq) bool 
 	select {
 	case ok := <-q.verdict:
 		if !ok {
+			s.setRetryAfter(w)
 			s.fail(w, errHTTP429, http.StatusTooManyRequests, "RateLimitError", "",
 				fmt.Sprintf("the server is overloaded: more than %d requests are waiting; retry later", s.cfg.MaxQueue))
 			return false

@@ -39,6 +39,16 @@
 // random token, for StallMs: the sequence keeps its slot but sits out of the batch (it
 // costs no step time) until the pause ends.
 //
+// The service around the model can fail too (faults.go, outage.go, background.go):
+// AuthKey wants a bearer key on every /v1 route (HTTP 401 without it, as vLLM's
+// --api-key); Refuse answers every completion request with one HTTP status; RetryAfter
+// puts a Retry-After header on HTTP 429s; StreamErrorRate ends streams mid-way with an
+// in-band error event; BufferAnswers holds each answer until it is complete, as a
+// buffering proxy does; ProxyLimit puts a proxy in front that lets that many requests
+// through at a time (the others wait where /metrics cannot see them); OtherUsers is
+// another client keeping streams busy; DownAfter and DownFor take the whole server down
+// (Start only: connections cut, then refused) and back.
+//
 // With PrefixCacheTokens, a prompt's leading blocks already seen skip prefill (see
 // prefix.go); usage still reports the whole prompt.
 //
@@ -51,6 +61,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,6 +90,34 @@ type Config struct {
 	// CloseAfterStream (Start only) closes the connection after every streamed answer
 	// while advertising keep-alive, as llama.cpp's llama-server does (closeafter.go).
 	CloseAfterStream bool
+
+	// Faults of the service around the model (faults.go, outage.go, background.go).
+	// AuthKey: every request without "Authorization: Bearer AuthKey" gets HTTP 401, as
+	// vLLM's --api-key does (/v1/models included). Refuse: every completion request is
+	// answered with this HTTP status (401, 403, 404, 429, 500, 503, ...) while /v1/models
+	// still answers (0 = never). RetryAfter: HTTP 429 answers carry a Retry-After header
+	// of this many seconds, rounded up (0 = none). StreamErrorRate: the fraction of
+	// streams that end mid-way with an in-band error event (HTTP 200, then
+	// data: {"error":...}, then [DONE]), as vLLM does when its engine fails.
+	AuthKey         string
+	Refuse          int
+	RetryAfter      time.Duration
+	StreamErrorRate float64
+	// BufferAnswers holds each answer, headers included, until it is complete and then
+	// sends it at once, as a buffering proxy in front of a server does.
+	BufferAnswers bool
+	// ProxyLimit puts a proxy in front that passes at most this many completion requests
+	// at a time; the others wait in the proxy, where the server's /metrics cannot see
+	// them (0 = no proxy).
+	ProxyLimit int
+	// OtherUsers is another client of the server: it keeps this many streams decoding
+	// (their tokens count in /metrics, they take slots and KV cache) that no client of
+	// the simulator receives (0 = none).
+	OtherUsers int
+	// DownAfter and DownFor (Start only): the server stops listening DownAfter after it
+	// started (open connections are cut, new ones refused) and listens again on the same
+	// address DownFor later (DownFor 0: it stays down). DownAfter 0: never down.
+	DownAfter, DownFor time.Duration
 }
 
 // Validate reports the first setting that cannot be simulated, naming the field.
@@ -94,6 +133,8 @@ func (c Config) Validate() error {
 		{"max_queue", float64(c.MaxQueue)}, {"reasoning_tokens", float64(c.ReasoningTokens)},
 		{"default_max_tokens", float64(c.DefaultMaxTokens)},
 		{"kv_tokens", float64(c.KVTokens)}, {"prefix_cache_tokens", float64(c.PrefixCacheTokens)},
+		{"retry_after", float64(c.RetryAfter)}, {"proxy_limit", float64(c.ProxyLimit)},
+		{"other_users", float64(c.OtherUsers)}, {"down_after", float64(c.DownAfter)}, {"down_for", float64(c.DownFor)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("simulator: %s is %v; it must be 0 or more", f.name, f.v)
@@ -105,10 +146,13 @@ func (c Config) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"error_rate", c.ErrorRate}, {"drop_rate", c.DropRate}, {"stall_rate", c.StallRate}} {
+	}{{"error_rate", c.ErrorRate}, {"drop_rate", c.DropRate}, {"stall_rate", c.StallRate}, {"stream_error_rate", c.StreamErrorRate}} {
 		if f.v < 0 || f.v > 1 {
 			return fmt.Errorf("simulator: %s is %v; it must be a fraction between 0 and 1", f.name, f.v)
 		}
+	}
+	if c.Refuse != 0 && (c.Refuse < 400 || c.Refuse > 599) {
+		return fmt.Errorf("simulator: refuse is %d; it must be an HTTP error status from 400 to 599 (0: never)", c.Refuse)
 	}
 	return nil
 }
@@ -150,7 +194,9 @@ type Server struct {
 	closeOnce sync.Once
 	ids       atomic.Uint64
 	stats     *counters
-	cache     *prefixCache // nil when off
+	cache     *prefixCache  // nil when off
+	proxy     chan struct{} // the places of the proxy in front (Config.ProxyLimit); nil when none
+	others    *otherClient  // Config.OtherUsers' streams; nil when none
 
 	rngMu sync.Mutex
 	rng   *rand.Rand // per-request draws: faults, answer length, text
@@ -174,8 +220,12 @@ func New(cfg Config) *Server {
 		cache:     newPrefixCache(cfg.PrefixCacheTokens),
 		rng:       rand.New(rand.NewPCG(uint64(cfg.Seed), 0xc0ffee)),
 	}
+	if cfg.ProxyLimit > 0 {
+		s.proxy = make(chan struct{}, cfg.ProxyLimit)
+	}
 	s.sched = newScheduler(cfg, s.quit)
 	go s.sched.run(s.done)
+	s.others = startOtherClient(s, cfg.OtherUsers)
 	return s
 }
 
@@ -200,17 +250,28 @@ func (s *Server) ResetStats() { s.stats.reset(time.Now()) }
 func (s *Server) Close() {
 	s.closeOnce.Do(func() { close(s.quit) })
 	<-s.done
+	s.others.wait()
 }
 
 // ServeHTTP implements http.Handler. A dropped stream (DropRate) panics with
 // http.ErrAbortHandler so that net/http cuts the connection; wrap the handler only in
 // middleware that lets that panic through.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/v1/") && !s.authorized(w, r) {
+		return
+	}
 	switch r.URL.Path {
-	case "/v1/chat/completions":
-		s.completion(w, r, true)
-	case "/v1/completions":
-		s.completion(w, r, false)
+	case "/v1/chat/completions", "/v1/completions":
+		if s.cfg.Refuse != 0 {
+			s.refuse(w)
+			return
+		}
+		leave, ok := s.throughProxy(r)
+		if !ok {
+			return
+		}
+		defer leave()
+		s.completion(w, r, r.URL.Path == "/v1/chat/completions")
 	case "/v1/models":
 		if !allow(w, r, http.MethodGet) {
 			return

@@ -20,7 +20,7 @@ type Stats struct {
 	TokensSent int64            `json:"tokens_sent"` // output tokens written to clients
 	Queue      int              `json:"queue"`       // requests waiting for a slot now
 	Active     int              `json:"active"`      // sequences holding a slot now
-	Errors     map[string]int64 `json:"errors"`      // http_400, http_404, http_429, http_500, dropped, canceled
+	Errors     map[string]int64 `json:"errors"`      // http_400, http_401, http_403, http_404, http_429, http_500, http_503, http_other, stream_error, dropped, canceled
 	// TTFT is measured from the request's arrival to the flush of its first
 	// token-bearing event (an HDR histogram of microseconds, 3 significant digits).
 	TTFT Latency `json:"ttft_ms"`
@@ -46,10 +46,16 @@ const (
 	errHTTP500
 	errDropped
 	errCanceled
+	errHTTP401
+	errHTTP403
+	errHTTP503
+	errHTTPOther // another status of Config.Refuse
+	errStream    // an in-band error event (Config.StreamErrorRate)
 	numErrKinds
 )
 
-var errKindNames = [numErrKinds]string{"http_400", "http_404", "http_429", "http_500", "dropped", "canceled"}
+var errKindNames = [numErrKinds]string{"http_400", "http_404", "http_429", "http_500", "dropped", "canceled",
+	"http_401", "http_403", "http_503", "http_other", "stream_error"}
 
 // counters are updated once per request or per handler wake, never under a shared lock;
 // only the TTFT histogram takes the mutex, once per request.

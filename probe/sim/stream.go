@@ -7,13 +7,14 @@ import (
 )
 
 // stream writes an accepted request's SSE events as the scheduler publishes tokens.
+// With Config.BufferAnswers the answer, headers included, is held until it is
+// complete and then written at once, as a buffering proxy does.
 func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *plan, chat bool, prompt int, usage bool, arrival time.Time) {
-	defer q.gone.Store(true)            // whatever happens, the scheduler may drop the sequence
-	rc := http.NewResponseController(w) // flushes through wrapping middleware too
+	defer q.gone.Store(true) // whatever happens, the scheduler may drop the sequence
+	out := &sseOut{w: w, rc: http.NewResponseController(w), hold: s.cfg.BufferAnswers}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
 	e := &events{
 		f:      newStreamFormat(chat, s.ids.Add(1)^uint64(s.cfg.Seed)<<40, time.Now().Unix(), s.modelJSON, p.base),
 		p:      p,
@@ -28,10 +29,9 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 		// answer (and a time to first answer token after the first token).
 		e.reasoning = min(s.cfg.ReasoningTokens, p.target/2)
 	}
-	if _, err := w.Write(buf); err != nil {
+	if out.write(buf) != nil {
 		return
 	}
-	_ = rc.Flush()
 	for {
 		select {
 		case <-q.notify:
@@ -42,35 +42,81 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 			return
 		}
 		from := e.sent
-		var drop bool
-		buf, drop = e.next(buf[:0], int(q.gen.Load()))
-		if len(buf) > 0 {
-			_, err := w.Write(buf)
-			if err == nil {
-				err = rc.Flush()
-			}
-			if err != nil {
-				s.stats.errs[errCanceled].Add(1)
-				return
-			}
-		}
+		var end streamEnd
+		buf, end = e.next(buf[:0], int(q.gen.Load()))
 		if e.sent > from {
 			if from == 0 {
 				s.stats.recordTTFT(time.Since(arrival))
 			}
 			s.stats.tokens.Add(int64(e.sent - from))
 		}
-		if drop {
+		if len(buf) > 0 && out.write(buf) != nil {
+			s.stats.errs[errCanceled].Add(1)
+			return
+		}
+		switch end {
+		case endDrop:
 			s.stats.errs[errDropped].Add(1)
 			q.gone.Store(true)
 			panic(http.ErrAbortHandler) // net/http closes the connection: the client sees a cut
-		}
-		if e.sent == p.target {
+		case endError:
+			s.stats.errs[errStream].Add(1)
+			_ = out.flush()
+			return
+		case endDone:
 			s.stats.completed.Add(1)
+			_ = out.flush()
 			return
 		}
 	}
 }
+
+// sseOut writes a stream's events: each flushed at once, or all held until flush
+// (a buffering proxy).
+type sseOut struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController // flushes through wrapping middleware too
+	hold    bool
+	held    []byte
+	started bool
+}
+
+// write sends b now, or holds it.
+func (o *sseOut) write(b []byte) error {
+	if o.hold {
+		o.held = append(o.held, b...)
+		return nil
+	}
+	if !o.started {
+		o.w.WriteHeader(http.StatusOK)
+		o.started = true
+	}
+	if _, err := o.w.Write(b); err != nil {
+		return err
+	}
+	return o.rc.Flush()
+}
+
+// flush sends what was held, headers first: the whole answer at once.
+func (o *sseOut) flush() error {
+	if !o.hold {
+		return nil
+	}
+	o.hold = false
+	b := o.held
+	o.held = nil
+	return o.write(b)
+}
+
+// streamEnd is how a stream's events end, if they do.
+type streamEnd int
+
+const (
+	endNot   streamEnd = iota
+	endDone            // the last token, the usage event and [DONE] are appended
+	endDrop            // the plan cuts the stream here (no more events)
+	endError           // the plan ends the stream with an in-band error, then [DONE]
+)
 
 // events turns a sequence's generated tokens into its stream's SSE events.
 type events struct {
@@ -85,34 +131,41 @@ type events struct {
 
 // next appends to buf the events for the tokens generated up to gen: k tokens per
 // event, reasoning and answer in separate events, the finish reason on the last one,
-// then the usage event and [DONE]. drop is true when the plan cuts the stream here;
-// the tokens from the cut on are not appended.
-func (e *events) next(buf []byte, gen int) (_ []byte, drop bool) {
+// then the usage event and [DONE]. It says how the stream ends when it does: endDrop
+// when the plan cuts it here (the tokens from the cut on are not appended), endError
+// when the plan ends it with an in-band error event (appended, with [DONE]).
+func (e *events) next(buf []byte, gen int) (_ []byte, end streamEnd) {
 	p := e.p
 	for e.sent < gen {
-		end := min((e.sent/e.k+1)*e.k, gen)
-		if e.sent < e.reasoning && end > e.reasoning {
-			end = e.reasoning
+		stop := min((e.sent/e.k+1)*e.k, gen)
+		if e.sent < e.reasoning && stop > e.reasoning {
+			stop = e.reasoning
 		}
-		if p.dropAt > 0 && (e.sent >= p.dropAt || end == p.target) {
-			drop = true
-			break
+		if p.errAt > e.sent && stop > p.errAt {
+			stop = p.errAt // the error comes after exactly errAt tokens
+		}
+		if p.dropAt > 0 && (e.sent >= p.dropAt || stop == p.target) {
+			return buf, endDrop
+		}
+		if p.errAt > 0 && e.sent >= p.errAt {
+			buf = append(buf, streamErrorEvent...)
+			return append(buf, doneEvent...), endError
 		}
 		finish := ""
-		if end == p.target {
+		if stop == p.target {
 			finish = p.finish
 		}
-		buf = e.f.appendTokens(buf, e.sent, end, e.sent < e.reasoning, finish)
-		e.sent = end
+		buf = e.f.appendTokens(buf, e.sent, stop, e.sent < e.reasoning, finish)
+		e.sent = stop
 	}
 	if p.dropAt > 0 && e.sent >= p.dropAt {
-		drop = true
+		return buf, endDrop
 	}
 	if e.sent == p.target {
 		if e.usage {
 			buf = e.f.appendUsage(buf, e.prompt, p.target)
 		}
-		buf = append(buf, doneEvent...)
+		return append(buf, doneEvent...), endDone
 	}
-	return buf, drop
+	return buf, endNot
 }

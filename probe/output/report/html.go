@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // htmlPage is one self-contained file: styles inline, the charts an inline SVG, no
@@ -55,7 +57,13 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 {{end}}{{range .Changes}}<li>{{.}}</li>
 {{end}}</ul>
 {{if .Criteria}}<p class="faint">Criteria: {{.Criteria}}.</p>{{end}}
-<h2>Degradation curve</h2>
+{{if .Diagnosis}}<h2>Diagnosis</h2>
+<ul class="verdict">
+{{range .Diagnosis}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>
+<ul class="fails">{{range .Items}}<li>{{if .Weight}}<span class="{{.Class}}">{{.Weight}}</span>: {{end}}{{.Text}}{{if .Held}} <span class="faint">({{.Held}})</span>{{end}}{{if .Evidence}}<ul class="faint">{{range .Evidence}}<li>{{.}}</li>{{end}}</ul>{{end}}</li>
+{{end}}</ul></li>
+{{end}}</ul>
+{{end}}<h2>Degradation curve</h2>
 <figure>
 {{.Chart}}
 <figcaption>Users on a logarithmic scale, one point per level. Per-user tok/s: the line is the median, the light band around it p10 to p90; the red band is below the target. Aggregate tok/s: every user's tokens together. TTFT p95: time to the first token.</figcaption>
@@ -82,6 +90,19 @@ type htmlLine struct {
 	Simulated bool
 }
 
+// htmlDiagnosis is one series' diagnosis on the page.
+type htmlDiagnosis struct {
+	Label, Color string
+	Items        []htmlFinding
+}
+
+// htmlFinding is one statement of a diagnosis: its weight ("problem", "warning"; ""
+// for information) coloured by Class, its words, when it held and its evidence.
+type htmlFinding struct {
+	Weight, Class, Text, Held string
+	Evidence                  []string
+}
+
 type htmlTable struct {
 	Heading string
 	Color   string
@@ -93,6 +114,7 @@ type htmlData struct {
 	Title, Criteria                    string
 	Text, Faint, Grid, Good, Bad, Warn string
 	Lines                              []htmlLine
+	Diagnosis                          []htmlDiagnosis
 	Changes                            []string
 	Chart                              template.HTML
 	Tables                             []htmlTable
@@ -113,10 +135,29 @@ func writeHTML(w io.Writer, runs []*Run, series []Series) error {
 	}
 	for i, l := range v.Lines {
 		d.Lines = append(d.Lines, htmlLine{VerdictLine: l, Color: hex(pal.color(i)), Simulated: series[i].Endpoint.Simulated})
+		if ds := l.Diagnosis(); len(ds) > 0 {
+			d.Diagnosis = append(d.Diagnosis, htmlDiagnosisOf(l.Label, hex(pal.color(i)), ds))
+		}
 		header, rows := levelTable(&series[i])
 		d.Tables = append(d.Tables, htmlTable{Heading: strings.Join(heading(&series[i]), " · "), Color: hex(pal.color(i)), Header: header, Rows: rows})
 	}
 	return htmlPage.Execute(w, d)
+}
+
+// htmlDiagnosisOf is a series' diagnosis as the page shows it.
+func htmlDiagnosisOf(label, colour string, ds []model.Statement) htmlDiagnosis {
+	out := htmlDiagnosis{Label: label, Color: colour}
+	for _, st := range ds {
+		f := htmlFinding{Text: st.Text, Held: st.Held, Evidence: st.Evidence}
+		switch st.Severity {
+		case model.SevProblem:
+			f.Weight, f.Class = string(st.Severity), "bad"
+		case model.SevWarning:
+			f.Weight, f.Class = string(st.Severity), "warn"
+		}
+		out.Items = append(out.Items, f)
+	}
+	return out
 }
 
 // svgPrelude matches what comes before the <svg> element in vgsvg's output.

@@ -30,6 +30,15 @@ func Markdown(runs []*Run, series []Series) string {
 	if v.Criteria != "" {
 		fmt.Fprintf(&b, "\nCriteria: %s.\n", v.Criteria)
 	}
+	if v.Diagnosed() {
+		b.WriteString("\n## Diagnosis\n\n")
+		for _, l := range v.Lines {
+			if ds := l.Diagnosis(); len(ds) > 0 {
+				fmt.Fprintf(&b, "- **%s**:\n", mdEscape(l.Label))
+				writeDiagnosis(&b, ds, "  ", mdEscape)
+			}
+		}
+	}
 	b.WriteString("\n## Levels\n")
 	for i := range series {
 		fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(strings.Join(heading(&series[i]), " · ")))

@@ -58,7 +58,7 @@ const (
 // posterText is the text of a poster, worded and wrapped to its width.
 type posterText struct {
 	title, verdict, footer []string
-	swatch                 []int // per verdict line: the series whose colour marks it, or -1
+	swatch                 []int // per verdict line: the series whose colour marks it, -1 for none, posterHeading for a section's heading
 }
 
 func newPosterText(runs []*Run, series []Series) posterText {
@@ -82,18 +82,21 @@ func newPosterText(runs []*Run, series []Series) posterText {
 			lines, owner = append(lines, "· "+m), append(owner, -1)
 		}
 	}
-	lines = append(lines, v.Changes...)
-	if v.Criteria != "" {
-		lines = append(lines, "Criteria: "+v.Criteria+".")
+	for _, c := range v.Changes {
+		lines, owner = append(lines, c), append(owner, -1)
 	}
+	if v.Criteria != "" {
+		lines, owner = append(lines, "Criteria: "+v.Criteria+"."), append(owner, -1)
+	}
+	lines, owner = posterDiagnosis(v, lines, owner)
 	st := textStyle(color.Black, vg.Points(11), false)
 	for i, l := range lines {
 		for j, w := range wrap(st, width-swatchWidth, l) {
 			t.verdict = append(t.verdict, w)
-			if i < len(owner) && j == 0 {
+			if j == 0 {
 				t.swatch = append(t.swatch, owner[i])
 			} else {
-				t.swatch = append(t.swatch, -1)
+				t.swatch = append(t.swatch, min(owner[i], -1))
 			}
 		}
 	}
@@ -106,6 +109,33 @@ func newPosterText(runs []*Run, series []Series) posterText {
 		t.footer = append(t.footer, wrap(foot, width, line)...)
 	}
 	return t
+}
+
+// posterHeading marks a poster's line as a section's heading (drawn bold).
+const posterHeading = -2
+
+// posterDiagnosis appends the poster's Diagnosis section to its lines: under each
+// series' label (marked by its colour), each statement with its weight and when it
+// held, its evidence indented under it.
+func posterDiagnosis(v Verdict, lines []string, owner []int) ([]string, []int) {
+	if !v.Diagnosed() {
+		return lines, owner
+	}
+	lines, owner = append(lines, "Diagnosis"), append(owner, posterHeading)
+	for i, l := range v.Lines {
+		ds := l.Diagnosis()
+		if len(ds) == 0 {
+			continue
+		}
+		lines, owner = append(lines, l.Label+":"), append(owner, i)
+		for _, d := range ds {
+			lines, owner = append(lines, "· "+d.HeldLine()), append(owner, -1)
+			for _, e := range d.Evidence {
+				lines, owner = append(lines, "    "+e), append(owner, -1)
+			}
+		}
+	}
+	return lines, owner
 }
 
 // Title names what the report is about.
@@ -157,7 +187,9 @@ func writePoster(w io.Writer, format string, runs []*Run, series []Series) error
 			s := vg.Points(8)
 			dc.FillPolygon(pal.color(k), []vg.Point{{X: x, Y: y}, {X: x + s, Y: y}, {X: x + s, Y: y + s}, {X: x, Y: y + s}})
 		}
-		dc.FillText(textStyle(pal.text, vg.Points(11), false), vg.Point{X: x + swatchWidth, Y: y}, l)
+		st := textStyle(pal.text, vg.Points(11), t.swatch[i] == posterHeading)
+		text := strings.TrimLeft(l, " ") // an indent as an offset: SVG viewers collapse leading spaces
+		dc.FillText(st, vg.Point{X: x + swatchWidth + st.Width(l[:len(l)-len(text)]), Y: y}, text)
 	}
 	y -= vg.Points(10)
 	drawCharts(draw.Crop(dc, posterMargin, -posterMargin, y-chartsHeight, y-height), cs)
@@ -186,18 +218,20 @@ func fontFallback(svg []byte) []byte {
 		[]byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"))
 }
 
-// wrap breaks s into lines no wider than width in style st, between words.
+// wrap breaks s into lines no wider than width in style st, between words; each line
+// keeps the spaces s starts with (an indented line stays indented).
 func wrap(st draw.TextStyle, width vg.Length, s string) []string {
 	var lines []string
+	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
 	cur := ""
 	for _, word := range strings.Fields(s) {
-		next := word
+		next := lead + word
 		if cur != "" {
 			next = cur + " " + word
 		}
 		if cur != "" && st.Width(next) > width {
 			lines = append(lines, cur)
-			next = word
+			next = lead + word
 		}
 		cur = next
 	}

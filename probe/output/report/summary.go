@@ -213,8 +213,18 @@ func writeJudgement(b *strings.Builder, j *model.EndpointJudgement) {
 	}
 	if len(j.Diagnosis) > 0 {
 		b.WriteString("\nDiagnosis:\n")
-		for _, d := range j.Diagnosis {
-			b.WriteString("- " + d.Line() + "\n")
+		writeDiagnosis(b, j.Diagnosis, "", func(s string) string { return s })
+	}
+}
+
+// writeDiagnosis writes the judgement's diagnosis as a Markdown list, each item
+// indented by indent and escaped by esc: a statement's weight, words and when it held,
+// its evidence under it.
+func writeDiagnosis(b *strings.Builder, ds []model.Statement, indent string, esc func(string) string) {
+	for _, d := range ds {
+		b.WriteString(indent + "- " + esc(d.HeldLine()) + "\n")
+		for _, e := range d.Evidence {
+			b.WriteString(indent + "  - " + esc(e) + "\n")
 		}
 	}
 }

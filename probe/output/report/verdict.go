@@ -49,16 +49,28 @@ func (l VerdictLine) Text() string { return l.Judgement.Verdict.Text }
 // p50 28.9 tok/s < 30 tok/s").
 func (l VerdictLine) Failures() []string { return l.Judgement.Failing() }
 
-// Notes are the judgement's other statements and its diagnosis, one line each.
+// Notes are the judgement's other statements, one line each.
 func (l VerdictLine) Notes() []string {
 	var out []string
 	for _, n := range l.Judgement.Notes {
 		out = append(out, n.Text)
 	}
-	for _, d := range l.Judgement.Diagnosis {
-		out = append(out, "diagnosis: "+d.Line())
-	}
 	return out
+}
+
+// Diagnosis is the judgement's diagnosis of the series: each finding with its weight,
+// words, when it held and its evidence; that nothing wrong was seen when none held.
+// Every report format shows it in its Diagnosis section.
+func (l VerdictLine) Diagnosis() []model.Statement { return l.Judgement.Diagnosis }
+
+// Diagnosed reports whether some series has a diagnosis to show.
+func (v Verdict) Diagnosed() bool {
+	for _, l := range v.Lines {
+		if len(l.Diagnosis()) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // VerdictOf words the verdict of every series.

@@ -77,6 +77,10 @@ type Line struct {
 	// SLO is the criteria the levels are judged against, on an endpoint's first line
 	// (a reader keeps it): replay says the verdict the live screen said.
 	SLO *model.ReportSLO `json:"slo,omitempty"`
+	// Diagnosis is what the diagnosis said of the endpoint at its latest second (kind,
+	// words, severity, evidence, first and last seen), the most telling first; left
+	// out when nothing was wrong.
+	Diagnosis []model.Finding `json:"diagnosis,omitempty"`
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.

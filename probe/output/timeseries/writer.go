@@ -135,6 +135,7 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	if p, ok := w.serverPoint(e, i); ok && end.Sub(p.Time) <= serverFresh {
 		l.Server = ServerOf(p)
 	}
+	l.Diagnosis = e.Diagnosis(i)
 	w.totals(l, book, st)
 	w.levels(l, book.Levels(), e.RateMode(), st)
 	return l

@@ -1,0 +1,88 @@
+package model
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestDiagnosisStatements: the judgement says each finding with its weight, evidence
+// and when it held; nothing wrong seen, with the requests, only once a diagnosed run
+// had some; nothing at all of a run the diagnosis did not watch.
+func TestDiagnosisStatements(t *testing.T) {
+	fs := []Finding{
+		{Rule: DiagDown, Severity: SevProblem, Text: "the server was down for 10 s", Evidence: []string{"last error: refused"}, FirstS: 21, LastS: 31},
+		{Rule: DiagBack, Text: "the server is back", FirstS: 150, LastS: 150},
+		{Rule: DiagQueue, Severity: SevWarning, Text: "requests queue"},
+	}
+	ds := DiagnosisStatements(fs, 90, true)
+	if len(ds) != 3 {
+		t.Fatalf("%d statements", len(ds))
+	}
+	if d := ds[0]; d.HeldLine() != "problem: the server was down for 10 s (from 21 s to 31 s)" || !slices.Equal(d.Evidence, fs[0].Evidence) || d.Kind != DiagDown {
+		t.Errorf("outage: %+v, %q", d, d.HeldLine())
+	}
+	if d := ds[1]; d.HeldLine() != "the server is back (at 2 min 30 s)" || d.Severity != SevInfo {
+		t.Errorf("back: %+v, %q", d, d.HeldLine())
+	}
+	if d := ds[2]; d.HeldLine() != "warning: requests queue" {
+		t.Errorf("untracked times: %q", d.HeldLine())
+	}
+	if ds := DiagnosisStatements(nil, 570, true); len(ds) != 1 || ds[0].Text != "nothing wrong seen (570 requests)" || ds[0].Kind != SayHealthy {
+		t.Errorf("healthy: %+v", ds)
+	}
+	if ds := DiagnosisStatements(nil, 1, true); ds[0].Text != "nothing wrong seen (1 request)" {
+		t.Errorf("healthy, one request: %+v", ds)
+	}
+	if ds := DiagnosisStatements(nil, 0, true); ds != nil {
+		t.Errorf("no request ended yet: %+v", ds)
+	}
+	if ds := DiagnosisStatements(nil, 570, false); ds != nil {
+		t.Errorf("never diagnosed: %+v", ds)
+	}
+}
+
+// TestMergeKeepsEveryDiagnosis: a merge keeps each file's findings, naming the file,
+// the most telling first; it says the run was diagnosed only when every file does.
+func TestMergeKeepsEveryDiagnosis(t *testing.T) {
+	one := func(start time.Duration) *Report {
+		tr := NewTracker(TrackerOptions{})
+		tr.UpdateSegment(seg(1, 4, start, start+sec, start+11*sec, 1000, false))
+		tr.AddSample(ok(4, start+2*sec, 100*msec, sec, 41))
+		return shardReport(t, tr, nil)
+	}
+	a, b := one(0), one(100*sec)
+	a.Endpoints[0].Diagnosed, b.Endpoints[0].Diagnosed = true, true
+	a.Endpoints[0].Diagnosis = []Finding{{Rule: DiagStall, Severity: SevWarning, Text: "streams stall"}}
+	b.Endpoints[0].Diagnosis = []Finding{{Rule: DiagDown, Severity: SevProblem, Text: "the server was down", Evidence: []string{"last error: refused"}}}
+	got, err := Merge([]MergeFile{{"a.json", a}, {"b.json", b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := got.Endpoints[0]
+	if !e.Diagnosed || len(e.Diagnosis) != 2 || e.Diagnosis[0].Rule != DiagDown || e.Diagnosis[1].Rule != DiagStall {
+		t.Fatalf("merged diagnosis %+v (diagnosed %v)", e.Diagnosis, e.Diagnosed)
+	}
+	if ev := e.Diagnosis[0].Evidence; !slices.Equal(ev, []string{"last error: refused", "seen in b.json"}) {
+		t.Errorf("evidence %q", ev)
+	}
+	if len(b.Endpoints[0].Diagnosis[0].Evidence) != 1 {
+		t.Errorf("the merge changed its input: %q", b.Endpoints[0].Diagnosis[0].Evidence)
+	}
+	b.Endpoints[0].Diagnosed, b.Endpoints[0].Diagnosis = false, nil
+	if got, _ := Merge([]MergeFile{{"a.json", a}, {"b.json", b}}); got.Endpoints[0].Diagnosed {
+		t.Error("diagnosed, although b.json was not")
+	}
+}
+
+// TestOutageLastsWhatItsTimesSay: an outage said "from 5 s to 11 s" lasted 6 s in the
+// same sentence, whatever the fractions of a second before rounding (4.6 s to 11.4 s).
+func TestOutageLastsWhatItsTimesSay(t *testing.T) {
+	o := Outage{From: diagT0.Add(4600 * time.Millisecond), To: diagT0.Add(11400 * time.Millisecond), Failed: 20,
+		Cause: "connections refused", Answered: true}
+	fs := OutageFindings(diagT0, diagT0.Add(time.Minute), []Outage{o}, nil)
+	want := "the server was down for 6 s: connections refused from 5 s to 11 s, 20 requests failed"
+	if len(fs) != 1 || fs[0].Text != want {
+		t.Errorf("got %+v\nwant %q", fs, want)
+	}
+}

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+)
+
+// sample hands the engine one request of endpoint 0 that ended at end.
+func (r *rig) sample(end time.Time, err model.ErrorKind, status int, msg string) {
+	s := &model.Sample{Concurrency: 1, Send: end.Add(-50 * time.Millisecond), End: end, Err: err, Status: status, ErrMsg: msg}
+	if err == model.ErrNone {
+		s.Headers, s.First, s.Last, s.Tokens, s.Chunks, s.Finish = s.Send.Add(time.Millisecond), s.Send.Add(10*time.Millisecond), end, 10, 10, "stop"
+	}
+	r.e.Handle(probe.Event{Sample: s})
+}
+
+// TestDiagnosisOutageThroughTheEngine: an outage is said once as it first holds (a
+// notice), "back" once it ends, and the report holds it in the past tense, with when
+// it began and ended; the live findings are gone once the server is back for 30 s.
+func TestDiagnosisOutageThroughTheEngine(t *testing.T) {
+	r := newRig(t, Config{}, 1)
+	r.e.Step(at(0))
+	var said []string
+	step := func(d time.Duration) {
+		for _, n := range r.e.Step(at(d)) {
+			if n.Kind == Diagnosed {
+				said = append(said, n.String())
+			}
+		}
+	}
+	for ms := 0; ms < 20000; ms += 250 {
+		r.sample(at(time.Duration(ms)*time.Millisecond), model.ErrNone, 200, "")
+		if ms%1000 == 0 {
+			step(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	refused := "connect: connection refused 127.0.0.1:8000: is the server running on that port?"
+	for ms := 20000; ms < 30000; ms += 250 {
+		r.sample(at(time.Duration(ms)*time.Millisecond), model.ErrConnect, 0, refused)
+		if ms%1000 == 0 {
+			step(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	if r.e.Fatal(0) {
+		t.Error("an outage is not fatal: the server may come back")
+	}
+	for ms := 30000; ms < 40000; ms += 250 {
+		r.sample(at(time.Duration(ms)*time.Millisecond), model.ErrNone, 200, "")
+		if ms%1000 == 0 {
+			step(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	want := []string{
+		"ep0: diagnosis: the server is down: connections refused for 2 s, 9 requests in a row (its last answer at 20 s)",
+		"ep0: diagnosis: the server is back after 10 s down: requests succeed again since 30 s (connections refused from 20 s, 40 requests failed)",
+	}
+	if strings.Join(said, "\n") != strings.Join(want, "\n") {
+		t.Errorf("said:\n%s\nwant:\n%s", strings.Join(said, "\n"), strings.Join(want, "\n"))
+	}
+	step(70 * time.Second)
+	if now := r.e.Diagnosis(0); len(now) != 0 {
+		t.Errorf("70 s, the server back for 40 s: %+v", now)
+	}
+	rep := r.e.Report(false).Endpoints[0].Diagnosis
+	var kinds []string
+	for _, f := range rep {
+		kinds = append(kinds, f.Rule)
+	}
+	if len(rep) != 2 || rep[0].Rule != model.DiagDown || rep[1].Rule != model.DiagBack ||
+		rep[0].Text != "the server was down for 10 s: connections refused from 20 s to 30 s, 40 requests failed" ||
+		rep[0].FirstS != 20 || rep[0].LastS != 30 || rep[1].FirstS != 30 || rep[1].LastS != 39 {
+		t.Errorf("report's diagnosis %+v", rep)
+	}
+}
+
+// TestDiagnosisFatal: every request answered 401: fatal (the screen stops loading).
+func TestDiagnosisFatal(t *testing.T) {
+	r := newRig(t, Config{}, 1)
+	r.e.Step(at(0))
+	for k := range 4 {
+		r.sample(at(time.Duration(k)*200*time.Millisecond), model.HTTPError(401), 401, "http 401 Unauthorized: the server wants an API key and none was sent")
+	}
+	r.e.Step(at(time.Second))
+	if r.e.Fatal(0) {
+		t.Error("4 refusals: too few to stop")
+	}
+	r.sample(at(time.Second), model.HTTPError(401), 401, "http 401 Unauthorized: the server wants an API key and none was sent")
+	r.e.Step(at(2 * time.Second))
+	if !r.e.Fatal(0) {
+		t.Error("5 refusals of 5: fatal")
+	}
+	if d := r.e.Diagnosis(0); len(d) != 1 || d[0].Text != "authentication refused: HTTP 401 on all 5 requests: no API key was sent" {
+		t.Errorf("diagnosis %+v", d)
+	}
+}
+
+// TestSchedulingDelayMustHold: the diagnosis reads tpsmon's scheduling delay only once
+// it held for schedHold readings in a row (the lowest of them): one slow second of a
+// busy machine is not tpsmon as the limit.
+func TestSchedulingDelayMustHold(t *testing.T) {
+	e := &Engine{}
+	for _, c := range []struct {
+		scheds []time.Duration
+		want   time.Duration
+	}{
+		{nil, 0},
+		{[]time.Duration{30 * time.Millisecond, 30 * time.Millisecond}, 0},
+		{[]time.Duration{time.Millisecond, 25 * time.Millisecond, 2 * time.Millisecond}, time.Millisecond},
+		{[]time.Duration{25 * time.Millisecond, 40 * time.Millisecond, 30 * time.Millisecond}, 25 * time.Millisecond},
+	} {
+		e.scheds = c.scheds
+		if got := e.heldSched(); got != c.want {
+			t.Errorf("readings %v: held %v, want %v", c.scheds, got, c.want)
+		}
+	}
+}

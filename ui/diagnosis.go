@@ -1,0 +1,176 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/engine"
+)
+
+// onNotices says what Step did: the ramp's and the server's notices in the status line;
+// of the diagnosis, the outage's start and end (which the status line's counts would
+// otherwise leave to be guessed). Then an endpoint whose every recent answer is refused
+// for good stops loading (stopFatal).
+func (m *root) onNotices(ns []engine.Notice) {
+	for _, n := range ns {
+		switch {
+		case n.Kind == engine.LevelStarted:
+		case n.Kind == engine.Diagnosed && n.Rule != model.DiagDown && n.Rule != model.DiagBack:
+		default:
+			m.say(n.Bad(), "%s", n)
+		}
+	}
+	m.stopFatal()
+}
+
+// stopFatal stops loading each endpoint whose every recent request (at least 5) was
+// refused for good (HTTP 401, 403 or 404): more load only adds failures. It says why,
+// and that R retries it.
+func (m *root) stopFatal() {
+	for i := range m.eng.Len() {
+		if m.fatal[i] || !m.eng.Fatal(i) || m.eng.Control(i).Paused() {
+			continue
+		}
+		m.fatal[i] = true
+		m.eng.Pause(i)
+		why := "every answer is refused"
+		if fs := m.eng.Diagnosis(i); len(fs) > 0 {
+			why = fs[0].Text
+		}
+		m.say(true, "stopped loading %s (R retries): %s", m.eng.Info(i).Name, why)
+		m.keys.Retry.SetEnabled(true)
+		m.frameDirty = true
+	}
+}
+
+// retry loads again the endpoints stopped for refused answers (R).
+func (m *root) retry() {
+	var names []string
+	for i, stopped := range m.fatal {
+		if stopped {
+			m.fatal[i] = false
+			m.eng.Retry(i)
+			names = append(names, m.eng.Info(i).Name)
+		}
+	}
+	m.keys.Retry.SetEnabled(false)
+	if len(names) == 0 {
+		return
+	}
+	m.say(false, "retrying %s (R): loading again", strings.Join(names, ", "))
+}
+
+// resumed forgets that endpoint i was stopped for refused answers (p resumed it).
+func (m *root) resumed(i int) {
+	if m.fatal[i] {
+		m.fatal[i] = false
+		m.eng.Retry(i)
+		m.keys.Retry.SetEnabled(slices.Contains(m.fatal, true))
+	}
+}
+
+// toggleDiagnosis shows or hides every finding of the focused endpoint (d).
+func (m *root) toggleDiagnosis() {
+	m.showDiag = !m.showDiag
+	m.frameDirty = true
+}
+
+// diagnosisView is the findings of the focused endpoint, in place of the curve and
+// the table (d): each finding now, most telling first, with its evidence; then the
+// findings that held earlier in the run and no longer do, with when they held. The
+// words are the judgement's (model.DiagnosisStatements).
+func (m *root) diagnosisView(w, h int) string {
+	st := m.st
+	i := m.focus
+	now := m.eng.Diagnosis(i)
+	req, _, _ := m.eng.Book(i).Totals()
+	lines := []string{st.Title.Render("diagnosis of "+m.eng.Info(i).Name) + st.Faint.Render(" · d closes")}
+	ds := model.DiagnosisStatements(now, req, true)
+	if len(ds) == 0 {
+		lines = append(lines, st.Faint.Render("no answer yet"))
+	}
+	for _, d := range ds {
+		lines = append(lines, statementLines(st, d, w)...)
+	}
+	var earlier []model.Finding
+	for _, f := range m.eng.Findings(i) {
+		if !slices.ContainsFunc(now, func(g model.Finding) bool { return g.Rule == f.Rule }) {
+			earlier = append(earlier, f)
+		}
+	}
+	if len(earlier) > 0 {
+		lines = append(lines, "", st.Faint.Render("earlier in the run:"))
+		for _, d := range model.DiagnosisStatements(earlier, req, true) {
+			text := d.Text
+			if d.Held != "" {
+				text += " (" + d.Held + ")"
+			}
+			lines = append(lines, indented("  ", text, w, st.Faint.Render)...)
+		}
+	}
+	return fitBlock(strings.Join(wrapAll(lines, w), "\n"), w, h)
+}
+
+// statementLines is one statement of the diagnosis: its words in its severity's
+// colour, its evidence under it.
+func statementLines(st Styles, d model.Statement, w int) []string {
+	mark := "·"
+	switch d.Severity {
+	case model.SevProblem:
+		mark = "✗"
+	case model.SevWarning:
+		mark = "!"
+	}
+	style := findingStyle(st, d.Severity)
+	if d.Kind == model.SayHealthy {
+		mark, style = "✓", st.Good
+	}
+	out := indented(mark+" ", d.Text, w, style.Render)
+	for _, e := range d.Evidence {
+		if e != "" {
+			out = append(out, indented("    ", e, w, st.Faint.Render)...)
+		}
+	}
+	return out
+}
+
+// findingStyle is the colour of a diagnosis statement of weight sev: as the verdict's
+// (severityStyle) for a problem or a warning, plain for information.
+func findingStyle(st Styles, sev model.Severity) lipgloss.Style {
+	if sev == model.SevProblem || sev == model.SevWarning {
+		return severityStyle(st, sev)
+	}
+	return st.Text
+}
+
+// indented wraps text at w columns after a lead, its following lines indented as far
+// as the lead, each line styled.
+func indented(lead, text string, w int, style func(...string) string) []string {
+	pad := strings.Repeat(" ", ansi.StringWidth(lead))
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(text, max(w-len(pad), 10), " "), "\n") {
+		if i == 0 {
+			out = append(out, style(lead+l))
+		} else {
+			out = append(out, style(pad+l))
+		}
+	}
+	return out
+}
+
+// wrapAll wraps every line at w columns (by display width; styles kept).
+func wrapAll(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		if w <= 0 || ansi.StringWidth(l) <= w {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(l, w, " "), "\n")...)
+	}
+	return out
+}
