@@ -98,6 +98,22 @@ func TestRateModeRightAfterAStep(t *testing.T) {
 	}
 }
 
+// TestRateModeFromFewAnswers: m 6 s after 8 users of 4 s answers became steady: their
+// newest seconds hold too few answers to tell a rate (8 ended: 1.3/s), so the switch
+// reads it from the level's answers by Little's law (8 users / 4 s: 2 requests/s).
+func TestRateModeFromFewAnswers(t *testing.T) {
+	m, p := newSimRoot(t, testRamp())
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	p.ttft, p.dec = 200*time.Millisecond, 3800*time.Millisecond
+	keys(m, "]", "]", "]", "]") // 1, 2, 4, 8 users
+	p.run(m, 10*time.Second)
+	keys(m, "m")
+	want := "rate mode: 2 requests/s, the rate 8 users achieve at their answers' mean length (2.0/s); users levels kept (m)"
+	if !p.open || p.target != 2 || m.msg != want {
+		t.Errorf("m: open %v at %d, says\n%q\nwant 2 requests/s:\n%q", p.open, p.target, m.msg, want)
+	}
+}
+
 // TestModesKeepTheirOwnLevels is issue 14's "m then m again": 2 users, then 2
 // requests/s, then 2 users again are two levels, never merged; after m back every label
 // is users again (header, curve, table, status), the users level holds both visits, and

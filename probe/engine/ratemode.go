@@ -17,6 +17,10 @@ type loopSwitcher interface {
 // achieved.
 const ModeWindow = 30 * time.Second
 
+// modeAnswers is the fewest answers a switch of mode reads a request rate from: over
+// fewer (a level steady for 2 s), one answer more or less moves the rate by half.
+const modeAnswers = 10
+
 // RateMode reports whether the engine's levels are arrival rates (rate mode).
 func (e *Engine) RateMode() bool { return e.rate }
 
@@ -46,8 +50,8 @@ type SeenFrom int
 // Where ModeStart.Seen comes from, the best first.
 const (
 	SeenNothing SeenFrom = iota // nothing measured at From: N is 1
-	SeenLive                    // the newest seconds of the level, once steady (paused ones left out)
-	SeenLevel                   // the level's steady window (it is warming up again: an earlier visit)
+	SeenLive                    // the newest seconds of the level, once steady (paused ones left out), with modeAnswers answers
+	SeenLevel                   // the level's steady window (it is warming up again: an earlier visit), as many
 	SeenLittle                  // the level's answers' mean length, by Little's law
 	SeenRecent                  // the newest seconds whatever their level: nothing measured at From yet
 )
@@ -56,7 +60,9 @@ const (
 // load it achieved at its current level over the last seconds (ModeWindow): to rate
 // mode, the request rate its users achieved, rounded down (16 users at 7 s an answer:
 // 2 requests/s, not 16); to users mode, the mean requests in flight at its rate,
-// rounded. Whole numbers, at least 1. It reports the starts, and false (changing nothing) when an endpoint's
+// rounded. Whole numbers, at least 1. Seconds that hold too few answers give way to the
+// level's steady window, then to its answers' mean length (Little's law), then to the
+// newest seconds whatever their level. It reports the starts, and false (changing nothing) when an endpoint's
 // control cannot switch or the engine is in that mode already.
 func (e *Engine) SwitchMode(on bool) ([]ModeStart, bool) {
 	if on == e.rate {
@@ -88,7 +94,7 @@ func (e *Engine) startIn(i int, on bool) ModeStart {
 	switch {
 	case live.enough(on):
 		st.How, st.Over, st.Seen = SeenLive, live.over(), live.of(on)
-	case ok && l.Duration > 0 && l.Steady > 0:
+	case ok && l.Duration > 0 && l.Steady >= modeAnswers:
 		st.How, st.Over, st.Seen = SeenLevel, l.Duration.Round(time.Second), l.InFlight
 		if on {
 			st.Seen = l.RequestRate
@@ -99,7 +105,7 @@ func (e *Engine) startIn(i int, on bool) ModeStart {
 			st.Seen = float64(st.From) / (l.E2E.Mean / 1000)
 		}
 	default: // the level has just begun (m as a ramp steps up): the seconds before it
-		if recent := seenSince(bs, time.Time{}); recent.enough(on) {
+		if recent := seenSince(bs, time.Time{}); recent.secs >= 1 && (recent.finished > 0 || !on) {
 			st.How, st.Over, st.Seen = SeenRecent, recent.over(), recent.of(on)
 		}
 	}
@@ -178,9 +184,14 @@ func seenSince(bs []model.Bucket, since time.Time) seen {
 	return s
 }
 
-// enough reports whether the seconds read tell the load: a second at least, and to
-// rate mode (on) an answer that ended in them.
-func (s seen) enough(on bool) bool { return s.secs >= 1 && (s.finished > 0 || !on) }
+// enough reports whether the seconds read tell the load well: to rate mode (on),
+// modeAnswers answers ended in them; to users mode, 5 s of requests in flight.
+func (s seen) enough(on bool) bool {
+	if on {
+		return s.secs >= 1 && s.finished >= modeAnswers
+	}
+	return s.secs >= 5
+}
 
 // of is the request rate achieved (on) or the mean requests in flight.
 func (s seen) of(on bool) float64 {
