@@ -28,8 +28,9 @@ const curveSplitW = 100
 
 // curvePanel draws the degradation curve: per-user TPS p50 and aggregate TPS against
 // concurrency (x on a log2 scale, so a doubling ramp is evenly spaced), as two charts
-// that share the x axis. Points: • a measured level, ● the level being measured now
-// (it moves live), ◆ the capacity level. The per-user chart has the SLO target as a rule.
+// that share the x axis. Points: the series' marker on a measured level (• for the first
+// endpoint, seriesMarks), ● the level being measured now (it moves live), ◆ the
+// capacity level. The per-user chart has the SLO target as a rule.
 type curvePanel struct {
 	panel
 	series []curveSeries
@@ -119,7 +120,7 @@ func (p *curvePanel) legend(short bool) string {
 		}
 		parts := make([]string, len(p.series), len(p.series)+1)
 		for i, n := range names {
-			parts[i] = st.SeriesStyle(i).Render("━ " + n)
+			parts[i] = st.SeriesStyle(i).Render(markOf(i).sample() + " " + n)
 		}
 		parts = append(parts, st.Good.Render("◆")+st.Faint.Render(" capacity"))
 		return strings.Join(parts, "  ")
@@ -140,7 +141,7 @@ func (p *curvePanel) compact() string {
 			b.WriteString("  ")
 		}
 		if len(p.series) > 1 {
-			b.WriteString(p.st.SeriesStyle(i).Render(s.Name + ": "))
+			b.WriteString(p.st.SeriesStyle(i).Render(string(markOf(i).dot) + " " + s.Name + ": "))
 		}
 		for j, l := range s.Levels {
 			if j > 0 {
@@ -187,15 +188,23 @@ func (a plotArea) cell(x, y float64) canvas.Point {
 func (a plotArea) ticks() int { return int(math.Round(a.top / a.step)) }
 
 // line draws pts joined by braille lines on one grid (ntcharts' DrawBrailleLine makes
-// a grid per segment).
-func (a plotArea) line(c *canvas.Model, pts []canvas.Float64Point, style lipgloss.Style) {
+// a grid per segment), dashed by dash: dots on, dots off... along the line (nil: solid).
+func (a plotArea) line(c *canvas.Model, pts []canvas.Float64Point, style lipgloss.Style, dash []int) {
 	if len(pts) < 2 {
 		return
 	}
 	g := graph.NewBrailleGrid(a.gw, a.gh, a.minX, a.maxX, 0, a.top)
+	k := 0 // dots along the line so far
 	for i := 1; i < len(pts); i++ {
-		for _, p := range graph.GetLinePointsWithLimit(g.GridPoint(pts[i-1]), g.GridPoint(pts[i]), 0) {
-			g.Set(p)
+		seg := graph.GetLinePointsWithLimit(g.GridPoint(pts[i-1]), g.GridPoint(pts[i]), 0)
+		if i > 1 && len(seg) > 0 {
+			seg = seg[1:] // the point the last segment ended on
+		}
+		for _, p := range seg {
+			if dashOn(dash, k) {
+				g.Set(p)
+			}
+			k++
 		}
 	}
 	graph.DrawBraillePatterns(c, canvas.Point{X: a.x0}, g.BraillePatterns(), style)
@@ -217,7 +226,7 @@ func (p *curvePanel) chart(c *canvas.Model, w, h int, title string, metric level
 	p.yLabels(c, a, target)
 	p.xLabels(c, a, w)
 	for si, s := range p.series {
-		p.plot(c, a, s, st.SeriesStyle(si), metric)
+		p.plot(c, a, si, s, st.SeriesStyle(si), metric)
 	}
 	return st.Faint.Render(title) + "\n" + renderCanvas(c)
 }
@@ -263,7 +272,7 @@ func (p *curvePanel) yLabels(c *canvas.Model, a plotArea, target float64) {
 		label(a.cell(a.minX, v).Y, fmtTick(v, a.step), p.st.Label)
 	}
 	if target > 0 && target <= a.top {
-		a.line(c, []canvas.Float64Point{{X: a.minX, Y: target}, {X: a.maxX, Y: target}}, p.st.Target)
+		a.line(c, []canvas.Float64Point{{X: a.minX, Y: target}, {X: a.maxX, Y: target}}, p.st.Target, nil)
 		label(a.cell(a.minX, target).Y, fmtTick(target, 0), p.st.Target)
 	}
 }
@@ -290,9 +299,10 @@ func (p *curvePanel) xLabels(c *canvas.Model, a plotArea, w int) {
 	}
 }
 
-// plot draws one series: its levels' values joined by a line in style, and a marker on
-// each (• a measured level, ● the level being measured now, ◆ the capacity level).
-func (p *curvePanel) plot(c *canvas.Model, a plotArea, s curveSeries, style lipgloss.Style, metric levelMetric) {
+// plot draws series si: its levels' values joined by a line in style and its dash, and a
+// marker on each (its own on a measured level, ● the level being measured now, ◆ the
+// capacity level).
+func (p *curvePanel) plot(c *canvas.Model, a plotArea, si int, s curveSeries, style lipgloss.Style, metric levelMetric) {
 	st := p.st
 	pts := make([]canvas.Float64Point, 0, len(s.Levels))
 	for _, l := range s.Levels {
@@ -300,13 +310,14 @@ func (p *curvePanel) plot(c *canvas.Model, a plotArea, s curveSeries, style lipg
 			pts = append(pts, canvas.Float64Point{X: log2x(l.Concurrency), Y: v})
 		}
 	}
-	a.line(c, pts, style)
+	mark := markOf(si)
+	a.line(c, pts, style, mark.dash)
 	for _, l := range s.Levels {
 		v, ok := metric(l)
 		if !ok {
 			continue
 		}
-		r, rs := '•', style
+		r, rs := mark.dot, style
 		switch {
 		case l.Open:
 			r, rs = '●', st.Open

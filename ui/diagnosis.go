@@ -17,11 +17,8 @@ import (
 // for good stops loading (stopFatal).
 func (m *root) onNotices(ns []engine.Notice) {
 	for _, n := range ns {
-		switch {
-		case n.Kind == engine.LevelStarted:
-		case n.Kind == engine.Diagnosed && n.Rule != model.DiagDown && n.Rule != model.DiagBack:
-		default:
-			m.say(n.Bad(), "%s", n)
+		if n.Shown() { // what the time series records as said, for replay
+			m.show(n.Bad(), n.String())
 		}
 	}
 	m.stopFatal()
@@ -80,15 +77,18 @@ func (m *root) toggleDiagnosis() {
 }
 
 // diagnosisView is the findings of the focused endpoint, in place of the curve and
-// the table (d): each finding now, most telling first, with its evidence; then the
-// findings that held earlier in the run and no longer do, with when they held. The
-// words are the judgement's (model.DiagnosisStatements).
+// the table (d).
 func (m *root) diagnosisView(w, h int) string {
-	st := m.st
-	i := m.focus
-	now := m.eng.Diagnosis(i)
-	req, _, _ := m.eng.Book(i).Totals()
-	lines := []string{st.Title.Render("diagnosis of "+m.eng.Info(i).Name) + st.Faint.Render(" · d closes")}
+	req, _, _ := m.eng.Book(m.focus).Totals()
+	return findingsView(m.st, m.eng.Info(m.focus).Name, m.eng.Diagnosis(m.focus), m.eng.Findings(m.focus), req, w, h)
+}
+
+// findingsView is an endpoint's findings (the live screen's and replay's d): each
+// finding now, most telling first, with its evidence; then the findings of the run
+// (all) that held earlier and no longer do, with when they held. The words are the
+// judgement's (model.DiagnosisStatements).
+func findingsView(st Styles, name string, now, all []model.Finding, req, w, h int) string {
+	lines := []string{st.Title.Render("diagnosis of "+name) + st.Faint.Render(" · d closes")}
 	ds := model.DiagnosisStatements(now, req, true)
 	if len(ds) == 0 {
 		lines = append(lines, st.Faint.Render("no answer yet"))
@@ -97,7 +97,7 @@ func (m *root) diagnosisView(w, h int) string {
 		lines = append(lines, statementLines(st, d, w)...)
 	}
 	var earlier []model.Finding
-	for _, f := range m.eng.Findings(i) {
+	for _, f := range all {
 		if !slices.ContainsFunc(now, func(g model.Finding) bool { return g.Rule == f.Rule }) {
 			earlier = append(earlier, f)
 		}
@@ -113,6 +113,17 @@ func (m *root) diagnosisView(w, h int) string {
 		}
 	}
 	return fitBlock(strings.Join(wrapAll(lines, w), "\n"), w, h)
+}
+
+// inPlaceOfBody lays the findings view out in place of the curve and the table (d):
+// the layout's body as one block, and that block.
+func inPlaceOfBody(l layout, view func(w, h int) string) (layout, string) {
+	h := l.Curve + l.Table
+	if l.Beside {
+		h = max(l.Curve, l.Table)
+	}
+	l.Beside, l.Curve, l.Table = false, h, 0
+	return l, view(l.Width, h)
 }
 
 // statementLines is one statement of the diagnosis: its words in its severity's

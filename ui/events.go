@@ -91,7 +91,7 @@ func (m *root) onServer(msg serverMsg) tea.Cmd {
 		return nil
 	}
 	if n, ok := m.eng.HandleServer(msg.update); ok {
-		m.say(n.Bad(), "%s", n)
+		m.show(n.Bad(), n.String())
 	}
 	m.refresh(false)
 	return waitServer(m.ctx, msg.ch)

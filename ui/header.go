@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/tpsmon/tpsmon/model"
 )
 
@@ -20,6 +22,7 @@ type headerData struct {
 	AllEndpoints      bool   // load keys act on every endpoint
 	Ramp              string // ramp state in words, "" when off
 	Elapsed           time.Duration
+	Replay            string // replay's position, length and speed, in place of the elapsed time
 }
 
 // headerPanel is the top two lines: who is measured, and the load on it.
@@ -92,6 +95,14 @@ func (p *headerPanel) render() string {
 		parts = append(parts, st.Faint.Render("tokens ")+st.Warn.Render("mixed (some estimated)"))
 	}
 	line2 := joinSpread(strings.Join(parts, sep), st.Faint.Render("elapsed ")+st.Value.Render(fmtClock(d.Elapsed)), p.w)
+	if d.Replay != "" { // where the replay stands is never cut: the load's words give way
+		clock := st.Badge.Render(" " + d.Replay + " ")
+		left := strings.Join(parts, sep)
+		if room := p.w - ansi.StringWidth(clock) - 1; ansi.StringWidth(left) > room {
+			left = fitWidth(left, max(room, 0))
+		}
+		line2 = joinSpread(left, clock, p.w)
+	}
 	if p.h < 2 {
 		return fitBlock(line1, p.w, 1)
 	}

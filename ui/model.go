@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -96,7 +95,7 @@ func newRoot(ctx context.Context, events <-chan probe.Event, eng *engine.Engine,
 		frameDirty: true,
 	}
 	for i := range eng.Len() {
-		m.hosts = append(m.hosts, hostOf(eng.BaseURL(i)))
+		m.hosts = append(m.hosts, eng.Host(i))
 	}
 	m.errWin = make([]errorWindow, eng.Len())
 	m.fatal = make([]bool, eng.Len())
@@ -173,9 +172,15 @@ func (m *root) feed(evs []probe.Event) {
 	}
 }
 
-// say sets the status message.
+// say puts the screen's own words on the status line, and records them for replay.
 func (m *root) say(bad bool, format string, args ...any) {
-	m.msg, m.msgBad, m.msgAt = fmt.Sprintf(format, args...), bad, m.now
+	m.show(bad, fmt.Sprintf(format, args...))
+	m.eng.Say(m.msg, bad) // recorded for replay (the engine's own notices already are)
+}
+
+// show puts text on the status line (an engine notice: the engine announced it).
+func (m *root) show(bad bool, text string) {
+	m.msg, m.msgBad, m.msgAt = text, bad, m.now
 }
 
 func (m *root) applyTheme() {
@@ -291,12 +296,8 @@ func (m *root) compose() string {
 	}
 	curve, table := m.curve.View(), m.table.View()
 	if m.showDiag { // the findings take the curve's and the table's place
-		h := l.Curve + l.Table
-		if l.Beside {
-			h = max(l.Curve, l.Table)
-		}
-		l.Beside, l.Curve, l.Table = false, h, 0
-		curve, table = m.diagnosisView(l.Width, h), ""
+		l, curve = inPlaceOfBody(l, m.diagnosisView)
+		table = ""
 	}
 	return stack(l, m.header.View(), series, curve, table, m.status.View(),
 		m.help.View(m.keys))
@@ -345,13 +346,4 @@ func padLines(s string, h int) string {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
-}
-
-// hostOf is the host[:port] of a base URL, for the header.
-func hostOf(base string) string {
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		return "?" // cmd refuses such URLs; never echo one (it may hold a secret)
-	}
-	return u.Host
 }

@@ -454,7 +454,8 @@ func TestPanelBase(t *testing.T) {
 	}
 }
 
-// TestCurveLegendSurvives: the endpoints' colour key and the capacity marker's key stay
+// TestCurveLegendSurvives: the endpoints' key (each its line and marker, which tell them
+// apart also without colour) and the capacity marker's key stay
 // on the curve's title line at the width the curve has at 120x40, also when the
 // endpoints are named by host:port.
 func TestCurveLegendSurvives(t *testing.T) {
@@ -466,11 +467,11 @@ func TestCurveLegendSurvives(t *testing.T) {
 	}{
 		{[]curveSeries{{Name: "sim", Levels: levels, Capacity: 16}}, []string{"◆ capacity", "● now"}},
 		{[]curveSeries{{Name: "127.0.0.1:8000", Levels: levels}, {Name: "127.0.0.1:8001", Levels: levels}},
-			[]string{"━ 127.0.0.1:8000", "━ 127.0.0.1:8001", "◆ capacity"}},
+			[]string{"━• 127.0.0.1:8000", "╍▪ 127.0.0.1:8001", "◆ capacity"}},
 		{[]curveSeries{{Name: "gpu-a.example.com:8000", Levels: levels}, {Name: "gpu-b.example.com:8000", Levels: levels}},
-			[]string{"━ gpu-a", "━ gpu-b", "◆ capacity"}},
+			[]string{"━• gpu-a", "╍▪ gpu-b", "◆ capacity"}},
 		{[]curveSeries{{Name: "10.20.30.40:8000", Levels: levels}, {Name: "10.20.30.40:8001", Levels: levels}, {Name: "10.20.30.40:8002", Levels: levels}},
-			[]string{"━ :8000", "━ :8001", "━ :8002", "◆ capacity"}},
+			[]string{"━• :8000", "╍▪ :8001", "┅▴ :8002", "◆ capacity"}},
 	} {
 		p := sized(&curvePanel{}, size{w, 24})
 		p.SetData(c.series, 30)

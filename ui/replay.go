@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tpsmon/tpsmon/probe/output/timeseries"
@@ -20,7 +19,7 @@ type ReplayOptions struct {
 	Series *timeseries.Series // the recording (at least one line)
 	Name   string             // the file, for the status line
 	Theme  string             // theme name; "" means default (mono under NO_COLOR)
-	Speed  int                // 1, 2 or 4; 0 means 1
+	Speed  int                // a power of two from 1 to MaxReplaySpeed; 0 means 1
 
 	// ProgramOptions are added to the Bubble Tea program (tests).
 	ProgramOptions []tea.ProgramOption
@@ -43,16 +42,26 @@ func Replay(ctx context.Context, opt ReplayOptions) error {
 // replayRoot plays the recorded lines in their time, at a speed, on the live screen's
 // panels (header, series, curve, table, status).
 type replayRoot struct {
-	name  string
-	lines []timeseries.Line
-	next  int     // the next line to show
-	pos   float64 // playback position: seconds of the recording (a line's elapsed_s)
-	speed int
-	last  time.Time // wall clock of the previous tick
-	eps   []*replayEndpoint
-	focus int
+	name   string
+	lines  []timeseries.Line
+	next   int     // the next line to show
+	pos    float64 // playback position: seconds of the recording (a line's elapsed_s)
+	speed  int
+	last   time.Time // wall clock of the previous tick
+	eps    []*replayEndpoint
+	focus  int
+	starts [][]float64 // per endpoint: when each of its levels started (seconds of the recording)
+
+	// said is what the live screen's status line said last (the recording's said), or
+	// the replay's own opening words; saidBad that it was a warning.
+	said    string
+	saidBad bool
+	opening string // the first message: the file, and what an older recording lacks
+
+	recorded map[string]bool // the keys the recording says it records (an older one lacks some)
 
 	paused, done bool
+	showDiag     bool // every finding in place of the curve and the table (d)
 
 	keys     ReplayKeyMap
 	help     help.Model
@@ -94,22 +103,18 @@ func newReplay(opt ReplayOptions, noColor bool) (*replayRoot, error) {
 	for i := range m.lines {
 		n = max(n, m.lines[i].Index+1)
 	}
-	for range n {
-		m.eps = append(m.eps, newReplayEndpoint())
-	}
+	m.eps = make([]*replayEndpoint, n)
+	m.newEndpoints()
 	multi := n > 1
 	m.keys.Next.SetEnabled(multi)
 	m.keys.Prev.SetEnabled(multi)
+	m.keys.setSpeed(m.speed)
+	m.starts = levelStarts(m.lines, n)
+	m.recorded = recordedKeys(m.lines)
+	m.opening = "replay of " + opt.Name + lacking(m.lines, m.recorded)
+	m.said = m.opening
 	m.applyTheme()
 	return m, nil
-}
-
-// reset goes back to the start of the recording.
-func (m *replayRoot) reset() {
-	m.next, m.pos, m.done = 0, 0, false
-	for i := range m.eps {
-		m.eps[i] = newReplayEndpoint()
-	}
 }
 
 // Init starts the render tick and asks for the background colour.
@@ -131,63 +136,6 @@ func (m *replayRoot) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleKey(msg)
 	}
 	return m, nil
-}
-
-// advance moves the playback on to now and shows the lines it passed.
-func (m *replayRoot) advance(now time.Time) {
-	if !m.last.IsZero() && !m.paused && !m.done {
-		m.pos += now.Sub(m.last).Seconds() * float64(m.speed)
-	}
-	m.last = now
-	changed := false
-	for m.next < len(m.lines) && m.lines[m.next].ElapsedS <= m.pos {
-		l := &m.lines[m.next]
-		m.eps[l.Index].apply(l)
-		changed = changed || l.Index == m.focus
-		m.next++
-	}
-	if m.next == len(m.lines) && !m.done {
-		m.done = true
-		changed = true
-	}
-	if changed {
-		m.refresh()
-	}
-}
-
-func (m *replayRoot) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := &m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		m.quitting, m.frameDirty = true, true
-		return tea.Quit
-	case key.Matches(msg, k.Pause), key.Matches(msg, k.Play):
-		m.paused = !m.paused
-		k.setPaused(m.paused)
-	case key.Matches(msg, k.Speed1):
-		m.speed = 1
-	case key.Matches(msg, k.Speed2):
-		m.speed = 2
-	case key.Matches(msg, k.Speed4):
-		m.speed = 4
-	case key.Matches(msg, k.Restart):
-		m.reset()
-	case key.Matches(msg, k.Next):
-		m.focus = (m.focus + 1) % len(m.eps)
-	case key.Matches(msg, k.Prev):
-		m.focus = (m.focus + len(m.eps) - 1) % len(m.eps)
-	case key.Matches(msg, k.Theme):
-		m.themeIdx = (m.themeIdx + 1) % len(themes.Names())
-		m.applyTheme()
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.relayout()
-		return nil
-	default:
-		return nil
-	}
-	m.refresh()
-	return nil
 }
 
 func (m *replayRoot) applyTheme() {
@@ -230,10 +178,15 @@ func (m *replayRoot) refresh() {
 	}
 	ep := m.eps[m.focus]
 	m.header.SetData(headerData{
-		Name: ep.name, Model: ep.model, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps),
+		Name: ep.name, Model: ep.model, Host: ep.host, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps),
 		TokenSource: ep.tokenSource, Target: ep.target, Active: ep.active, Paused: ep.paused, Rate: ep.rate,
-		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second),
+		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second), Replay: m.playback(),
 	})
+	ttftMax, errMax := time.Duration(0), 0.0
+	if ep.slo != nil { // the recording's criteria, as the live screen judged against them
+		ttftMax, errMax = msDur(ep.slo.TTFTP95MaxMs), ep.slo.ErrorRateMax
+	}
+	m.series.SetTTFTTarget(ttftMax)
 	m.series.SetData(ep.newest(m.series.History()), ep.live(), ep.targetUserTPS)
 	curves := make([]curveSeries, len(m.eps))
 	verds := make([]verdict, len(m.eps))
@@ -243,38 +196,15 @@ func (m *replayRoot) refresh() {
 		verds[j] = verdictOf(&jd, len(m.eps) > 1)
 	}
 	m.curve.SetData(curves, ep.targetUserTPS)
-	ttftMax := time.Duration(0)
-	if ep.slo != nil {
-		ttftMax = time.Duration(ep.slo.TTFTP95MaxMs * float64(time.Millisecond))
-	}
 	m.table.SetTargets(ttftMax, ep.reasoning)
+	m.table.SetErrorLimit(errMax)
 	m.table.SetData(ep.name, curves[m.focus].Levels, curves[m.focus].Capacity, ep.targetUserTPS)
 	m.table.SetProgress(ep.progress())
 	m.status.SetData(statusData{
-		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors,
-		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.playback(),
+		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors, Recent: ep.errWin.Recent(ep.errors),
+		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.said, Bad: m.saidBad,
 	})
-	m.server.SetData(ep.serverData())
-}
-
-// playback is the status line's word on the replay: the file, the position, the speed.
-func (m *replayRoot) playback() string {
-	end := m.lines[len(m.lines)-1].ElapsedS
-	at := min(m.pos, end)
-	s := fmt.Sprintf("replay of %s: %s of %s", m.name, fmtClock(secs(at)), fmtClock(secs(end)))
-	switch {
-	case m.done:
-		return s + ", the end (r plays it again, q quits)"
-	case m.paused:
-		return s + ", paused (space plays)"
-	case m.speed > 1:
-		return s + fmt.Sprintf(", speed ×%d", m.speed)
-	}
-	return s + ", real time"
-}
-
-func secs(s float64) time.Duration {
-	return time.Duration(s * float64(time.Second)).Truncate(time.Second)
+	m.server.SetData(ep.serverData(m.recorded["diagnosis"]))
 }
 
 // View returns the frame.
@@ -287,13 +217,24 @@ func (m *replayRoot) View() tea.View {
 				series = padLines(series, l.Series) + "\n" + padLines(m.server.View(), l.Server)
 				l.Series += l.Server
 			}
-			m.frame = stack(l, m.header.View(), series, m.curve.View(), m.table.View(),
-				m.status.View(), m.help.View(m.keys))
+			curve, table := m.curve.View(), m.table.View()
+			if m.showDiag { // as on the live screen: the findings take the curve's and the table's place
+				l, curve = inPlaceOfBody(l, m.findingsView)
+				table = ""
+			}
+			m.frame = stack(l, m.header.View(), series, curve, table, m.status.View(), m.help.View(m.keys))
 		}
 		m.frameDirty = false
 	}
 	v := tea.NewView(m.frame)
 	v.AltScreen = true
-	v.WindowTitle = "tpsmon replay"
+	v.WindowTitle = "tpsmon replay " + m.name
 	return v
+}
+
+// findingsView is the focused endpoint's recorded findings (d): those of the line shown,
+// and those earlier lines held.
+func (m *replayRoot) findingsView(w, h int) string {
+	ep := m.eps[m.focus]
+	return findingsView(m.st, ep.name, ep.findings, ep.seen, ep.requests, w, h)
 }

@@ -86,7 +86,7 @@ func TestReplayShowsWhatWasRecorded(t *testing.T) {
 	m.at(0)
 	m.at(10 * time.Second)
 	out := ansi.Strip(m.View().Content)
-	for _, w := range []string{"gpu-a", "model llama", "users 1", "replay of run.jsonl: 00:10 of 00:50, real time", "errors none"} {
+	for _, w := range []string{"gpu-a", "model llama", "host 127.0.0.1:1 ", "users 1", "replay 00:10 of 00:50, real time", "replay of run.jsonl", "errors none"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("at 10 s the screen does not show %q:\n%s", w, out)
 		}
@@ -101,14 +101,19 @@ func TestReplayShowsWhatWasRecorded(t *testing.T) {
 		}
 	}
 	req, ok, errs := e.Book(0).Totals()
-	if want := "requests " + itoa(req) + " · ok " + itoa(ok) + " · errors http_429 " + itoa(errs[model.HTTPError(429)]); !strings.Contains(out, want) {
+	n429 := itoa(errs[model.HTTPError(429)]) // all in the last minute, as the live status ranks them
+	if want := "requests " + itoa(req) + " · ok " + itoa(ok) + " · errors last min http_429 " + n429 + " · " + n429 + " in all"; !strings.Contains(out, want) {
 		t.Errorf("status does not say %q:\n%s", want, out)
 	}
 	if row := levelRow(out, 1); strings.Contains(row, "▸") || !strings.Contains(levelRow(out, 4), "▸") {
 		t.Errorf("the closed level is shown open, or the open one closed:\n%s", out)
 	}
-	if !strings.Contains(out, "the end (r plays it again, q quits)") || !strings.Contains(out, "users 4") {
+	if !strings.Contains(out, "replay 00:50 of 00:50, the end") || !strings.Contains(out, "users 4") {
 		t.Errorf("at the end:\n%s", out)
+	}
+	// The capacity the live screen marked: ◆ on the curve and in the table, and the verdict.
+	if row := levelRow(out, 1); !strings.Contains(row, "◆") || !strings.Contains(out, "100│◆") || !strings.Contains(out, "\ncapacity 1 user; saturation not reached") {
+		t.Errorf("no capacity ◆ at 1 user on the curve and in the table, or no verdict:\n%s", out)
 	}
 }
 
@@ -138,16 +143,17 @@ func TestReplayKeys(t *testing.T) {
 	}
 	m.Update(press(" "))
 	m.at(9 * time.Second)
-	if m.next != 5 || !strings.Contains(ansi.Strip(m.View().Content), "paused (space plays)") || !m.keys.Play.Enabled() {
-		t.Fatalf("paused: %d lines shown, want 5 still", m.next)
+	if m.next != 5 || !strings.Contains(ansi.Strip(m.View().Content), "replay 00:05 of 00:40, paused") || !m.keys.Play.Enabled() {
+		t.Fatalf("paused: %d lines shown, want 5 still:\n%s", m.next, ansi.Strip(m.View().Content))
 	}
 	m.Update(press("p"))
-	m.Update(press("4"))
+	m.Update(press(">"))
+	m.Update(press(">"))
 	m.at(11 * time.Second) // 2 s at x4
-	if m.next != 13 || !strings.Contains(ansi.Strip(m.View().Content), "speed ×4") {
-		t.Fatalf("x4: %d lines shown, want 13", m.next)
+	if m.next != 13 || !strings.Contains(ansi.Strip(m.View().Content), "replay 00:13 of 00:40, ×4") {
+		t.Fatalf("x4: %d lines shown, want 13:\n%s", m.next, ansi.Strip(m.View().Content))
 	}
-	m.Update(press("2"))
+	m.Update(press("<"))
 	m.at(12 * time.Second)
 	if m.next != 15 {
 		t.Fatalf("x2: %d lines shown, want 15", m.next)
@@ -169,7 +175,8 @@ func TestReplayKeys(t *testing.T) {
 	}
 	m.Update(press("?"))
 	help := ansi.Strip(m.View().Content)
-	for _, w := range []string{"space/p", "pause", "speed ×2", "speed ×4", "real time", "from the start", "next theme", "quit"} {
+	for _, w := range []string{"space/p", "pause", "real time", "speed ×2", "1 min back", "1 min on", "next level",
+		"previous level", "from the start", "to the end", "next theme", "quit"} {
 		if !strings.Contains(help, w) {
 			t.Errorf("the help does not list %q:\n%s", w, help)
 		}
@@ -179,6 +186,84 @@ func TestReplayKeys(t *testing.T) {
 	}
 	if _, cmd := m.Update(press("q")); cmd == nil || cmd() != tea.Quit() {
 		t.Error("q does not quit")
+	}
+}
+
+// TestReplaySpeedsUpTo64: > doubles the speed up to ×64 (an hour in about a minute),
+// < halves it down to real time, and the help words what each leads to.
+func TestReplaySpeedsUpTo64(t *testing.T) {
+	s, _ := recording(t, 150)
+	m := newTestReplay(t, s)
+	m.at(0)
+	for range 8 { // two presses more than it takes
+		m.Update(press(">"))
+	}
+	if m.speed != MaxReplaySpeed || m.keys.Faster.Enabled() {
+		t.Fatalf("speed ×%d after 8 presses of >, faster still offered: %v", m.speed, m.keys.Faster.Enabled())
+	}
+	m.at(2 * time.Second) // 2 s at x64: 128 s of the recording
+	if m.next != 128 || !strings.Contains(ansi.Strip(m.View().Content), "replay 02:08 of 05:00, ×64") {
+		t.Fatalf("x64: %d lines after 2 s, want 128:\n%s", m.next, ansi.Strip(m.View().Content))
+	}
+	if h := m.keys.Slower.Help(); h.Desc != "speed ×32" {
+		t.Errorf("< says %q at x64, want speed ×32", h.Desc)
+	}
+	for range 8 {
+		m.Update(press("<"))
+	}
+	if m.speed != 1 || m.keys.Slower.Enabled() || m.keys.Faster.Help().Desc != "speed ×2" {
+		t.Errorf("speed ×%d after 8 presses of <, slower still offered %v, faster says %q", m.speed, m.keys.Slower.Enabled(), m.keys.Faster.Help().Desc)
+	}
+}
+
+// TestReplaySeeks: → and ← move a minute on and back, showing the screen as it was
+// then (totals, levels, the level held); ] and [ jump to the start of the next level
+// and back to the start of the level shown, then the one before; end shows the end.
+func TestReplaySeeks(t *testing.T) {
+	s, e := recording(t, 90) // 1 user for 90 s, then 4 users for 90 s
+	m := newTestReplay(t, s)
+	m.at(0)
+	screen := func() string { return ansi.Strip(m.View().Content) }
+	m.Update(press("right"))
+	if m.next != 60 || m.eps[0].target != 1 || !strings.Contains(screen(), "replay 01:00 of 03:00") {
+		t.Fatalf("→: %d lines shown, users %d, want 60 and 1:\n%s", m.next, m.eps[0].target, screen())
+	}
+	m.Update(press("right"))
+	m.Update(press("right")) // 3:00
+	atEnd := screen()
+	m.Update(press("left"))
+	if m.next != 120 || m.eps[0].target != 4 || !strings.Contains(screen(), "replay 02:00 of 03:00") {
+		t.Fatalf("→→→←: %d lines shown, users %d; want 120 and 4:\n%s", m.next, m.eps[0].target, screen())
+	}
+	// Back past a level: the totals and the table are the ones of that time again.
+	m.Update(press("left"))
+	m.Update(press("left"))
+	if m.next != 0 || m.eps[0].requests != 0 || len(m.eps[0].levels) != 0 {
+		t.Fatalf("at 0: %d lines, %d requests, %d levels; want none", m.next, m.eps[0].requests, len(m.eps[0].levels))
+	}
+	m.Update(press("]"))
+	if m.pos != 91 || m.eps[0].target != 4 || !strings.Contains(screen(), "users 4") {
+		t.Fatalf("]: at %v s, users %d; want the 4-user level's start (91 s)", m.pos, m.eps[0].target)
+	}
+	m.at(5 * time.Second) // plays on from there
+	if m.pos != 96 {
+		t.Fatalf("5 s after ]: at %v s, want 96", m.pos)
+	}
+	m.Update(press("["))
+	if m.pos != 91 {
+		t.Fatalf("[ 5 s into a level: at %v s, want its start (91 s)", m.pos)
+	}
+	m.Update(press("["))
+	if m.pos != 1 || m.eps[0].target != 1 {
+		t.Fatalf("[ at a level's start: at %v s, users %d; want the level before (1 s, 1 user)", m.pos, m.eps[0].target)
+	}
+	m.Update(press("end"))
+	req, _, _ := e.Book(0).Totals()
+	if !strings.Contains(atEnd, "errors last min http_429 30 · 45 in all") { // every other second of the last 90 s
+		t.Errorf("at the end the status does not rank the last minute's errors:\n%s", atEnd)
+	}
+	if m.eps[0].requests != req || !m.done || screen() != atEnd {
+		t.Errorf("end: %d requests (want %d), done %v; the screen differs from the one 3 minutes in:\n%s\n----\n%s", m.eps[0].requests, req, m.done, atEnd, screen())
 	}
 }
 
@@ -194,8 +279,8 @@ func TestReplaySmallScreens(t *testing.T) {
 		m.at(15 * time.Second)
 		out := m.View().Content
 		checkBox(t, out, size[0], size[1])
-		if !strings.Contains(ansi.Strip(out), "replay of run.jsonl") {
-			t.Errorf("%dx%d: no playback line:\n%s", size[0], size[1], ansi.Strip(out))
+		if !strings.Contains(ansi.Strip(out), "replay 00:15 of 00:20, real time") {
+			t.Errorf("%dx%d: the position is not shown:\n%s", size[0], size[1], ansi.Strip(out))
 		}
 	}
 }
@@ -206,30 +291,111 @@ func TestReplayRefusesAnEmptyRecording(t *testing.T) {
 	}
 }
 
-// TestReplayShowsTheDiagnosis: a recording's server view and diagnosis show under the
-// series, as they did live.
+// TestReplaySaysWhatTheLiveScreenSaid: the status line says again what the live
+// screen's said when it was recorded (here the ramp's stop and why), and a seek back
+// before it takes it back; a recording made by an older tpsmon says what it lacks.
+func TestReplaySaysWhatTheLiveScreenSaid(t *testing.T) {
+	stop := "auto-ramp stopped at 16 users on gpu-a: TTFT p95 4.1 s > 2 × the 2 s limit; back to capacity, 8 users"
+	lines := func(older bool) []timeseries.Line {
+		var ls []timeseries.Line
+		for s := 1; s <= 5; s++ {
+			at := t0.Add(time.Duration(s) * time.Second)
+			l := timeseries.Line{Schema: timeseries.Schema, Time: at.Format(time.RFC3339Nano), ElapsedS: float64(s), WidthS: 1,
+				Endpoint: "gpu-a", TargetUsers: 16, Active: 16, Requests: 10 * s, Succeeded: 10 * s}
+			if s == 1 && !older {
+				l.Recorded, l.SLO = timeseries.RecordedKeys, &model.ReportSLO{UserTPSMin: 30, TTFTP95MaxMs: 2000}
+			}
+			if s == 3 {
+				l.Said = []timeseries.Said{{Text: "gpu-a: server metrics: vLLM at http://127.0.0.1:8000/metrics"}, {Text: stop, Warning: true}}
+			}
+			ls = append(ls, l)
+		}
+		return ls
+	}
+	m := newTestReplay(t, &timeseries.Series{Lines: lines(false)})
+	screen := func() string { return ansi.Strip(m.View().Content) }
+	m.at(0)
+	m.at(2500 * time.Millisecond)
+	if out := screen(); !strings.Contains(out, "\nreplay of run.jsonl\n") || strings.Contains(out, "auto-ramp stopped") {
+		t.Errorf("at 2.5 s, before the stop:\n%s", out)
+	}
+	m.at(3500 * time.Millisecond)
+	if out := screen(); !strings.Contains(out, stop) || !m.saidBad {
+		t.Errorf("at 3.5 s the status line does not say the stop as a warning (bad %v):\n%s", m.saidBad, out)
+	}
+	if out := screen(); !strings.Contains(out, "target ≤2 s") { // the recorded criteria, as the live series showed them
+		t.Errorf("the series do not show the recorded TTFT target:\n%s", out)
+	}
+	m.Update(press("r"))
+	if out := screen(); strings.Contains(out, "auto-ramp stopped") || !strings.Contains(out, "replay of run.jsonl") {
+		t.Errorf("back at the start the stop is still said:\n%s", out)
+	}
+
+	m = newTestReplay(t, &timeseries.Series{Lines: lines(true)})
+	m.at(0)
+	want := "replay of run.jsonl · an older recording: no stop reasons, no diagnosis, verdicts by the default criteria"
+	if m.said != want {
+		t.Errorf("an older recording opens with %q, want %q", m.said, want)
+	}
+	// Said whole at 120 columns, and the diagnosis line does not claim nothing was wrong.
+	if out := screen(); !strings.Contains(out, want+"\n") || !strings.Contains(out, "diagnosis: not recorded (an older tpsmon)") {
+		t.Errorf("the screen does not say what the older recording lacks:\n%s", out)
+	}
+}
+
+// TestReplayShowsTheDiagnosis: a recording's server view (which server, preemptions
+// per second and in all), tpsmon's own load and the diagnosis show under the series, as
+// they did live.
 func TestReplayShowsTheDiagnosis(t *testing.T) {
-	waiting, kv := 14.0, 97.0
+	waiting, kv, gen, perS, total := 14.0, 97.0, 762.0, 0.4, 12.0
 	line := func(s float64, fs []model.Finding) timeseries.Line {
 		at := t0.Add(time.Duration(s * float64(time.Second)))
-		return timeseries.Line{Schema: timeseries.Schema, Time: at.Format(time.RFC3339Nano), ElapsedS: s, WidthS: 1,
-			Endpoint: "gpu-a", TargetUsers: 64, Active: 64, Requests: 100, Succeeded: 100,
-			Server: &timeseries.Server{Waiting: &waiting, KVPct: &kv}, Diagnosis: fs}
+		l := timeseries.Line{Schema: timeseries.Schema, Time: at.Format(time.RFC3339Nano), ElapsedS: s, WidthS: 1,
+			Endpoint: "gpu-a", TargetUsers: 64, Active: 64, Requests: 100 * int(s), Succeeded: 100 * int(s),
+			Server:    &timeseries.Server{Kind: "vLLM", Waiting: &waiting, KVPct: &kv, GenTPS: &gen, PreemptPerS: &perS, PreemptedTotal: &total},
+			Diagnosis: fs, Self: &timeseries.Self{CPUPct: 45, Cores: 2, SchedMs: 0.4}}
+		if s == 1 {
+			l.Recorded = timeseries.RecordedKeys
+		}
+		return l
 	}
 	queue := []model.Finding{{Rule: model.DiagQueue, Severity: model.SevWarning,
 		Text: "TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server (14 waiting, KV 97%)"}}
-	m, err := newReplay(ReplayOptions{Series: &timeseries.Series{Lines: []timeseries.Line{line(1, nil), line(2, queue)}}, Name: "run.jsonl"}, true)
+	lines := []timeseries.Line{line(1, nil), line(2, queue), line(3, nil)}
+	m, err := newReplay(ReplayOptions{Series: &timeseries.Series{Lines: lines}, Name: "run.jsonl"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(tickMsg(t0))
 	m.Update(tickMsg(t0.Add(1500 * time.Millisecond)))
-	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis: nothing wrong seen (100 requests)") || !strings.Contains(out, "waiting 14") {
-		t.Errorf("at 1.5 s:\n%s", out)
+	out := ansi.Strip(m.View().Content)
+	for _, w := range []string{"diagnosis: nothing wrong seen (100 requests)",
+		"server vLLM · waiting 14 · KV 97% · 762 tok/s generated · preempted 0.4/s (12 in all)",
+		"tpsmon CPU 45% of 2 cores · readers wait 0.4 ms to run (p99)"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("at 1.5 s the screen does not show %q:\n%s", w, out)
+		}
 	}
 	m.Update(tickMsg(t0.Add(2500 * time.Millisecond)))
 	if out := ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis: TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server") {
 		t.Errorf("at 2.5 s:\n%s", out)
+	}
+	// d: every finding, in place of the curve and the table; a second later the queue
+	// no longer holds and is listed as earlier in the run; back at the start it never was.
+	m.Update(tickMsg(t0.Add(3500 * time.Millisecond)))
+	m.Update(press("d"))
+	out = ansi.Strip(m.View().Content)
+	if !strings.Contains(out, "diagnosis of gpu-a · d closes") || !strings.Contains(out, "earlier in the run:") ||
+		!strings.Contains(out, "  TTFT rises to 3.00 s") || strings.Contains(out, "per-user tok/s p50\n") {
+		t.Errorf("d at 3.5 s:\n%s", out)
+	}
+	m.Update(press("home"))
+	if out = ansi.Strip(m.View().Content); !strings.Contains(out, "diagnosis of gpu-a") || strings.Contains(out, "earlier in the run") {
+		t.Errorf("d at the start still lists what held later:\n%s", out)
+	}
+	m.Update(press("d"))
+	if out = ansi.Strip(m.View().Content); strings.Contains(out, "diagnosis of gpu-a") || !strings.Contains(out, "curve (x = users)") {
+		t.Errorf("d again does not close the findings:\n%s", out)
 	}
 }

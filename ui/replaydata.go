@@ -9,6 +9,7 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/output/timeseries"
+	"github.com/tpsmon/tpsmon/probe/selfwatch"
 )
 
 // replayHistory bounds the buckets replay keeps per endpoint (the live screen's too).
@@ -18,6 +19,7 @@ const replayHistory = model.DefaultHistory
 // screen reads from the run engine, rebuilt from the time series.
 type replayEndpoint struct {
 	name, model    string
+	host           string // host[:port] of its URL, from its first line ("" in older recordings)
 	simulated      bool
 	rate           bool                           // rate mode: the levels and the target are arrival rates (requests/s)
 	buckets        []model.Bucket                 // oldest first
@@ -38,6 +40,9 @@ type replayEndpoint struct {
 	hasTTFO        bool
 	server         *timeseries.Server // the server's view of the newest line (nil: not scraped)
 	findings       []model.Finding    // the diagnosis of the newest line
+	seen           []model.Finding    // every kind of finding the lines so far held, as last held
+	errWin         errorWindow        // the error totals of the last minute's lines, for the status's ranking
+	self           *timeseries.Self   // tpsmon's own load at the newest line (nil: not known)
 }
 
 // replayKey is a recorded level of one mode: users, or an arrival rate.
@@ -66,6 +71,10 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	}
 	r.target, r.active, r.paused = l.TargetUsers, l.Active, l.Paused
 	r.requests, r.ok, r.errors = l.Requests, l.Succeeded, maps.Clone(l.ErrorsTotal)
+	if l.Cleared {
+		r.errWin.Reset()
+	}
+	r.errWin.Add(l.At(), r.errors)
 	r.lastErr = l.LastError
 	r.tokenSource, r.ramp, r.targetUserTPS = l.TokenSource, l.Ramp, l.TargetUserTPS
 	r.elapsed = time.Duration(l.ElapsedS * float64(time.Second))
@@ -77,12 +86,26 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	if r.hasTTFO {
 		r.ttfo50, r.ttfo95 = msDur(*l.TTFOP50), msDur(*l.TTFOP95)
 	}
-	r.server, r.findings = l.Server, l.Diagnosis
+	r.server, r.findings, r.self = l.Server, l.Diagnosis, l.Self
+	for _, f := range l.Diagnosis {
+		if k := slices.IndexFunc(r.seen, func(g model.Finding) bool { return g.Rule == f.Rule }); k >= 0 {
+			r.seen[k] = f
+		} else {
+			r.seen = append(r.seen, f)
+		}
+	}
 }
 
-// serverData is the recorded server view and diagnosis as the server panel shows them.
-func (r *replayEndpoint) serverData() serverData {
-	d := serverData{Findings: r.findings, Requests: r.requests, Status: engine.ServerStatus{State: engine.ServerOff}}
+// serverData is the recorded server view, tpsmon's own load and the diagnosis as the
+// server panel shows them; diagnosed is whether the recording holds the diagnosis (an
+// older one does not: its panel says so rather than that nothing was wrong).
+func (r *replayEndpoint) serverData(diagnosed bool) serverData {
+	d := serverData{Findings: r.findings, Requests: r.requests, Status: engine.ServerStatus{State: engine.ServerOff},
+		Unrecorded: !diagnosed}
+	if u := r.self; u != nil {
+		d.Self.Use = selfwatch.Use{CPU: u.CPUPct / 100, Cores: u.Cores, Sched: msDur(u.SchedMs), Known: true}
+		d.Self.WithSim = u.WithSim
+	}
 	if s := r.server; s != nil {
 		p := model.ServerPoint{}
 		set := func(v *float64, dst *float64, sig model.ServerSignal) {
@@ -98,7 +121,15 @@ func (r *replayEndpoint) serverData() serverData {
 		if s.GenTPS != nil {
 			p.GenTPS, p.Rate, p.Has = *s.GenTPS, true, p.Has|model.SigGenerated
 		}
-		d.Status = engine.ServerStatus{State: engine.ServerUp, Kind: "recorded", HasLast: true, Last: p}
+		kind := s.Kind
+		if kind == "" {
+			kind = "metrics" // an older recording: which server it was is not recorded
+		}
+		d.Status = engine.ServerStatus{State: engine.ServerUp, Kind: kind, HasLast: true, Last: p}
+		if s.PreemptPerS != nil && s.PreemptedTotal != nil && p.Rate {
+			p.Has |= model.SigPreemptions
+			d.Status.Last, d.Status.PreemptPerS, d.Status.Preempted = p, *s.PreemptPerS, *s.PreemptedTotal
+		}
 	}
 	return d
 }

@@ -19,6 +19,8 @@ type serverData struct {
 	Self     engine.SelfUse
 	Findings []model.Finding
 	Requests int // ended since the start or the clear: a diagnosis without findings is healthy only once some did
+	// Unrecorded is set in replay of a recording made before the diagnosis was recorded.
+	Unrecorded bool
 }
 
 // serverPanel sits under the client's series: the server's running and waiting
@@ -41,7 +43,8 @@ func (p *serverPanel) SetData(d serverData) {
 }
 
 func sameServerData(a, b serverData) bool {
-	if a.Status != b.Status || a.Self != b.Self || len(a.Findings) != len(b.Findings) || (a.Requests == 0) != (b.Requests == 0) {
+	if a.Status != b.Status || a.Self != b.Self || len(a.Findings) != len(b.Findings) || a.Requests != b.Requests || // "nothing wrong seen (N requests)" counts them
+		a.Unrecorded != b.Unrecorded {
 		return false
 	}
 	for i := range a.Findings {
@@ -187,6 +190,9 @@ const schedLate = 20 * time.Millisecond
 // (d shows them all).
 func (p *serverPanel) diagnosis() string {
 	st := p.st
+	if p.data.Unrecorded {
+		return st.Faint.Render("diagnosis: not recorded (an older tpsmon)")
+	}
 	ds := model.DiagnosisStatements(p.data.Findings, p.data.Requests, true)
 	if len(ds) == 0 {
 		return st.Faint.Render("diagnosis: no answer yet")

@@ -88,7 +88,7 @@ func TestCompletionOfValuesAndFiles(t *testing.T) {
 		{[]string{"sim", "--profile", "f"}, []string{"fast", "flaky"}, noFiles},
 		{[]string{"bench", "--api", ""}, []string{"chat", "completions"}, noFiles},
 		{[]string{"bench", "--arrival", ""}, []string{"poisson", "constant"}, noFiles},
-		{[]string{"replay", "--speed", ""}, []string{"1", "2", "4"}, noFiles},
+		{[]string{"replay", "--speed", ""}, []string{"1", "2", "4", "8", "16", "32", "64"}, noFiles},
 		{[]string{"report", "x.json", "-o", ""}, []string{"html", "svg", "png", "md"}, fileExts},
 		{[]string{"bench", "--report", ""}, []string{"html", "svg", "png", "md"}, fileExts},
 		{[]string{"--config", ""}, []string{"yaml", "yml"}, fileExts},

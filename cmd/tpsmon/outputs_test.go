@@ -108,7 +108,7 @@ func TestReplayCommandErrors(t *testing.T) {
 		want []string
 	}{
 		{[]string{"replay"}, []string{"want one time series file"}},
-		{[]string{"replay", cut, "--speed", "3"}, []string{"--speed 3: want 1, 2 or 4"}},
+		{[]string{"replay", cut, "--speed", "3"}, []string{"--speed 3: want 1 (real time), 2, 4, 8, 16, 32 or 64"}},
 		{[]string{"replay", filepath.Join(dir, "none.jsonl")}, []string{"none.jsonl: cannot read the time series"}},
 		{[]string{"replay", empty}, []string{"no time series line"}},
 		{[]string{"replay", bad}, []string{"bad.jsonl: line 2: not a time series line"}},

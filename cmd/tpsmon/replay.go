@@ -12,8 +12,9 @@ import (
 	"github.com/tpsmon/tpsmon/ui"
 )
 
-// replaySpeeds are the playback speeds --speed takes (the keys 1, 2 and 4 of replay).
-var replaySpeeds = []int{1, 2, 4}
+// replaySpeeds are the playback speeds --speed takes (replay's 1, > and < keys move
+// between them).
+var replaySpeeds = []int{1, 2, 4, 8, 16, 32, ui.MaxReplaySpeed}
 
 func (a *app) newReplayCmd() *cobra.Command {
 	var theme string
@@ -22,12 +23,14 @@ func (a *app) newReplayCmd() *cobra.Command {
 		Use:   "replay FILE.jsonl",
 		Short: "Play a recorded time series (--timeseries) on the live screen, with no server",
 		Long: `replay plays a time series written by --timeseries on the live screen's panels: the
-live series, the degradation curve and the level table as they were recorded, second by
-second. Keys: space or p pauses and plays, 1 / 2 / 4 set the speed (real time, x2, x4),
-r plays it again from the start, tab changes the endpoint, t the theme, ? shows every
-key, q quits. It shows the recorded numbers only: it measures and computes nothing again.`,
+live series, the server's view and the diagnosis, the degradation curve and the level
+table as they were recorded, second by second, with what the live screen said: the
+verdicts, the capacity marked ◆, the ramp's end and why. Keys: space or p pauses and plays, > and < double and halve the speed (up to
+x64), 1 is real time, ← and → move a minute back and on, [ and ] jump to the start of a
+level, r plays it again from the start, tab changes the endpoint, t the theme, ? shows
+every key, q quits. It shows the recorded numbers only: it measures nothing again.`,
 		Example: `  tpsmon bench --timeseries run.jsonl     # record
-  tpsmon replay run.jsonl --speed 4       # play it back four times as fast`,
+  tpsmon replay run.jsonl --speed 16      # play it back sixteen times as fast`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &flagError{path: cmd.CommandPath(), err: fmt.Errorf("want one time series file (written by --timeseries), got %d arguments", len(args))}
@@ -38,14 +41,14 @@ key, q quits. It shows the recorded numbers only: it measures and computes nothi
 			return a.runReplay(cmd, args[0], theme, speed)
 		},
 	}
-	c.Flags().IntVar(&speed, "speed", 1, "playback speed: 1 (real time), 2 or 4")
+	c.Flags().IntVar(&speed, "speed", 1, "playback speed: 1 (real time), 2, 4, 8, 16, 32 or 64")
 	c.Flags().StringVar(&theme, "theme", "", "colour theme (default adapts to the terminal; NO_COLOR gives mono)")
 	return c
 }
 
 func (a *app) runReplay(cmd *cobra.Command, path, theme string, speed int) error {
 	if !slices.Contains(replaySpeeds, speed) {
-		return usageErrorf("--speed %d: want 1, 2 or 4", speed)
+		return usageErrorf("--speed %d: want 1 (real time), 2, 4, 8, 16, 32 or 64", speed)
 	}
 	if theme != "" {
 		if _, err := themes.Get(theme, true); err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net/url"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -139,6 +140,16 @@ func (e *Engine) Info(i int) model.EndpointInfo { return e.eps[i].info }
 
 // BaseURL is endpoint i's configured base URL (it may hold a secret: never show it whole).
 func (e *Engine) BaseURL(i int) string { return e.eps[i].ep.BaseURL }
+
+// Host is the host[:port] of endpoint i's base URL, as the screen's header shows it
+// ("?" for a URL without one: never echo such a URL, it may hold a secret).
+func (e *Engine) Host(i int) string {
+	u, err := url.Parse(e.eps[i].ep.BaseURL)
+	if err != nil || u.Host == "" {
+		return "?"
+	}
+	return u.Host
+}
 
 // Book is endpoint i's level book and live series.
 func (e *Engine) Book(i int) Book { return e.eps[i].book }

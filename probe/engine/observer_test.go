@@ -42,3 +42,25 @@ func TestObserversSeeEveryEventAfterTheBook(t *testing.T) {
 		t.Errorf("at the sample the book counted %d requests, want 1 (observers run after the book)", requestsSeen[1])
 	}
 }
+
+// TestNoticeShownIsWhatTheStatusLineSays: the status line (and so the time series'
+// said, for replay) says the ramp's and the server's notices and an outage's start and
+// end, not a level's start nor the other findings (the diagnosis line has them).
+func TestNoticeShownIsWhatTheStatusLineSays(t *testing.T) {
+	for _, c := range []struct {
+		n    Notice
+		want bool
+	}{
+		{Notice{Kind: LevelStarted}, false},
+		{Notice{Kind: LevelShort}, true},
+		{Notice{Kind: RampStopped}, true},
+		{Notice{Kind: ServerNote}, true},
+		{Notice{Kind: Diagnosed, Rule: model.DiagDown}, true},
+		{Notice{Kind: Diagnosed, Rule: model.DiagBack}, true},
+		{Notice{Kind: Diagnosed, Rule: model.DiagQueue}, false},
+	} {
+		if got := c.n.Shown(); got != c.want {
+			t.Errorf("notice kind %v rule %q: Shown %v, want %v", c.n.Kind, c.n.Rule, got, c.want)
+		}
+	}
+}

@@ -117,7 +117,12 @@ func (v *serverView) onSegment(s model.Segment) {
 // HandleServer hands one scraper report to its endpoint's server series. It returns a
 // notice when the scrapes' state changed (said once: metrics found, not available,
 // server down, server back).
-func (e *Engine) HandleServer(u ServerUpdate) (Notice, bool) {
+func (e *Engine) HandleServer(u ServerUpdate) (said Notice, ok bool) {
+	defer func() {
+		if ok {
+			e.announce(said)
+		}
+	}()
 	if u.Endpoint < 0 || u.Endpoint >= len(e.eps) {
 		return Notice{}, false
 	}

@@ -21,6 +21,7 @@ const (
 	ServerNote                      // the server's metrics were found, or answer again (Text)
 	ServerTrouble                   // the server's metrics are not available, or the server is down (Text)
 	Diagnosed                       // a finding first holds, or holds again after a minute without (Text, Severity)
+	ScreenSaid                      // the live screen's status line said Text of its own (Say); never returned by Step
 )
 
 // Notice is something Step did, for the screen's status line and bench's progress.
@@ -40,12 +41,15 @@ type Notice struct {
 	// Rule and Severity are a Diagnosed finding's kind and severity.
 	Rule     string
 	Severity model.Severity
+	// Warning is a ScreenSaid notice said as a warning.
+	Warning bool
 }
 
 // Bad reports whether the notice is a warning.
 func (n Notice) Bad() bool {
 	return n.Kind == LevelShort || n.Kind == RampStopped || n.Kind == RampWarned || n.Kind == MaxDuration ||
-		n.Kind == ServerTrouble || n.Kind == Diagnosed && n.Severity != model.SevInfo && n.Severity != ""
+		n.Kind == ServerTrouble || n.Kind == Diagnosed && n.Severity != model.SevInfo && n.Severity != "" ||
+		n.Kind == ScreenSaid && n.Warning
 }
 
 // String says what happened, in words for a person.
@@ -72,6 +76,8 @@ func (n Notice) String() string {
 		return n.Name + ": " + n.Text
 	case Diagnosed:
 		return n.Name + ": diagnosis: " + n.Text
+	case ScreenSaid:
+		return n.Text
 	}
 	return ""
 }
@@ -124,7 +130,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	}
 	e.clock(now)
 	if e.cfg.MaxDuration > 0 && !e.over && now.Sub(e.t0) >= e.cfg.MaxDuration {
-		return e.endByDuration()
+		return e.announce(e.endByDuration()...)
 	}
 	out := e.stepServer(now)
 	for i, ep := range e.eps {
@@ -135,7 +141,7 @@ func (e *Engine) Step(now time.Time) []Notice {
 	for k := range out {
 		out[k].Rate = e.rate
 	}
-	return out
+	return e.announce(out...)
 }
 
 // stepWalk applies the rules to endpoint i's walk at now.

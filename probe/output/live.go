@@ -33,6 +33,9 @@ func OpenTimeSeries(path string) (*TimeSeries, error) {
 // Observe writes the line of each live tick.
 func (t *TimeSeries) Observe(e *engine.Engine, ev *probe.Event) { t.w.Observe(e, ev) }
 
+// ObserveNotice records what the live screen's status line says (engine.NoticeObserver).
+func (t *TimeSeries) ObserveNotice(e *engine.Engine, n engine.Notice) { t.w.ObserveNotice(e, n) }
+
 // Writer is the file's writer (for SetServer).
 func (t *TimeSeries) Writer() *timeseries.Writer { return t.w }
 

@@ -30,13 +30,6 @@ func newPalette() palette {
 
 func (p palette) color(i int) color.Color { return p.series[i%len(p.series)] }
 
-// Each series also gets its own marker and dash pattern, so that overlaid curves part
-// on a grey printout and for readers who do not tell the colours apart.
-var (
-	glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
-	dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
-)
-
 // metric picks one figure of a level; ok is false when the level did not measure it.
 type metric func(l model.ReportLevel) (v float64, ok bool)
 
@@ -68,40 +61,65 @@ func points(s *Series, m metric) plotter.XYs {
 // chartSet is the three charts of the degradation curve.
 type chartSet struct {
 	user, agg, ttft *plot.Plot
+	legend          legendCount
+}
+
+// legendCount counts each chart's legend entries (the room left above the curves).
+type legendCount map[*plot.Plot]int
+
+// add names thumbnails in p's legend.
+func (n legendCount) add(p *plot.Plot, label string, th ...plot.Thumbnailer) {
+	p.Legend.Add(label, th...)
+	n[p]++
 }
 
 // newCharts builds the charts of every series: per-user tok/s p50 against users with
-// the target band and each series' p10-p90 range, aggregate tok/s, and TTFT p95.
+// the target band and each series' p10-p90 range, aggregate tok/s, and TTFT p95; the
+// capacity marked ◆ on each. Every line, band and mark is named in its chart's legend.
 func newCharts(series []Series) (chartSet, error) {
 	pal := newPalette()
 	xs := usersAxis(series)
+	ax := axisWords(series)
 	cs := chartSet{
-		user: newPlot(pal, xs, "Per-user tok/s (p50) as users are added", "tokens/s per user"),
-		agg:  newPlot(pal, xs, "Aggregate tok/s", "tokens/s, all users"),
-		ttft: newPlot(pal, xs, "Time to first token, p95", "milliseconds"),
+		user:   newPlot(pal, xs, ax, "Per-user tok/s (p50) as "+ax.rises, "tokens/s per user"),
+		agg:    newPlot(pal, xs, ax, "Aggregate tok/s", "tokens/s, "+ax.all),
+		ttft:   newPlot(pal, xs, ax, "Time to first token, p95", "milliseconds"),
+		legend: legendCount{},
 	}
+	leg := cs.legend
 	if len(series) == 0 {
 		return cs, nil
 	}
 	slo := series[0].SLO().Report()
-	if err := addTarget(cs.user, pal, xs, slo.UserTPSMin); err != nil {
+	if err := addTarget(leg, cs.user, pal, xs, slo.UserTPSMin); err != nil {
 		return cs, err
 	}
+	charts := []struct {
+		p *plot.Plot
+		m metric
+	}{{cs.user, userP50}, {cs.agg, aggregate}, {cs.ttft, ttftP95}}
 	for i := range series {
 		s := &series[i]
-		if err := addBand(cs.user, pal.color(i), s); err != nil {
+		band, err := addBand(cs.user, pal.color(i), s)
+		if err != nil {
 			return cs, err
 		}
-		for _, c := range []struct {
-			p *plot.Plot
-			m metric
-		}{{cs.user, userP50}, {cs.agg, aggregate}, {cs.ttft, ttftP95}} {
-			if err := addCurve(c.p, pal, i, s.Label, points(s, c.m)); err != nil {
+		for _, c := range charts {
+			label, under := s.Label, []plot.Thumbnailer(nil)
+			if c.p == cs.user && band != nil {
+				label, under = s.Label+": p50, band p10-p90", []plot.Thumbnailer{band}
+			}
+			if err := addCurve(leg, c.p, pal, i, label, points(s, c.m), under...); err != nil {
 				return cs, err
 			}
 		}
 	}
-	if err := addTTFTLimit(cs.ttft, pal, xs, slo.TTFTP95MaxMs); err != nil {
+	for _, c := range charts {
+		if err := addCapacity(leg, c.p, pal, series, c.m); err != nil {
+			return cs, err
+		}
+	}
+	if err := addTTFTLimit(leg, cs.ttft, pal, xs, slo.TTFTP95MaxMs); err != nil {
 		return cs, err
 	}
 	cs.user.Legend.Top = true
@@ -109,11 +127,34 @@ func newCharts(series []Series) (chartSet, error) {
 	cs.ttft.Legend.Top, cs.ttft.Legend.Left = true, true
 	for _, p := range []*plot.Plot{cs.user, cs.agg, cs.ttft} {
 		p.Y.Min = 0
-		// Room above the curves for the legend, one line per series.
-		p.Y.Max = math.Max(p.Y.Max*(1.08+0.07*float64(len(series))), 1)
+		// Room above the curves for the legend, one line per entry.
+		p.Y.Max = math.Max(p.Y.Max*(1.04+0.07*float64(leg[p])), 1)
 		p.Y.Tick.Marker = tidyTicks{plot.DefaultTicks{}}
 	}
 	return cs, nil
+}
+
+// xWords is what the x axis counts: users, or arrival rates for rate-mode runs.
+type xWords struct {
+	label, rises, caption, all string
+}
+
+func axisWords(series []Series) xWords {
+	rate, users := false, false
+	for i := range series {
+		if series[i].Judgement.Rate {
+			rate = true
+		} else {
+			users = true
+		}
+	}
+	switch {
+	case rate && users:
+		return xWords{"users (concurrent streams) or requests/s (arrival rate)", "the load rises", "Users or request rates", "all streams"}
+	case rate:
+		return xWords{"requests/s (arrival rate)", "the request rate rises", "Request rates", "all requests"}
+	}
+	return xWords{"users (concurrent streams)", "users are added", "Users", "all users"}
 }
 
 // usersAxis is the users of every level measured, ascending and without repeats.
@@ -142,7 +183,7 @@ func sortFloats(xs []float64) {
 
 // newPlot is an empty chart with users on a logarithmic X axis (a ramp usually doubles)
 // ticked at the levels measured.
-func newPlot(pal palette, xs []float64, title, ylabel string) *plot.Plot {
+func newPlot(pal palette, xs []float64, ax xWords, title, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
@@ -151,7 +192,7 @@ func newPlot(pal palette, xs []float64, title, ylabel string) *plot.Plot {
 	}
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.Title.TextStyle.Color = pal.text
-	p.X.Label.Text = "users (concurrent streams)"
+	p.X.Label.Text = ax.label
 	p.Y.Label.Text = ylabel
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(11)
@@ -181,8 +222,9 @@ func newPlot(pal palette, xs []float64, title, ylabel string) *plot.Plot {
 	return p
 }
 
-// addCurve draws one series' line and markers and names it in the legend.
-func addCurve(p *plot.Plot, pal palette, i int, label string, xys plotter.XYs) error {
+// addCurve draws one series' line and markers and names it in the legend, its sample
+// drawn over under (the series' band).
+func addCurve(leg legendCount, p *plot.Plot, pal palette, i int, label string, xys plotter.XYs, under ...plot.Thumbnailer) error {
 	if len(xys) == 0 {
 		return nil
 	}
@@ -190,15 +232,16 @@ func addCurve(p *plot.Plot, pal palette, i int, label string, xys plotter.XYs) e
 	if err != nil {
 		return err
 	}
-	line.LineStyle = draw.LineStyle{Color: pal.color(i), Width: vg.Points(2), Dashes: dashes[i%len(dashes)]}
-	pts.GlyphStyle = draw.GlyphStyle{Color: pal.color(i), Radius: vg.Points(3.5), Shape: glyphs[i%len(glyphs)]}
+	line.LineStyle = pal.seriesLine(i)
+	pts.GlyphStyle = pal.seriesGlyph(i)
 	p.Add(line, pts)
-	p.Legend.Add(label, line, pts)
+	leg.add(p, label, append(under, line, pts)...)
 	return nil
 }
 
-// addBand shades a series' per-user p10 to p90 range, lightly, in its colour.
-func addBand(p *plot.Plot, c color.Color, s *Series) error {
+// addBand shades a series' per-user p10 to p90 range, lightly, in its colour, and
+// returns it for the legend (nil when there are fewer than two levels to span).
+func addBand(p *plot.Plot, c color.Color, s *Series) (*plotter.Polygon, error) {
 	var lo, hi plotter.XYs
 	for _, l := range s.Endpoint.Levels {
 		if _, ok := userP50(l); ok && l.Concurrency > 0 {
@@ -207,7 +250,7 @@ func addBand(p *plot.Plot, c color.Color, s *Series) error {
 		}
 	}
 	if len(lo) < 2 {
-		return nil
+		return nil, nil
 	}
 	ring := append(plotter.XYs{}, lo...)
 	for i := len(hi) - 1; i >= 0; i-- {
@@ -215,17 +258,17 @@ func addBand(p *plot.Plot, c color.Color, s *Series) error {
 	}
 	poly, err := plotter.NewPolygon(ring)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	poly.Color = translucent(c, 0x30)
 	poly.LineStyle.Width = 0
 	p.Add(poly)
-	return nil
+	return poly, nil
 }
 
 // addTarget shades the band below the per-user target, where a level fails the
 // criteria, and draws the target line.
-func addTarget(p *plot.Plot, pal palette, xs []float64, target float64) error {
+func addTarget(leg legendCount, p *plot.Plot, pal palette, xs []float64, target float64) error {
 	if len(xs) == 0 || target <= 0 {
 		return nil
 	}
@@ -242,13 +285,13 @@ func addTarget(p *plot.Plot, pal palette, xs []float64, target float64) error {
 	}
 	line.LineStyle = draw.LineStyle{Color: pal.bad, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	p.Add(band, line)
-	p.Legend.Add("below the target of "+num(target)+" tok/s", band, line)
+	leg.add(p, "below the target of "+num(target)+" tok/s", band, line)
 	return nil
 }
 
 // addTTFTLimit draws the TTFT limit when it is within reach of the curves (up to three
 // times the highest p95): farther away it would flatten them, and the title says it instead.
-func addTTFTLimit(p *plot.Plot, pal palette, xs []float64, limit float64) error {
+func addTTFTLimit(leg legendCount, p *plot.Plot, pal palette, xs []float64, limit float64) error {
 	if len(xs) == 0 || limit <= 0 {
 		return nil
 	}
@@ -262,7 +305,7 @@ func addTTFTLimit(p *plot.Plot, pal palette, xs []float64, limit float64) error 
 	}
 	line.LineStyle = draw.LineStyle{Color: pal.bad, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 	p.Add(line)
-	p.Legend.Add("limit "+model.Limit(limit), line)
+	leg.add(p, "limit "+model.Limit(limit), line)
 	return nil
 }
 

@@ -6,12 +6,10 @@ import (
 	"html/template"
 	"image/color"
 	"io"
-	"regexp"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -33,7 +31,7 @@ h3{font-size:1em;margin:1.2em 0 .4em}
 .verdict li{margin:.3em 0}
 .fails{font-size:.85em;margin:0;padding-left:1.6em}
 .fails li{margin:0}
-.swatch{display:inline-block;width:.9em;height:.9em;border-radius:2px;margin-right:.4em;vertical-align:-.1em}
+.swatch{display:inline-block;width:2.2em;height:1em;margin-right:.4em;vertical-align:-.1em}
 .ok{color:{{.Good}};font-weight:bold}
 .bad{color:{{.Bad}};font-weight:bold}
 .warn{color:{{.Warn}};font-weight:bold}
@@ -52,24 +50,24 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 <h1>{{.Title}}</h1>
 <h2>Verdict</h2>
 <ul class="verdict">
-{{range .Lines}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>: <span class="{{.Class}}">{{.Text}}</span>{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
+{{range .Lines}}<li>{{.Swatch}}<b>{{.Label}}</b>: <span class="{{.Class}}">{{.Text}}</span>{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
 {{if or .Failures .Notes}}<ul class="fails">{{range .Failures}}<li>fails at {{.}}</li>{{end}}{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
 {{end}}{{range .Changes}}<li>{{.}}</li>
 {{end}}</ul>
 {{if .Criteria}}<p class="faint">Criteria: {{.Criteria}}.</p>{{end}}
 {{if .Diagnosis}}<h2>Diagnosis</h2>
 <ul class="verdict">
-{{range .Diagnosis}}<li><span class="swatch" style="background:{{.Color}}"></span><b>{{.Label}}</b>
+{{range .Diagnosis}}<li>{{.Swatch}}<b>{{.Label}}</b>
 <ul class="fails">{{range .Items}}<li>{{if .Weight}}<span class="{{.Class}}">{{.Weight}}</span>: {{end}}{{.Text}}{{if .Held}} <span class="faint">({{.Held}})</span>{{end}}{{if .Evidence}}<ul class="faint">{{range .Evidence}}<li>{{.}}</li>{{end}}</ul>{{end}}</li>
 {{end}}</ul></li>
 {{end}}</ul>
 {{end}}<h2>Degradation curve</h2>
 <figure>
 {{.Chart}}
-<figcaption>Users on a logarithmic scale, one point per level. Per-user tok/s: the line is the median, the light band around it p10 to p90; the red band is below the target. Aggregate tok/s: every user's tokens together. TTFT p95: time to the first token.</figcaption>
+<figcaption>{{.XAxis}} on a logarithmic scale, one point per level; each series has its own colour, line and marker. Per-user tok/s: the line is the median, the light band around it p10 to p90; the red band is below the target. Aggregate tok/s: every user's tokens together. TTFT p95: time to the first token. ◆ marks each series' capacity.</figcaption>
 </figure>
 <h2>Levels</h2>
-{{range .Tables}}<h3><span class="swatch" style="background:{{.Color}}"></span>{{.Heading}}</h3>
+{{range .Tables}}<h3>{{.Swatch}}{{.Heading}}</h3>
 <table>
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -86,14 +84,15 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 
 type htmlLine struct {
 	VerdictLine
-	Color     string
+	Swatch    template.HTML // the series' mark: its colour, line and marker
 	Simulated bool
 }
 
 // htmlDiagnosis is one series' diagnosis on the page.
 type htmlDiagnosis struct {
-	Label, Color string
-	Items        []htmlFinding
+	Label  string
+	Swatch template.HTML // the series' line, dash and marker
+	Items  []htmlFinding
 }
 
 // htmlFinding is one statement of a diagnosis: its weight ("problem", "warning"; ""
@@ -105,13 +104,13 @@ type htmlFinding struct {
 
 type htmlTable struct {
 	Heading string
-	Color   string
+	Swatch  template.HTML
 	Header  []string
 	Rows    [][]string
 }
 
 type htmlData struct {
-	Title, Criteria                    string
+	Title, Criteria, XAxis             string
 	Text, Faint, Grid, Good, Bad, Warn string
 	Lines                              []htmlLine
 	Diagnosis                          []htmlDiagnosis
@@ -129,24 +128,25 @@ func writeHTML(w io.Writer, runs []*Run, series []Series) error {
 	pal := newPalette()
 	v := VerdictOf(series)
 	d := htmlData{
-		Title: Title(series), Criteria: v.Criteria, Changes: v.Changes,
+		Title: Title(series), Criteria: v.Criteria, Changes: v.Changes, XAxis: axisWords(series).caption,
 		Text: hex(pal.text), Faint: hex(pal.faint), Grid: hex(pal.grid), Good: hex(pal.good), Bad: hex(pal.bad), Warn: hex(pal.warn),
 		Chart: chart, Runs: runs,
 	}
 	for i, l := range v.Lines {
-		d.Lines = append(d.Lines, htmlLine{VerdictLine: l, Color: hex(pal.color(i)), Simulated: series[i].Endpoint.Simulated})
+		sw := template.HTML(swatchSVG(i)) // drawn by us, no text
+		d.Lines = append(d.Lines, htmlLine{VerdictLine: l, Swatch: sw, Simulated: series[i].Endpoint.Simulated})
 		if ds := l.Diagnosis(); len(ds) > 0 {
-			d.Diagnosis = append(d.Diagnosis, htmlDiagnosisOf(l.Label, hex(pal.color(i)), ds))
+			d.Diagnosis = append(d.Diagnosis, htmlDiagnosisOf(l.Label, sw, ds))
 		}
 		header, rows := levelTable(&series[i])
-		d.Tables = append(d.Tables, htmlTable{Heading: strings.Join(heading(&series[i]), " · "), Color: hex(pal.color(i)), Header: header, Rows: rows})
+		d.Tables = append(d.Tables, htmlTable{Heading: strings.Join(heading(&series[i]), " · "), Swatch: sw, Header: header, Rows: rows})
 	}
 	return htmlPage.Execute(w, d)
 }
 
 // htmlDiagnosisOf is a series' diagnosis as the page shows it.
-func htmlDiagnosisOf(label, colour string, ds []model.Statement) htmlDiagnosis {
-	out := htmlDiagnosis{Label: label, Color: colour}
+func htmlDiagnosisOf(label string, swatch template.HTML, ds []model.Statement) htmlDiagnosis {
+	out := htmlDiagnosis{Label: label, Swatch: swatch}
 	for _, st := range ds {
 		f := htmlFinding{Text: st.Text, Held: st.Held, Evidence: st.Evidence}
 		switch st.Severity {
@@ -160,9 +160,6 @@ func htmlDiagnosisOf(label, colour string, ds []model.Statement) htmlDiagnosis {
 	return out
 }
 
-// svgPrelude matches what comes before the <svg> element in vgsvg's output.
-var svgPrelude = regexp.MustCompile(`(?s)^.*?<svg width="[^"]*" height="[^"]*"`)
-
 // inlineSVG draws the charts as an <svg> element for the page: no XML prelude, and a
 // width that follows the page.
 func inlineSVG(series []Series) (template.HTML, error) {
@@ -170,7 +167,7 @@ func inlineSVG(series []Series) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	c := vgsvg.New(posterWidth-2*posterMargin, chartsHeight)
+	c := newOutlinedSVG(posterWidth-2*posterMargin, chartsHeight)
 	dc := draw.New(c)
 	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: posterWidth, Y: 0}, {X: posterWidth, Y: chartsHeight}, {X: 0, Y: chartsHeight}})
 	drawCharts(dc, cs)
@@ -178,8 +175,8 @@ func inlineSVG(series []Series) (template.HTML, error) {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", err
 	}
-	out := svgPrelude.ReplaceAll(fontFallback(buf.Bytes()), []byte(`<svg role="img" aria-label="degradation curve"`))
-	return template.HTML(out), nil // drawn by us: vgsvg escapes every text it writes
+	out := svgPrelude.ReplaceAll(buf.Bytes(), []byte(`<svg role="img" aria-label="degradation curve"`))
+	return template.HTML(out), nil // drawn by us: every text is escaped
 }
 
 // hex is a colour as #rrggbb.

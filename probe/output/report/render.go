@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Formats are the report formats, by file extension.
@@ -51,14 +49,14 @@ const (
 	posterWidth  = 10 * vg.Inch
 	chartsHeight = 6.6 * vg.Inch
 	posterMargin = 0.3 * vg.Inch
-	posterDPI    = 128           // 1280 pixels wide
-	swatchWidth  = vg.Length(12) // the colour mark before a series' verdict
+	posterDPI    = 128         // 1280 pixels wide
+	swatchWidth  = swatchW + 6 // the series' mark before its verdict, and a gap
 )
 
 // posterText is the text of a poster, worded and wrapped to its width.
 type posterText struct {
 	title, verdict, footer []string
-	swatch                 []int // per verdict line: the series whose colour marks it, -1 for none, posterHeading for a section's heading
+	swatch                 []int // per verdict line: the series whose mark (colour, line, marker) it has, -1 for none, posterHeading for a section's heading
 }
 
 func newPosterText(runs []*Run, series []Series) posterText {
@@ -71,8 +69,8 @@ func newPosterText(runs []*Run, series []Series) posterText {
 	for i, l := range v.Lines {
 		lines, owner = append(lines, l.Label+": "+l.Text()), append(owner, i)
 		var more []string
-		if f := l.Failures(); len(f) > 0 {
-			more = append(more, "Fails at "+strings.Join(f, "; "))
+		for _, f := range l.Failures() { // one a line, as the HTML lists them
+			more = append(more, "fails at "+f)
 		}
 		more = append(more, l.Notes()...)
 		if l.Criteria != "" {
@@ -171,7 +169,7 @@ func writePoster(w io.Writer, format string, runs []*Run, series []Series) error
 	if format == "png" {
 		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(posterWidth, height), vgimg.UseDPI(posterDPI), vgimg.UseBackgroundColor(color.White))}
 	} else {
-		cw = vgsvg.New(posterWidth, height)
+		cw = newOutlinedSVG(posterWidth, height)
 	}
 	dc := draw.New(cw)
 	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: posterWidth, Y: 0}, {X: posterWidth, Y: height}, {X: 0, Y: height}})
@@ -184,8 +182,7 @@ func writePoster(w io.Writer, format string, runs []*Run, series []Series) error
 	for i, l := range t.verdict {
 		y -= lineH
 		if k := t.swatch[i]; k >= 0 {
-			s := vg.Points(8)
-			dc.FillPolygon(pal.color(k), []vg.Point{{X: x, Y: y}, {X: x + s, Y: y}, {X: x + s, Y: y + s}, {X: x, Y: y + s}})
+			drawSwatch(dc, pal, k, vg.Point{X: x, Y: y - 1}, swatchW, swatchH)
 		}
 		st := textStyle(pal.text, vg.Points(11), t.swatch[i] == posterHeading)
 		text := strings.TrimLeft(l, " ") // an indent as an offset: SVG viewers collapse leading spaces
@@ -198,24 +195,8 @@ func writePoster(w io.Writer, format string, runs []*Run, series []Series) error
 		y -= footH
 		dc.FillText(textStyle(pal.faint, vg.Points(9), false), vg.Point{X: x, Y: y}, l)
 	}
-	if format == "png" {
-		_, err = cw.WriteTo(w)
-		return err
-	}
-	var buf bytes.Buffer
-	if _, err := cw.WriteTo(&buf); err != nil {
-		return err
-	}
-	_, err = w.Write(fontFallback(buf.Bytes()))
+	_, err = cw.WriteTo(w)
 	return err
-}
-
-// fontFallback lets a viewer without the Liberation fonts (the charts' metrics) use
-// their metric-compatible twins, or at least a sans-serif face, instead of its default
-// serif one.
-func fontFallback(svg []byte) []byte {
-	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"),
-		[]byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"))
 }
 
 // wrap breaks s into lines no wider than width in style st, between words; each line

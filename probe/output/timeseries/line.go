@@ -81,6 +81,38 @@ type Line struct {
 	// words, severity, evidence, first and last seen), the most telling first; left
 	// out when nothing was wrong.
 	Diagnosis []model.Finding `json:"diagnosis,omitempty"`
+	// Said is what the live screen's status line said of the endpoint since its previous
+	// line (the engine's notices: a level marked short, the ramp's end and why, the
+	// server's metrics found or lost; one of the whole run, such as its maximum duration
+	// being over, on every endpoint's line), oldest first; left out when nothing.
+	Said []Said `json:"said,omitempty"`
+	// Recorded lists, on an endpoint's first line, the keys this writer records that an
+	// older one did not (RecordedKeys): a line without one of them had nothing to say,
+	// while a recording that does not list it never recorded it.
+	Recorded []string `json:"recorded,omitempty"`
+	// Self is tpsmon's own load at the bucket's end, as the live screen showed it under
+	// the server's view; left out before tpsmon's second reading of itself.
+	Self *Self `json:"tpsmon,omitempty"`
+	// Host is the host[:port] of the endpoint's URL, on its first line, as the live
+	// screen's header shows it (never the whole URL: it may hold a secret).
+	Host string `json:"host,omitempty"`
+}
+
+// RecordedKeys are the keys a line may carry that older writers did not write.
+var RecordedKeys = []string{"said", "diagnosis", "tpsmon"}
+
+// Self is tpsmon's own load: whether it may be the limit of what it measures.
+type Self struct {
+	CPUPct  float64 `json:"cpu_pct"`            // CPU in use, percent of one core (190: almost two cores)
+	Cores   int     `json:"cores,omitempty"`    // cores tpsmon may use
+	SchedMs float64 `json:"sched_p99_ms"`       // p99 of the time its goroutines waited to run, ms
+	WithSim bool    `json:"with_sim,omitempty"` // the built-in simulator runs in tpsmon's process (its CPU counts in)
+}
+
+// Said is one thing the live screen's status line said.
+type Said struct {
+	Text    string `json:"text"`
+	Warning bool   `json:"warning,omitempty"` // shown as a warning
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.
@@ -124,6 +156,13 @@ type Server struct {
 	KVPct     *float64 `json:"kv_pct,omitempty"`     // KV-cache use, percent
 	GenTPS    *float64 `json:"server_tps,omitempty"` // tokens/s the server generated since its previous scrape
 	Preempted *float64 `json:"preempted,omitempty"`  // preemptions since the previous scrape
+	// Kind is the server the metrics came from (vLLM, SGLang, TGI, llama.cpp).
+	Kind string `json:"kind,omitempty"`
+	// PreemptPerS is the preemptions per second over the last 5 scrapes and
+	// PreemptedTotal those since the start (or the screen's clear), as the live screen
+	// says them; left out when the server counts none.
+	PreemptPerS    *float64 `json:"preempt_per_s,omitempty"`
+	PreemptedTotal *float64 `json:"preempted_total,omitempty"`
 }
 
 // ServerOf is the Server of one point of the server's per-second series.

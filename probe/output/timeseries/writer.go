@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"maps"
@@ -22,6 +23,8 @@ type Writer struct {
 	server func(endpoint int) (model.ServerPoint, bool)
 	lines  int
 	err    error
+	buf    bytes.Buffer  // one line, encoded
+	enc    *json.Encoder // into buf, with <, > and & as they are (said's "errors 30% > 5%")
 }
 
 // epState is what the previous line of one endpoint said, to write what changed.
@@ -30,7 +33,8 @@ type epState struct {
 	requests int
 	errs     map[model.ErrorKind]int
 	levels   map[levelKey]levelMark
-	sloSent  bool // the criteria went out on a line
+	sloSent  bool   // the criteria (and the recorded keys) went out on a line
+	said     []Said // notices heard since the previous line
 }
 
 // levelKey is a level of one mode: users, or an arrival rate (the book keeps both apart).
@@ -46,10 +50,15 @@ type levelMark struct {
 	dur              time.Duration
 }
 
-var _ engine.Observer = (*Writer)(nil)
+var _ engine.NoticeObserver = (*Writer)(nil)
 
 // NewWriter writes the time series to w (a file opened for appending or truncated).
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w, eps: map[int]*epState{}} }
+func NewWriter(w io.Writer) *Writer {
+	wr := &Writer{w: w, eps: map[int]*epState{}}
+	wr.enc = json.NewEncoder(&wr.buf)
+	wr.enc.SetEscapeHTML(false)
+	return wr
+}
 
 // SetServer gives the writer the server's newest per-second point of an endpoint (its
 // /metrics, when scraped); lines then carry a server object. Call it before the run.
@@ -70,15 +79,31 @@ func (w *Writer) Observe(e *engine.Engine, ev *probe.Event) {
 		if w.t0.IsZero() {
 			w.t0 = ev.Tick.Start
 		}
-		data, err := json.Marshal(w.line(e, ev.Endpoint, ev.Tick))
+		w.buf.Reset()
+		err := w.enc.Encode(w.line(e, ev.Endpoint, ev.Tick)) // ends the line with '\n'
 		if err == nil {
-			_, err = w.w.Write(append(data, '\n'))
+			_, err = w.w.Write(w.buf.Bytes())
 		}
 		if err != nil {
 			w.err = err
 			return
 		}
 		w.lines++
+	}
+}
+
+// ObserveNotice keeps what the live screen's status line says of an endpoint (or of
+// every endpoint) for its next line.
+func (w *Writer) ObserveNotice(e *engine.Engine, n engine.Notice) {
+	if !n.Shown() {
+		return
+	}
+	s := Said{Text: n.String(), Warning: n.Bad()}
+	for i := range e.Len() {
+		if n.Endpoint < 0 || n.Endpoint == i {
+			st := w.state(i)
+			st.said = append(st.said, s)
+		}
 	}
 }
 
@@ -123,8 +148,9 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	}
 	if !st.sloSent {
 		slo := e.SLO().Report()
-		l.SLO, st.sloSent = &slo, true
+		l.SLO, l.Recorded, l.Host, st.sloSent = &slo, RecordedKeys, e.Host(i), true
 	}
+	l.Said, st.said = st.said, nil
 	if p, ok := e.Status(i, end); ok {
 		l.Ramp = &Ramp{Level: p.Index + 1, Levels: p.Levels, Users: p.Users, Steady: p.Steady, Need: p.Need,
 			Warming: p.Warming, LeftS: round(p.Left.Seconds(), 1), MaxLeftS: round(p.MaxLeft.Seconds(), 1)}
@@ -134,7 +160,13 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	}
 	if p, ok := w.serverPoint(e, i); ok && end.Sub(p.Time) <= serverFresh {
 		l.Server = ServerOf(p)
+		ss := e.Server(i)
+		l.Server.Kind = ss.Kind
+		if p.Rate && p.Has.Has(model.SigPreemptions) {
+			l.Server.PreemptPerS, l.Server.PreemptedTotal = ptr(round(ss.PreemptPerS, 2)), ptr(ss.Preempted)
+		}
 	}
+	l.Self = selfOf(e.Self())
 	l.Diagnosis = e.Diagnosis(i)
 	w.totals(l, book, st)
 	w.levels(l, book.Levels(), e.RateMode(), st)
@@ -235,4 +267,12 @@ func (w *Writer) serverPoint(e *engine.Engine, i int) (model.ServerPoint, bool) 
 		return w.server(i)
 	}
 	return e.ServerLast(i)
+}
+
+// selfOf is tpsmon's own load as a line records it (nil before it is known).
+func selfOf(u engine.SelfUse) *Self {
+	if !u.Known {
+		return nil
+	}
+	return &Self{CPUPct: round(100*u.CPU, 1), Cores: u.Cores, SchedMs: round(float64(u.Sched)/float64(time.Millisecond), 3), WithSim: u.WithSim}
 }

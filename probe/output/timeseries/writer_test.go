@@ -284,3 +284,50 @@ func BenchmarkWriterLine(b *testing.B) {
 		w.Observe(e, &ev)
 	}
 }
+
+// TestWriterSaysWhatTheScreenSaid: the engine's notices that the live screen's status
+// line says go on the endpoint's next line (each endpoint's own), and an endpoint's
+// first line lists the keys this writer records, so that replay tells "nothing said"
+// from "not recorded".
+func TestWriterSaysWhatTheScreenSaid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ts.jsonl")
+	benchTo(t, path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]bool{}
+	said := map[string][]string{}
+	warned := false
+	for _, l := range s.Lines {
+		if !first[l.Endpoint] {
+			first[l.Endpoint] = true
+			if strings.Join(l.Recorded, ",") != strings.Join(RecordedKeys, ",") {
+				t.Errorf("%s's first line records %v, want %v", l.Endpoint, l.Recorded, RecordedKeys)
+			}
+		} else if len(l.Recorded) > 0 {
+			t.Errorf("%s: recorded on a later line", l.Endpoint)
+		}
+		for _, x := range l.Said {
+			said[l.Endpoint] = append(said[l.Endpoint], x.Text)
+			// about a quarter of b's requests fail (how many ended by then varies under -race)
+			warned = warned || x.Warning && strings.HasPrefix(x.Text, "b: at 2 users errors ") && strings.Contains(x.Text, "% > 5% (")
+		}
+	}
+	for _, ep := range []string{"a", "b"} {
+		all := strings.Join(said[ep], "\n")
+		if want := "auto-ramp finished on " + ep + ": all 2 levels held"; strings.Count(all, want) != 1 {
+			t.Errorf("%s's lines said %q, want once %q", ep, said[ep], want)
+		}
+		if other := map[string]string{"a": "b", "b": "a"}[ep]; strings.Contains(all, "on "+other) || strings.Contains(all, other+": ") {
+			t.Errorf("%s's lines say what was said of %s: %q", ep, other, said[ep])
+		}
+	}
+	if !warned {
+		t.Errorf("b's errors over the stop rule (full ramp: it goes on) not said as a warning: %q", said["b"])
+	}
+}
