@@ -9,7 +9,12 @@ import "time"
 type ClientWait struct {
 	h      *Hist
 	capped int
+	late   int
 }
+
+// LateAfter is how late an arrival may leave before it counts as late: a trace (or a
+// rate) the client cannot keep up with says so when its arrivals leave later than this.
+const LateAfter = 10 * time.Millisecond
 
 // NewClientWait returns an empty accumulator.
 func NewClientWait() ClientWait { return ClientWait{h: NewLatencyHist()} }
@@ -19,6 +24,9 @@ func (c *ClientWait) Add(wait time.Duration, capped bool) {
 	c.h.RecordDuration(max(wait, 0))
 	if capped {
 		c.capped++
+	}
+	if wait > LateAfter {
+		c.late++
 	}
 }
 
@@ -32,12 +40,14 @@ type WaitStats struct {
 	P50         float64 `json:"p50"`
 	P95         float64 `json:"p95"`
 	Max         float64 `json:"max"`
+	// Late is how many arrivals left more than LateAfter (10 ms) after they were due.
+	Late int `json:"late"`
 }
 
 // Stats reads the accumulator.
 func (c *ClientWait) Stats() WaitStats {
 	d := c.h.Dist()
-	st := WaitStats{Arrivals: d.Count, Capped: c.capped, P50: d.P50, P95: d.P95, Max: d.Max}
+	st := WaitStats{Arrivals: d.Count, Capped: c.capped, P50: d.P50, P95: d.P95, Max: d.Max, Late: c.late}
 	if d.Count > 0 {
 		st.CappedShare = float64(c.capped) / float64(d.Count)
 	}

@@ -37,6 +37,10 @@ type EndpointJudgement struct {
 	// TTFO says the first answer token came later than the first token at some level
 	// (a reasoning model thinks first): every table shows TTFO beside TTFT.
 	TTFO bool
+	// Trace, for a run that replayed a trace (its levels are the trace's windows), is
+	// whether the endpoint held the trace's load: the claim in place of a capacity and a
+	// saturation, which are then not measured. nil otherwise.
+	Trace *TraceClaim
 }
 
 // Statement is one thing tpsmon says, with its weight and the figures behind it.
@@ -78,12 +82,13 @@ const (
 	SayLengths  = "lengths"
 	SayRamp     = "ramp"
 	SayFailures = "failures"
+	SayLate     = "late"
 )
 
 // LevelJudgement is one level as the judgement reads it.
 type LevelJudgement struct {
 	Level      int
-	Name       string // "8 users", "1 request/s"
+	Name       string // "8 users", "1 request/s", "window 2 (60-120 s of the trace)"
 	State      LevelState
 	StateWords string   // the state with its figures; "" when measured in full
 	Meets      bool     // it meets every criterion (its figures as saved)
@@ -107,6 +112,9 @@ func Judge(r *Report) Judgement {
 func JudgeEndpoint(s *ReportSettings, e *ReportEndpoint, interrupted, walking bool) EndpointJudgement {
 	slo := s.SLO.SLO()
 	j := EndpointJudgement{Name: e.Name, Rate: s.Mode == "rate" || e.rateMode(), TTFO: e.ShowsTTFO()}
+	if s.TraceRun() || e.TraceMode() {
+		j.Rate, j.Trace = false, newTraceClaim(s, e)
+	}
 	for i := range e.Levels {
 		l := &e.Levels[i]
 		st := s.LevelState(l, walking)
@@ -114,15 +122,58 @@ func JudgeEndpoint(s *ReportSettings, e *ReportEndpoint, interrupted, walking bo
 		if st == LevelShort && !judgeReport(l).measured() {
 			why = []string{"nothing measured: no steady request delivered a token before the maximum hold ended it"}
 		}
-		j.Levels = append(j.Levels, LevelJudgement{Level: l.Concurrency, Name: LevelName(j.Rate, l.Concurrency),
+		j.Levels = append(j.Levels, LevelJudgement{Level: l.Concurrency, Name: j.LevelName(l.Concurrency),
 			State: st, StateWords: s.LevelStateWords(l, st), Meets: len(why) == 0, Failures: why})
 	}
-	j.Capacity = judgeCapacity(j.Levels, interrupted, walking)
-	j.Saturation = judgeSaturation(j.Levels, e.Levels)
-	j.Verdict = j.verdict()
+	if j.Trace != nil { // no ramp: no capacity nor saturation, but the trace's load held or not
+		j.Trace.judge(j.Levels)
+		j.Capacity = CapacityClaim{Kind: CapNotMeasured, Why: "a trace replayed as recorded: no ramp"}
+		j.Verdict = j.traceVerdict()
+	} else {
+		j.Capacity = judgeCapacity(j.Levels, interrupted, walking)
+		j.Saturation = judgeSaturation(j.Levels, e.Levels)
+		j.Verdict = j.verdict()
+	}
 	j.Notes = j.notes(s, e)
 	j.Diagnosis = DiagnosisStatements(e.Diagnosis, e.requestsOf(), e.Diagnosed)
 	return j
+}
+
+// LevelName names level n of the endpoint in its run's terms: users ("8 users"), an
+// arrival rate ("8 requests/s"), or a window of the trace by its span ("window 2
+// (60-120 s of the trace)").
+func (j *EndpointJudgement) LevelName(n int) string {
+	if j.Trace != nil {
+		return j.Trace.windowName(n)
+	}
+	return LevelName(j.Rate, n)
+}
+
+// LevelNames names several levels at once: "16 and 32 users", "window 2 (...) and
+// window 3 (...)".
+func (j *EndpointJudgement) LevelNames(ns []int) string {
+	if j.Trace == nil {
+		return LevelNames(j.Rate, ns)
+	}
+	names := make([]string, len(ns))
+	for i, n := range ns {
+		names[i] = j.LevelName(n)
+	}
+	return Names(names)
+}
+
+// LevelColumn is the heading of the level column of the endpoint's tables: "users",
+// "rate req/s" or "window".
+func (j *EndpointJudgement) LevelColumn() string { return LevelColumn(j.Rate, j.Trace != nil) }
+
+// Meets reports whether the endpoint met the criteria at some load the run claims: a
+// capacity was found (exact or at least), or a trace's load was held.
+func (j *EndpointJudgement) Meets() bool {
+	if j.Trace != nil {
+		return j.Trace.Held()
+	}
+	k := j.Capacity.Kind
+	return k == CapExact || k == CapAtLeast
 }
 
 // Judged reports whether the endpoint has a verdict to show: some level was measured
@@ -138,11 +189,12 @@ func (j *EndpointJudgement) Judged() bool {
 
 // Failing lists the levels that fail the criteria, each "8 users: errors 4.55% > 1%",
 // with the state of a level that was not measured in full ("16 users (short: 12 of 32
-// steady requests ...): errors 6% > 1%").
+// steady requests ...): errors 6% > 1%"). A trace's verdict already names each window
+// measured in full that failed, with what failed: only the others are listed.
 func (j *EndpointJudgement) Failing() []string {
 	var out []string
 	for _, l := range j.Levels {
-		if l.Meets || l.State == LevelOpen || l.Failures[0] == noRequest {
+		if l.Meets || l.State == LevelOpen || l.Failures[0] == noRequest || (j.Trace != nil && l.State.Decides()) {
 			continue
 		}
 		name := l.Name

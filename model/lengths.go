@@ -64,17 +64,19 @@ type Traffic struct {
 	Goodput Goodput
 	Lengths Lengths
 	Gaps    ChunkGaps
+	Turns   Turns // conversations: TTFT of first and of later turns
 }
 
 // NewTraffic returns an empty accumulator judging goodput against target.
 func NewTraffic(target GoodputTarget) *Traffic {
-	return &Traffic{Goodput: NewGoodput(target), Lengths: NewLengths()}
+	return &Traffic{Goodput: NewGoodput(target), Lengths: NewLengths(), Turns: NewTurns()}
 }
 
 // Add records one steady ended request.
 func (t *Traffic) Add(s *Sample) {
 	t.Goodput.Add(s)
 	t.Lengths.Add(s)
+	t.Turns.Add(s)
 	if s.OK() {
 		t.Gaps.Add(s.Gaps)
 	}
@@ -85,11 +87,14 @@ type TrafficStats struct {
 	Goodput   GoodputStats `json:"goodput"`
 	Lengths   LengthStats  `json:"lengths"`
 	ChunkGaps GapStats     `json:"chunk_gap_ms"`
+	// Turns is the TTFT of conversations' first turns and later turns apart (absent
+	// when the level sent no conversation).
+	Turns *TurnStats `json:"ttft_by_turn,omitempty"`
 }
 
 // Stats reads the accumulator over the level's steady window.
 func (t *Traffic) Stats(window time.Duration) TrafficStats {
-	return TrafficStats{Goodput: t.Goodput.Stats(window), Lengths: t.Lengths.Stats(), ChunkGaps: t.Gaps.Stats()}
+	return TrafficStats{Goodput: t.Goodput.Stats(window), Lengths: t.Lengths.Stats(), ChunkGaps: t.Gaps.Stats(), Turns: t.Turns.Stats()}
 }
 
 // rounded is t as the report writes it: shares to 4 decimals, rates and milliseconds

@@ -28,12 +28,19 @@ type LevelRule struct {
 	needBase bool  // steady, but no delivered total seen since SteadyAt
 	base     int64 // delivered total at SteadyAt
 
-	openLoop bool // the segments opened now are arrival rates (SetOpenLoop)
+	openLoop   bool // the segments opened now are arrival rates (SetOpenLoop)
+	continuous bool // Continuous: a level after a steady one is steady at once
 }
 
 // SetOpenLoop says whether the segments Begin opens from now on are arrival rates (rate
 // mode: Segment.OpenLoop) or users. The open segment keeps its mode.
 func (r *LevelRule) SetOpenLoop(on bool) { r.openLoop = on }
+
+// Continuous makes the rule treat a change of level as a cut in time, not a change of
+// load: a segment opened right after a steady one is steady at once (a trace's windows:
+// the load goes on as recorded, and no population turns over). The first segment, and
+// one opened after a pause, still warm up.
+func (r *LevelRule) Continuous() { r.continuous = true }
 
 // NewLevelRule returns a rule with no open segment (paused, concurrency 0).
 func NewLevelRule(endpoint int) *LevelRule { return &LevelRule{endpoint: endpoint} }
@@ -47,8 +54,10 @@ func NewLevelRule(endpoint int) *LevelRule { return &LevelRule{endpoint: endpoin
 // It returns the closed segment (hadClosed false when none was open) and the opened one
 // (opened.Open false when none was opened).
 func (r *LevelRule) Begin(c int, open bool, delivered int64, now time.Time) (closed Segment, hadClosed bool, opened Segment) {
+	wasSteady := false
 	if r.open {
 		r.account(delivered)
+		wasSteady = !r.cur.SteadyAt.IsZero()
 		closed = r.cur
 		closed.End = now
 		closed.Open = false
@@ -63,7 +72,7 @@ func (r *LevelRule) Begin(c int, open bool, delivered int64, now time.Time) (clo
 	r.open = true
 	r.curInflight = 0
 	r.cur = Segment{Endpoint: r.endpoint, ID: r.lastID, Concurrency: c, Start: now, End: now, Open: true}
-	if r.inflight == 0 {
+	if r.inflight == 0 || (r.continuous && wasSteady) {
 		r.steady(delivered, now)
 	}
 	r.cur.OpenLoop = r.openLoop

@@ -238,3 +238,29 @@ func TestLevelRuleInFlight(t *testing.T) {
 		t.Fatalf("InFlight = %d, %d; want 0, 0", all, earlier)
 	}
 }
+
+// TestLevelRuleContinuous: with Continuous (a trace's windows), a segment opened right
+// after a steady one is steady at once, with requests of the earlier one in flight;
+// the first segment still warms up.
+func TestLevelRuleContinuous(t *testing.T) {
+	r := NewLevelRule(0)
+	r.Continuous()
+	t0 := time.Unix(100, 0)
+	if _, _, first := r.Begin(1, true, 0, t0); first.SteadyAt.IsZero() {
+		t.Fatal("the first segment, with nothing in flight, is not steady")
+	}
+	r.Send(t0) // in flight across the cut
+	_, _, second := r.Begin(2, true, 10, t0.Add(time.Second))
+	if second.SteadyAt.IsZero() {
+		t.Fatal("the window after a steady one is not steady at once")
+	}
+	if _, _, warm := r.Send(t0.Add(2 * time.Second)); warm {
+		t.Error("a request of the second window is warm-up")
+	}
+	plain := NewLevelRule(0)
+	plain.Begin(1, true, 0, t0)
+	plain.Send(t0)
+	if _, _, s := plain.Begin(2, true, 10, t0.Add(time.Second)); !s.SteadyAt.IsZero() {
+		t.Error("without Continuous the next level is steady with a request of the earlier one in flight")
+	}
+}

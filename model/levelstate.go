@@ -57,8 +57,14 @@ func (s LevelState) Mark() string {
 }
 
 // LevelNeed is how many steady requests a level of n users (in rate mode, n
-// requests/s) needs to be measured in full: the level rule's max(20, 2 x users).
-func (s *ReportSettings) LevelNeed(n int) int { return MinSteady(n) }
+// requests/s) needs to be measured in full: the level rule's max(20, 2 x users). A
+// window of a trace needs 20 (its number is no load).
+func (s *ReportSettings) LevelNeed(n int) int {
+	if s.TraceRun() {
+		return MinSteady(1)
+	}
+	return MinSteady(n)
+}
 
 // LevelState reads how level l of a run with these settings was measured: the one
 // reading of a level's state, that every surface and every claim uses. walking says an
@@ -68,12 +74,16 @@ func (s *ReportSettings) LevelNeed(n int) int { return MinSteady(n) }
 func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
 	steady, _ := steadyOf(l)
 	few := steady < s.LevelNeed(l.Concurrency)
+	short := l.Short
+	if s.TraceRun() { // a window ends on its schedule, its requests counted whenever they end
+		short = l.Short && few
+	}
 	switch {
 	case few && l.Stopped:
 		return LevelStopped
 	case l.Open && (walking || few):
 		return LevelOpen
-	case l.Short:
+	case short:
 		return LevelShort
 	case !judgeReport(l).measured():
 		return LevelNotMeasured
@@ -95,6 +105,9 @@ func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
 	case LevelStopped:
 		return "stopped by a stop rule after " + of
 	case LevelShort:
+		if s.TraceRun() {
+			return "short: " + of + " in the window"
+		}
 		if s.MaxHoldS > 0 {
 			return "short: " + of + " when the maximum hold (" + seconds(s.MaxHoldS) + ") ended it"
 		}

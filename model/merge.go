@@ -46,7 +46,8 @@ type MergeFile struct {
 //     report's level carries no such histograms (an older tpsmon; MergeNotes says so):
 //     figures over some of the requests would read as the whole level's;
 //   - the server's view when every report names the same metrics URL (see mergeServer;
-//     MergeNotes says when it is left out), never summed.
+//     MergeNotes says when it is left out), never summed;
+//   - the client wait of open-loop levels, and a trace run's windows (mergetrace.go).
 //
 // Capacity and saturation are recomputed from the merged levels with the reports'
 // criteria; the run counts as interrupted when any of them was. The merged report has
@@ -87,6 +88,7 @@ func Merge(files []MergeFile) (*Report, error) {
 		}
 		out.Endpoints[i] = e
 	}
+	mergeTraceSettings(&out.Settings, files)
 	return out, nil
 }
 
@@ -101,6 +103,7 @@ type mergeLevel struct {
 	noTraffic              bool           // a report's level carried no lengths or chunk gaps histograms
 	servers                []*ServerLevel // the reports' server's views of the level
 	stopped                bool           // a stop rule ended the level in some report
+	open                   mergeOpen      // the arrivals' client-side wait, a trace's window
 }
 
 // mergeEndpoint merges endpoint i of every report.
@@ -155,6 +158,7 @@ func mergeEndpoint(files []MergeFile, i int, settings *ReportSettings, interrupt
 		if server {
 			rl.Server = mergeServer(m.servers, shards)
 		}
+		m.finishOpen(&rl, settings)
 		e.Levels = append(e.Levels, rl)
 	}
 	e.SetClaims(settings, interrupted)
@@ -189,6 +193,9 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	}
 	if rl.Server != nil {
 		m.servers = append(m.servers, rl.Server)
+	}
+	if err := m.addOpen(rl); err != nil {
+		return err
 	}
 	m.stopped = m.stopped || rl.Stopped
 	spans, err := parseWindows(rl.Windows)
@@ -277,7 +284,7 @@ var endpointSettings = []struct {
 func checkMergeable(files []MergeFile) error {
 	a := files[0]
 	for _, b := range files[1:] {
-		for _, s := range mergeSettings {
+		for _, s := range append(mergeSettings, mergeTrafficSettings...) {
 			if va, vb := s.get(a.Report), s.get(b.Report); va != vb {
 				return fmt.Errorf("%s differs: %s has %s, %s has %s; merge only runs of the same workload and the same tpsmon",
 					s.name, b.Name, quote(vb), a.Name, quote(va))

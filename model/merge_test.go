@@ -33,6 +33,7 @@ func shardSample(r *rand.Rand, c int, send time.Duration) *Sample {
 	if r.IntN(10) == 0 {
 		s.Warmup = true
 	}
+	s.Turn = 1 + s.Chunks%3 // conversations: first and later turns, merged from their histograms
 	return s
 }
 
@@ -158,7 +159,7 @@ func testMergeShards(t *testing.T, n int) {
 			t.Errorf("level %d: in flight %v merged, want %v", g.Concurrency, g.InFlightMean, w.InFlightMean)
 		}
 		g.InFlightMean, w.InFlightMean = 0, 0
-		if w.Lengths.Input.Count == 0 || w.Lengths.Output.Count == 0 || w.ChunkGaps.Count == 0 {
+		if w.Lengths.Input.Count == 0 || w.Lengths.Output.Count == 0 || w.ChunkGaps.Count == 0 || w.Turns == nil || w.Turns.Later.Count == 0 {
 			t.Errorf("level %d: lengths %+v chunk gaps %+v: feed samples with both", w.Concurrency, w.Lengths, w.ChunkGaps)
 		}
 		// The aggregate and request rate of shards: the sum of the shards' own rates

@@ -68,7 +68,7 @@ func mergeServer(views []*ServerLevel, shards bool) *ServerLevel {
 	if len(views) == 0 {
 		return nil
 	}
-	var wait, run, kv, gen weighted
+	var wait, run, kv, gen, prefix weighted
 	out := ServerLevel{}
 	var pre *float64
 	preScrapes := -1
@@ -79,6 +79,7 @@ func mergeServer(views []*ServerLevel, shards bool) *ServerLevel {
 		run.add(v.RunningMean, w)
 		kv.add(v.KVMeanPct, w)
 		gen.add(v.GenTPS, w)
+		prefix.add(v.PrefixHitPct, w)
 		if v.WaitingMax != nil && (out.WaitingMax == nil || *v.WaitingMax > *out.WaitingMax) {
 			x := *v.WaitingMax
 			out.WaitingMax = &x
@@ -93,6 +94,6 @@ func mergeServer(views []*ServerLevel, shards bool) *ServerLevel {
 		}
 	}
 	out.WaitingMean, out.RunningMean, out.KVMeanPct, out.GenTPS = wait.mean(), run.mean(), kv.mean(), gen.mean()
-	out.Preemptions = pre
+	out.Preemptions, out.PrefixHitPct = pre, prefix.mean()
 	return out.Report()
 }

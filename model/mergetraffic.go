@@ -59,6 +59,7 @@ func (l *level) trafficHists(hs *ReportHists) {
 	in, out, gaps := l.traffic.Lengths.in.JSON(), l.traffic.Lengths.out.JSON(), l.traffic.Gaps.JSON()
 	in.Unit, out.Unit = UnitTokens, UnitTokens // whole tokens, held in a rate histogram (lengths.go)
 	hs.InputTokens, hs.OutputTokens, hs.ChunkGaps = &in, &out, &gaps
+	l.traffic.Turns.json(hs)
 }
 
 // UnitTokens is the recording unit of the lengths' histograms: whole tokens.
@@ -94,7 +95,7 @@ func (m *mergeLevel) addTraffic(hs *ReportHists) error {
 	if err := t.Gaps.MergeJSON(*hs.ChunkGaps); err != nil {
 		return fmt.Errorf("hist.chunk_gap: %w", err)
 	}
-	return nil
+	return t.Turns.merge(hs)
 }
 
 // forgetTraffic blanks a merged level's lengths and chunk gaps, figures and
@@ -108,7 +109,8 @@ func forgetTraffic(rl *ReportLevel) {
 }
 
 // MergeNotes are what Merge(files) leaves out and why, one sentence each, for the user:
-// the lengths and chunk gaps of files without their histograms, and the server's view
+// the lengths and chunk gaps of files without their histograms, the client wait of
+// files without its histogram, and the server's view
 // when the files did not scrape one server. Nothing when nothing is left out.
 func MergeNotes(files []MergeFile) []string {
 	var notes []string
@@ -119,6 +121,12 @@ func MergeNotes(files []MergeFile) []string {
 		if name, ok := lacksTraffic(f.Report); ok {
 			notes = append(notes, fmt.Sprintf("%s: endpoint %q carries no lengths or chunk gaps histograms (written by an older tpsmon): "+
 				"the merged levels show no lengths nor chunk gaps", f.Name, name))
+		}
+	}
+	for _, f := range files {
+		if name, ok := lacksWait(f.Report); ok {
+			notes = append(notes, fmt.Sprintf("%s: endpoint %q carries no client-wait histogram (written by an older tpsmon): "+
+				"the merged levels show no client wait nor late requests", f.Name, name))
 		}
 	}
 	for i, e := range files[0].Report.Endpoints {

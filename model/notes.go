@@ -29,6 +29,7 @@ func (j *EndpointJudgement) notes(s *ReportSettings, e *ReportEndpoint) []Statem
 		}
 	}
 	add(j.rampNote(s, e))
+	add(j.lateNote())
 	out = append(out, j.levelNotes()...)
 	add(j.errorsNote(e))
 	add(j.ttfoNote(s, e))
@@ -56,48 +57,60 @@ func (j *EndpointJudgement) levelNotes() []Statement {
 
 // rampNote says how the ramp ended and which levels of it were not measured: "ramp
 // stopped early by a stop rule at 16 users: errors 40% > 5% (10 requests); not measured:
-// 32 and 64 users".
+// 32 and 64 users". A trace run's is its replay's: "trace replay finished: every window
+// was replayed" (a window is replayed on its schedule, never "held": that word is the
+// verdict's).
 func (j *EndpointJudgement) rampNote(s *ReportSettings, e *ReportEndpoint) (Statement, bool) {
 	end := e.RampEnd
 	if end == "" {
 		return Statement{}, false
 	}
+	ramp, level := "ramp", "level"
+	if j.Trace != nil {
+		ramp, level = "trace replay", "window"
+	}
 	st := Statement{Kind: SayRamp, Severity: SevInfo}
 	switch end {
 	case RampEndFinished:
-		st.Text = "ramp finished: every level was held"
+		st.Text = ramp + " finished: every " + level + " was held"
+		if j.Trace != nil {
+			st.Text = ramp + " finished: every window was replayed"
+		}
 		var short []int
 		for _, l := range j.Levels {
 			if l.State == LevelShort {
 				short = append(short, l.Level)
 			}
 		}
-		if len(short) > 0 {
-			st.Text += "; the maximum hold came first at " + LevelNames(j.Rate, short) + " (short)"
+		switch {
+		case len(short) > 0 && j.Trace != nil:
+			st.Text += "; " + j.LevelNames(short) + " had fewer steady requests than a window needs (short)"
+		case len(short) > 0:
+			st.Text += "; the maximum hold came first at " + j.LevelNames(short) + " (short)"
 		}
 		return st, true
 	case RampEndMaxDuration:
-		st.Text, st.Severity = "ramp cut by the run's maximum duration", SevWarning
+		st.Text, st.Severity = ramp+" cut by the run's maximum duration", SevWarning
 	case RampEndInterrupted:
-		st.Text, st.Severity = "ramp interrupted (Ctrl-C or a signal) before its last level", SevWarning
+		st.Text, st.Severity = ramp+" interrupted (Ctrl-C or a signal) before its last "+level, SevWarning
 	case RampEndManual:
-		st.Text = "ramp stopped by hand on the live screen (a key)"
+		st.Text = ramp + " stopped by hand on the live screen (a key)"
 	default:
 		why, ok := strings.CutPrefix(end, RampEndStopped+": ")
 		if !ok {
-			st.Text = "ramp: " + end
+			st.Text = ramp + ": " + end
 			return st, true
 		}
 		at := ""
 		for i := range e.Levels {
 			if e.Levels[i].Stopped {
-				at = " at " + LevelName(j.Rate, e.Levels[i].Concurrency)
+				at = " at " + j.LevelName(e.Levels[i].Concurrency)
 			}
 		}
-		st.Text = "ramp stopped early by a stop rule" + at + ": " + why
+		st.Text = ramp + " stopped early by a stop rule" + at + ": " + why
 	}
 	if left := unreached(s.Ramp, e.Levels); len(left) > 0 {
-		st.Text += "; not measured: " + LevelNames(j.Rate, left)
+		st.Text += "; not measured: " + j.LevelNames(left)
 	}
 	return st, true
 }
@@ -182,16 +195,16 @@ func (j *EndpointJudgement) ttfoNote(s *ReportSettings, e *ReportEndpoint) (Stat
 	}
 	at := func(l *ReportLevel) string {
 		if l.TTFOMs == (LatencyJSON{}) {
-			return "no answer token at " + LevelName(j.Rate, l.Concurrency) + " (every answer was all reasoning)"
+			return "no answer token at " + j.LevelName(l.Concurrency) + " (every answer was all reasoning)"
 		}
-		return "p50 " + Millis(l.TTFOMs.P50) + ", p95 " + Millis(l.TTFOMs.P95) + " at " + LevelName(j.Rate, l.Concurrency)
+		return "p50 " + Millis(l.TTFOMs.P50) + ", p95 " + Millis(l.TTFOMs.P95) + " at " + j.LevelName(l.Concurrency)
 	}
 	lo, hi := with[0], with[len(with)-1]
 	text := "reasoning: the answer's first token (TTFO) " + at(lo)
 	if hi != lo {
 		text += "; " + at(hi)
 	}
-	text += " (TTFT p50 " + Millis(lo.TTFTMs.P50) + " at " + LevelName(j.Rate, lo.Concurrency) + ": the thinking streams first)"
+	text += " (TTFT p50 " + Millis(lo.TTFTMs.P50) + " at " + j.LevelName(lo.Concurrency) + ": the thinking streams first)"
 	st := Statement{Kind: SayTTFO, Severity: SevInfo, Text: text}
 	slo := s.SLO.SLO()
 	if slo.TTFOP95Max <= 0 {
@@ -220,7 +233,7 @@ func (j *EndpointJudgement) stallsNote(e *ReportEndpoint) (Statement, bool) {
 		return Statement{}, false
 	}
 	return Statement{Kind: SayStalls, Severity: SevWarning, Text: "stalls: a stream paused " + Millis(worst.StallMs.Max) +
-		" between two chunks at " + LevelName(j.Rate, worst.Concurrency) + " (stall p95 " + Millis(worst.StallMs.P95) + ")"}, true
+		" between two chunks at " + j.LevelName(worst.Concurrency) + " (stall p95 " + Millis(worst.StallMs.P95) + ")"}, true
 }
 
 // goodputNote says when a level that meets the criteria hides requests that missed

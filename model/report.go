@@ -55,6 +55,15 @@ type ReportSettings struct {
 	// WindowLayout; absent when the levels were held by the level rule): level i ran
 	// from StartAt + i x hold for exactly hold, with no early stop.
 	StartAt string `json:"start_at,omitempty"`
+	// Trace is the trace a trace run replayed (Mode "trace"): its levels are windows of
+	// the trace, numbered from 1 (absent otherwise).
+	Trace *ReportTrace `json:"trace,omitempty"`
+	// Conversations: Turns is how many turns of each conversation a run played ("all",
+	// or a number; absent when requests stand alone), History where the history's
+	// answers came from ("dataset" or "live"), ThinkS the pause between turns.
+	Turns   string  `json:"turns,omitempty"`
+	History string  `json:"history,omitempty"`
+	ThinkS  float64 `json:"think_s,omitempty"`
 }
 
 // MarshalJSON writes the settings with extra_body_keys as [] when there are none (never
@@ -164,6 +173,10 @@ type ReportLevel struct {
 	// LevelState). Both are absent when false.
 	Open    bool `json:"open,omitempty"`
 	Stopped bool `json:"stopped,omitempty"`
+	// TraceWindowS is the span of the trace this level replayed, [from, to] in the
+	// trace's own seconds (a trace run: Concurrency is the window's number; absent
+	// otherwise).
+	TraceWindowS []float64 `json:"trace_window_s,omitempty"`
 	// UserTPSBursts counts the steady answers whose tokens all arrived in one burst (a
 	// buffering proxy): they are left out of user_tps and tpot_ms, which mean nothing
 	// for them (absent when none).

@@ -26,6 +26,12 @@ type ReportHists struct {
 	InputTokens  *HistJSON `json:"input_tokens,omitempty"`
 	OutputTokens *HistJSON `json:"output_tokens,omitempty"`
 	ChunkGaps    *GapsJSON `json:"chunk_gap,omitempty"`
+	// The TTFT of conversations' first and later turns (absent without conversations).
+	TTFTFirstTurns *HistJSON `json:"ttft_first_turns,omitempty"`
+	TTFTLaterTurns *HistJSON `json:"ttft_later_turns,omitempty"`
+	// The arrivals' client-side wait (open loop: rate mode and traces; absent in users
+	// mode, and from files written before it was added).
+	ClientWait *HistJSON `json:"client_wait,omitempty"`
 }
 
 // ReportWindow is one steady window of a level in wall-clock time (see WindowLayout).
@@ -81,7 +87,7 @@ func (t *book) windows(c int) []span {
 // hists encodes the level's histograms, lengths and chunk gaps included.
 func (l *level) hists() *ReportHists {
 	hs := &ReportHists{TTFT: l.ttft.JSON(), TTFO: l.ttfo.JSON(), TPOT: l.tpot.JSON(),
-		E2E: l.e2e.JSON(), Stall: l.stall.JSON(), UserTPS: l.user.JSON()}
+		E2E: l.e2e.JSON(), Stall: l.stall.JSON(), UserTPS: l.user.JSON(), ClientWait: l.clientWaitHist()}
 	l.trafficHists(hs)
 	return hs
 }

@@ -73,6 +73,9 @@ type Sample struct {
 	Err    ErrorKind // ErrNone on success
 	ErrMsg string    // plain words for a person; never contains a key or header value
 
+	// Turn is the request's turn in a conversation (1 = the first, which carries no
+	// history); 0 for a request that is not part of one.
+	Turn int
 	// RetryAfter is the wait the server asked for with a failure (its Retry-After
 	// header, on HTTP 429 and 503 mostly); 0 when it gave none.
 	RetryAfter time.Duration

@@ -17,6 +17,8 @@ const (
 	SigKV                                   // KV-cache use, 0 to 1 (gauge)
 	SigGenerated                            // tokens generated since the server started (counter)
 	SigPreemptions                          // sequences preempted since the server started (counter)
+	SigPrefix                               // prefix-cache hits and queries, in prompt tokens (counters: vLLM)
+	SigPrefixRate                           // prefix-cache hit rate, 0 to 1 (gauge: SGLang)
 )
 
 // Has reports whether every signal of want is in s.
@@ -33,6 +35,10 @@ type ServerSample struct {
 	Generated   float64 // counter
 	Preemptions float64 // counter
 	Has         ServerSignal
+	// The prefix cache: vLLM's hits and queries counters (prompt tokens found cached,
+	// prompt tokens looked up), or SGLang's hit-rate gauge (0 to 1).
+	PrefixHits, PrefixQueries float64
+	PrefixHitRate             float64
 }
 
 // ServerPoint is one point of the server's per-second series: the scrape's gauges as
@@ -60,17 +66,24 @@ type ServerLevel struct {
 	KVMeanPct   *float64 `json:"kv_mean_pct,omitempty"` // mean KV-cache use, percent
 	GenTPS      *float64 `json:"server_tps,omitempty"`  // tokens/s the server generated over the level
 	Preemptions *float64 `json:"preemptions,omitempty"` // preemptions during the level
+	// PrefixHitPct is the share of prompt tokens the server found in its prefix cache
+	// during the level, in percent (vLLM's hits over queries counters, or the mean of
+	// SGLang's hit-rate gauge); absent when the server publishes neither.
+	PrefixHitPct *float64 `json:"prefix_cache_hit_pct,omitempty"`
 }
 
 // serverAcc accumulates one level's scrapes.
 type serverAcc struct {
-	n                  int
-	nWait, nRun, nKV   int
-	wait, waitMax, run float64
-	kv                 float64
-	genTokens, genTime float64 // tokens and seconds of the intervals with a counter rate
-	preempt            float64
-	nGen, nPreempt     int
+	n                         int
+	nWait, nRun, nKV          int
+	wait, waitMax, run        float64
+	kv                        float64
+	genTokens, genTime        float64 // tokens and seconds of the intervals with a counter rate
+	preempt                   float64
+	nGen, nPreempt            int
+	prefixHits, prefixQueries float64 // counter deltas over the level
+	nPrefix, nPrefixRate      int
+	prefixRate                float64 // sum of the hit-rate gauge
 }
 
 // serverRing bounds the per-second series: ten minutes of scrapes at one a second.
@@ -115,6 +128,7 @@ func (s *ServerSeries) Add(x ServerSample, level int) (p ServerPoint, ok bool) {
 		}
 		if level > 0 {
 			s.level(level).addRates(gen, okGen, dt, pre, okPre)
+			s.level(level).addPrefix(s.prev, x)
 		}
 	}
 	if level > 0 {
@@ -201,6 +215,22 @@ func (a *serverAcc) addGauges(x ServerSample) {
 		a.nKV++
 		a.kv += x.KV
 	}
+	if x.Has.Has(SigPrefixRate) {
+		a.nPrefixRate++
+		a.prefixRate += x.PrefixHitRate
+	}
+}
+
+// addPrefix adds the prefix cache's counters' increase between two scrapes (none when
+// either lacks them or one went down).
+func (a *serverAcc) addPrefix(prev, x ServerSample) {
+	hits, okH := counterDelta(prev, x, SigPrefix, prev.PrefixHits, x.PrefixHits)
+	queries, okQ := counterDelta(prev, x, SigPrefix, prev.PrefixQueries, x.PrefixQueries)
+	if okH && okQ && hits <= queries {
+		a.nPrefix++
+		a.prefixHits += hits
+		a.prefixQueries += queries
+	}
 }
 
 func (a *serverAcc) addRates(gen float64, okGen bool, dt, pre float64, okPre bool) {
@@ -233,6 +263,12 @@ func (a *serverAcc) summary() ServerLevel {
 	if a.nPreempt > 0 {
 		l.Preemptions = v(a.preempt)
 	}
+	switch {
+	case a.prefixQueries > 0:
+		l.PrefixHitPct = v(100 * a.prefixHits / a.prefixQueries)
+	case a.nPrefixRate > 0:
+		l.PrefixHitPct = v(100 * a.prefixRate / float64(a.nPrefixRate))
+	}
 	return l
 }
 
@@ -261,5 +297,6 @@ func (l ServerLevel) Report() *ServerLevel {
 		return &x
 	}
 	return &ServerLevel{Scrapes: l.Scrapes, WaitingMean: r(l.WaitingMean), WaitingMax: r(l.WaitingMax),
-		RunningMean: r(l.RunningMean), KVMeanPct: r(l.KVMeanPct), GenTPS: r(l.GenTPS), Preemptions: r(l.Preemptions)}
+		RunningMean: r(l.RunningMean), KVMeanPct: r(l.KVMeanPct), GenTPS: r(l.GenTPS), Preemptions: r(l.Preemptions),
+		PrefixHitPct: r(l.PrefixHitPct)}
 }

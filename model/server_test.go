@@ -145,3 +145,37 @@ func TestServerLevelReportRounds(t *testing.T) {
 		t.Errorf("rounded %+v (KV %v), want 41.31 and absent signals left out", got, *got.KVMeanPct)
 	}
 }
+
+// The prefix cache's hit rate over a level is the hits' increase over the queries'
+// (vLLM's counters), a reset interval skipped; SGLang's gauge is averaged.
+func TestServerSeriesPrefixCacheHits(t *testing.T) {
+	s := NewServerSeries()
+	add := func(sec int, hits, queries float64, level int) {
+		x := vllmSample(sec, 4, 0, 0.2, 1000, 0)
+		x.PrefixHits, x.PrefixQueries, x.Has = hits, queries, x.Has|SigPrefix
+		s.Add(x, level)
+	}
+	add(0, 100, 1000, 4)
+	add(1, 400, 2000, 4)  // 300 of 1000
+	add(2, 1300, 3000, 4) // 900 of 1000
+	add(3, 0, 10, 4)      // a restart: skipped
+	add(4, 100, 1010, 8)  // 100 of 1000, another level
+	l, _ := s.Level(4)
+	if l.PrefixHitPct == nil || *l.PrefixHitPct != 60 {
+		t.Errorf("level 4: prefix hits %v%%, want 60 (1200 of 2000 tokens)", l.PrefixHitPct)
+	}
+	if l8, _ := s.Level(8); l8.PrefixHitPct == nil || *l8.PrefixHitPct != 10 {
+		t.Errorf("level 8: prefix hits %v%%, want 10", l8.PrefixHitPct)
+	}
+	g := NewServerSeries()
+	for i, r := range []float64{0.2, 0.4} {
+		g.Add(ServerSample{Time: srvT0.Add(time.Duration(i) * time.Second), Kind: "SGLang", Running: 1, PrefixHitRate: r,
+			Has: SigRunning | SigPrefixRate}, 2)
+	}
+	if l, _ := g.Level(2); l.PrefixHitPct == nil || math.Abs(*l.PrefixHitPct-30) > 1e-9 {
+		t.Errorf("SGLang: prefix hits %v%%, want the gauge's mean 30", l.PrefixHitPct)
+	}
+	if l, _ := NewServerSeries().Level(1); l.PrefixHitPct != nil {
+		t.Error("a prefix hit rate without any scrape")
+	}
+}

@@ -22,7 +22,7 @@ func (j *EndpointJudgement) verdict() Statement {
 // the criteria (1 user: TTFT p95 3.10 s > 2 s)", "capacity not measured (...)".
 func (j *EndpointJudgement) capacityWords() Statement {
 	c := j.Capacity
-	name := LevelName(j.Rate, c.Level)
+	name := j.LevelName(c.Level)
 	switch c.Kind {
 	case CapExact:
 		return Statement{Text: "capacity " + name}
@@ -41,12 +41,12 @@ func (j *EndpointJudgement) saturationWords() Statement {
 	load := LoadName(j.Rate)
 	skipped := ""
 	if len(s.Skipped) > 0 {
-		skipped = "; " + LevelNames(j.Rate, s.Skipped) + " not measured in full"
+		skipped = "; " + j.LevelNames(s.Skipped) + " not measured in full"
 	}
 	switch s.Kind {
 	case SatAt:
-		at := "saturates at " + LevelName(j.Rate, s.Level) + " (" + TokPerS(s.AggregateTPS)
-		return Statement{Text: at + "; doubling to " + LevelName(j.Rate, s.Next) + " adds less than 10%" + skipped + ")", Short: at + ")"}
+		at := "saturates at " + j.LevelName(s.Level) + " (" + TokPerS(s.AggregateTPS)
+		return Statement{Text: at + "; doubling to " + j.LevelName(s.Next) + " adds less than 10%" + skipped + ")", Short: at + ")"}
 	case SatNotReached:
 		return Statement{Text: "saturation not reached (every doubling of " + load + " added at least 10% aggregate tok/s" + skipped + ")",
 			Short: "saturation not reached"}

@@ -53,6 +53,32 @@ func LevelNames(rate bool, ns []int) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + unit
 }
 
+// WindowName names window n of a trace by its span, from and to in the trace's own
+// seconds: "window 2 (9.64-19.29 s of the trace)".
+func WindowName(n int, from, to float64) string {
+	return "window " + strconv.Itoa(n) + " (" + fmtNum(from, 2) + "-" + fmtNum(to, 2) + " s of the trace)"
+}
+
+// Names joins several names: "a", "a and b", "a, b and c".
+func Names(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// LevelColumn is the heading of a table's level column: "users", "rate req/s" in rate
+// mode, or "window" when the levels are windows of a trace.
+func LevelColumn(rate, trace bool) string {
+	switch {
+	case trace:
+		return "window"
+	case rate:
+		return "rate req/s"
+	}
+	return "users"
+}
+
 // LoadName is what the levels step, for "doubling users" and "doubling the rate".
 func LoadName(rate bool) string {
 	if rate {

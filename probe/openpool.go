@@ -16,6 +16,7 @@ type openLoop struct {
 
 	disp   *arrival.Dispatcher // the running dispatcher; nil while none runs
 	cancel context.CancelFunc  // ends it
+	trace  *traceRun           // a trace replayed on its schedule (WithTrace); nil: a rate
 }
 
 // WithOpenLoop puts the pool in rate mode (open loop): SetConcurrency(n) then asks for
@@ -34,7 +35,7 @@ func WithOpenLoop(kind arrival.Kind, seed uint64, maxConcurrency int) Option {
 // (without it: Poisson, seed 1, no cap), without turning it on.
 func WithArrivals(kind arrival.Kind, seed uint64, maxConcurrency int) Option {
 	return func(p *Pool) {
-		p.arrivals = openLoop{kind: kind, seed: seed, maxConc: max(maxConcurrency, 0)}
+		p.arrivals = openLoop{kind: kind, seed: seed, maxConc: max(maxConcurrency, 0), trace: p.arrivals.trace}
 	}
 }
 
@@ -85,8 +86,15 @@ func (p *Pool) steerLocked() {
 		_ = o.disp.SetRate(float64(p.target)) // a positive int: CheckRate accepts it
 		return
 	}
+	var sched arrival.Plan = arrival.New(o.kind, float64(p.target), o.seed^(p.openGen+1))
+	if o.trace != nil {
+		times, left := o.trace.plan()
+		if !left {
+			return // the trace is over
+		}
+		sched = times
+	}
 	p.openGen++
-	sched := arrival.New(o.kind, float64(p.target), o.seed^p.openGen)
 	o.disp = arrival.NewDispatcher(sched, o.maxConc, nil)
 	ctx, cancel := context.WithCancel(p.ctx)
 	o.cancel = cancel
@@ -117,15 +125,19 @@ func (p *Pool) arrive(gen uint64, a arrival.Arrival, done func()) {
 	ctx := p.ctx
 	p.openRunning++
 	p.wg.Add(1)
+	var call *Call
+	if p.open.trace != nil {
+		call = p.open.trace.call(a.Index)
+	}
 	f := p.sendLocked()
 	p.mu.Unlock()
-	go p.openRequest(ctx, f, a, done)
+	go p.openRequest(ctx, f, a, done, call)
 }
 
 // openRequest streams one arrival's request and reports its Sample.
-func (p *Pool) openRequest(ctx context.Context, f *flight, a arrival.Arrival, done func()) {
+func (p *Pool) openRequest(ctx context.Context, f *flight, a arrival.Arrival, done func(), call *Call) {
 	defer p.wg.Done()
-	f.sample = p.stream.Stream(ctx, &f.prog)
+	f.sample = p.streamOne(ctx, &f.prog, call)
 	done()
 
 	p.mu.Lock()

@@ -102,6 +102,8 @@ type Pool struct {
 	// apart from the closed loop's workers.
 	openRunning int
 	openGen     uint64 // counts rate mode's dispatchers: arrivals of an ended one are dropped
+
+	talk *talkMode // conversations (pool_talk.go); nil: each request stands alone
 }
 
 // NewPool returns a stopped pool of concurrency 0 for the endpoint with index endpoint.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
 // worker sends requests one after another until the pool stops, is paused, shrinks below
@@ -12,9 +13,18 @@ import (
 func (p *Pool) worker(ctx context.Context) {
 	defer p.wg.Done()
 	var backoff time.Duration
+	var talk *workload.Talk // the user's conversation (WithConversations)
 	for {
 		if backoff > 0 && !p.sleep(ctx, backoff) {
 			backoff = 0 // woken by Stop or ctx: the check below ends the worker
+		}
+		var call *Call
+		if p.talk != nil {
+			var think time.Duration
+			call, talk, think = p.talk.nextTurn(talk)
+			if think > 0 {
+				p.sleep(ctx, think) // woken early by Stop or ctx: the check below ends the worker
+			}
 		}
 		p.mu.Lock()
 		if p.stopped || p.paused || p.workers > p.target || p.open != nil || ctx.Err() != nil {
@@ -26,7 +36,7 @@ func (p *Pool) worker(ctx context.Context) {
 		f := p.sendLocked()
 		p.mu.Unlock()
 
-		f.sample = p.stream.Stream(ctx, &f.prog)
+		f.sample = p.streamOne(ctx, &f.prog, call)
 
 		p.mu.Lock()
 		p.endLocked(f)
@@ -34,6 +44,9 @@ func (p *Pool) worker(ctx context.Context) {
 
 		s := &f.sample
 		s.Endpoint, s.Segment, s.Concurrency, s.Warmup = p.endpoint, f.segment, f.concurrency, f.warmup
+		if call != nil {
+			talk = p.talk.answered(talk, call, s)
+		}
 		p.emitMu.Lock()
 		p.emitSegments()
 		p.out <- Event{Endpoint: p.endpoint, Sample: s}

@@ -36,6 +36,14 @@ type curvePanel struct {
 	series []curveSeries
 	target float64
 	cv     [2]canvas.Model // the charts' canvases, kept between redraws
+	trace  bool            // the levels are a trace's windows (replay of a trace run)
+}
+
+// SetTrace says the levels are the windows of a trace (a trace run's replay).
+func (p *curvePanel) SetTrace(on bool) {
+	if on != p.trace {
+		p.trace, p.dirty = on, true
+	}
 }
 
 // SetData replaces the curves; call it when a bucket arrived (levels move at most once
@@ -122,14 +130,19 @@ func (p *curvePanel) legend(short bool) string {
 		for i, n := range names {
 			parts[i] = st.SeriesStyle(i).Render(markOf(i).sample() + " " + n)
 		}
-		parts = append(parts, st.Good.Render("◆")+st.Faint.Render(" capacity"))
+		if !p.trace { // a trace's windows have no capacity to mark
+			parts = append(parts, st.Good.Render("◆")+st.Faint.Render(" capacity"))
+		}
 		return strings.Join(parts, "  ")
 	}
-	if short {
-		return st.Open.Render("●") + st.Faint.Render(" now  ") + st.Good.Render("◆") + st.Faint.Render(" capacity")
+	capacity := st.Good.Render("◆") + st.Faint.Render(" capacity")
+	if p.trace {
+		capacity = ""
 	}
-	return st.Faint.Render("• level  ") + st.Open.Render("●") + st.Faint.Render(" now  ") +
-		st.Good.Render("◆") + st.Faint.Render(" capacity")
+	if short {
+		return st.Open.Render("●") + st.Faint.Render(" now  ") + capacity
+	}
+	return st.Faint.Render("• level  ") + st.Open.Render("●") + st.Faint.Render(" now  ") + capacity
 }
 
 // compact is the curve as one line of text, for panels too small for a chart.

@@ -85,7 +85,7 @@ func fitWidth(line string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(line) <= w {
+	if cellWidth(line) <= w {
 		return line
 	}
 	return ansi.Truncate(line, w, "…")
@@ -108,7 +108,7 @@ func fitBlock(s string, w, h int) string {
 
 // padRight pads a styled string with spaces to w cells (no-op when wider).
 func padRight(s string, w int) string {
-	if n := ansi.StringWidth(s); n < w {
+	if n := cellWidth(s); n < w {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return s
@@ -117,7 +117,7 @@ func padRight(s string, w int) string {
 // joinSpread puts left at the start and right at the end of a w-cell line; when both
 // do not fit, right is dropped first.
 func joinSpread(left, right string, w int) string {
-	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
+	lw, rw := cellWidth(left), cellWidth(right)
 	if lw+1+rw > w {
 		return fitWidth(left, w)
 	}
@@ -147,7 +147,7 @@ func sideBySide(gap int, widths []int, blocks ...string) string {
 			if r < len(split[i]) {
 				line = split[i][r]
 			}
-			n := ansi.StringWidth(line)
+			n := cellWidth(line)
 			switch {
 			case n > widths[i]:
 				sb.WriteString(ansi.Truncate(line, widths[i], "…"))

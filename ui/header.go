@@ -13,11 +13,13 @@ import (
 // headerData is what the header shows about the focused endpoint and the load.
 type headerData struct {
 	Name, Model, Host string
+	API               string // the endpoint's API, named when it is not chat
 	Simulated         bool
 	Index, Count      int    // focused endpoint (0-based) of Count
 	TokenSource       string // model.SourceUsage/Chunks/Mixed, "" before the first request
 	Target, Active    int
 	Rate              bool // rate mode: Target is an arrival rate (requests/s)
+	Trace             bool // a trace's replay: Target is the window's number
 	Paused            bool
 	AllEndpoints      bool   // load keys act on every endpoint
 	Ramp              string // ramp state in words, "" when off
@@ -54,6 +56,9 @@ func (p *headerPanel) render() string {
 	if d.Model != "" {
 		id = append(id, st.Faint.Render("model ")+st.Text.Render(d.Model))
 	}
+	if d.API != "" && d.API != "chat" {
+		id = append(id, st.Faint.Render("API ")+st.Text.Render(d.API))
+	}
 	if d.Host != "" {
 		id = append(id, st.Faint.Render("host ")+st.Text.Render(d.Host))
 	}
@@ -68,7 +73,12 @@ func (p *headerPanel) render() string {
 
 	// Line 2: the load.
 	users := st.Faint.Render("users ") + st.Value.Render(fmt.Sprint(d.Target))
-	if d.Rate {
+	switch {
+	case d.Trace && d.Target == 0 && d.Elapsed > 0: // its schedule is over: its last answers are streaming
+		users = st.Faint.Render("trace ") + st.Text.Render("sent")
+	case d.Trace:
+		users = st.Faint.Render("trace window ") + st.Value.Render(fmt.Sprint(d.Target))
+	case d.Rate:
 		users = st.Faint.Render("rate ") + st.Value.Render(fmt.Sprint(d.Target)) + st.Faint.Render(" req/s")
 	}
 	if d.Active != d.Target {
@@ -85,7 +95,12 @@ func (p *headerPanel) render() string {
 	if d.Ramp != "" {
 		ramp = d.Ramp
 	}
-	parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
+	switch {
+	case !d.Trace:
+		parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
+	case d.Ramp != "": // a trace has no ramp: its windows follow its schedule
+		parts = append(parts, st.Faint.Render("schedule ")+st.Text.Render(ramp))
+	}
 	switch d.TokenSource {
 	case model.SourceUsage:
 		parts = append(parts, st.Faint.Render("tokens ")+st.Text.Render("usage"))

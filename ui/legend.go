@@ -8,13 +8,16 @@ import (
 
 // head is the curve's title line. The legend never gives way to the title: the title
 // shortens first ("degradation curve (x = users)", "curve (x = users)", "curve", none;
-// x = requests/s in rate mode),
+// x = requests/s in rate mode, the windows of a trace in its replay),
 // then the endpoints' names lose the part they share.
 func (p *curvePanel) head() string {
 	st := p.st
 	x := " (x = users)"
 	if p.rate() {
 		x = " (x = requests/s)"
+	}
+	if p.trace {
+		x = " (x = windows of the trace)"
 	}
 	titles := []string{
 		st.Title.Render("degradation curve") + st.Faint.Render(x),

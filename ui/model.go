@@ -236,7 +236,7 @@ func (m *root) refresh(force bool) {
 		m.frameDirty = true
 	}
 	m.header.SetData(headerData{
-		Name: info.Name, Model: info.Model, Host: m.hosts[i], Simulated: info.Simulated,
+		Name: info.Name, Model: info.Model, API: info.API, Host: m.hosts[i], Simulated: info.Simulated,
 		Index: i, Count: m.eng.Len(), TokenSource: book.TokenSource(),
 		Target: ctl.Concurrency(), Active: ctl.Active(), Paused: ctl.Paused(), Rate: m.eng.RateMode(),
 		AllEndpoints: m.all, Ramp: m.rampText(),

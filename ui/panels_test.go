@@ -50,6 +50,11 @@ func TestHeaderPanel(t *testing.T) {
 		}},
 		{"narrow_40x2", size{40, 2}, func(*headerData) {}},
 		{"one_line_80x1", size{80, 1}, func(*headerData) {}},
+		{"api_messages_120x2", size{120, 2}, func(d *headerData) { d.API = "messages" }},
+		{"trace_window_120x2", size{120, 2}, func(d *headerData) {
+			d.Trace, d.Target, d.Active, d.Ramp = true, 2, 5, "2/3 at window 2, 12/20 requests, 4s left"
+		}},
+		{"trace_sent_120x2", size{120, 2}, func(d *headerData) { d.Trace, d.Target, d.Active, d.Ramp = true, 0, 98, "" }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +64,17 @@ func TestHeaderPanel(t *testing.T) {
 			p.SetData(d)
 			goldenView(t, p, c.size)
 		})
+	}
+}
+
+// The header names the API when it is not chat (the default says nothing new).
+func TestHeaderNamesTheAPI(t *testing.T) {
+	for api, want := range map[string]bool{"": false, "chat": false, "completions": true, "messages": true, "responses": true} {
+		p := sized(&headerPanel{}, size{120, 2})
+		p.SetData(headerData{Name: "sim", Model: "m", API: api, Target: 1})
+		if got := strings.Contains(ansi.Strip(p.View()), "API "+api); got != want {
+			t.Errorf("API %q named: %v, want %v:\n%s", api, got, want, ansi.Strip(p.View()))
+		}
 	}
 }
 

@@ -178,7 +178,7 @@ func (m *replayRoot) refresh() {
 	}
 	ep := m.eps[m.focus]
 	m.header.SetData(headerData{
-		Name: ep.name, Model: ep.model, Host: ep.host, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps),
+		Name: ep.name, Model: ep.model, API: ep.api, Host: ep.host, Simulated: ep.simulated, Index: m.focus, Count: len(m.eps), Trace: ep.trace != nil,
 		TokenSource: ep.tokenSource, Target: ep.target, Active: ep.active, Paused: ep.paused, Rate: ep.rate,
 		Ramp: ep.rampText(), Elapsed: ep.elapsed.Truncate(time.Second), Replay: m.playback(),
 	})
@@ -196,6 +196,8 @@ func (m *replayRoot) refresh() {
 		verds[j] = verdictOf(&jd, len(m.eps) > 1)
 	}
 	m.curve.SetData(curves, ep.targetUserTPS)
+	m.curve.SetTrace(ep.trace != nil)
+	m.table.SetTrace(ep.trace)
 	m.table.SetTargets(ttftMax, ep.reasoning)
 	m.table.SetErrorLimit(errMax)
 	m.table.SetData(ep.name, curves[m.focus].Levels, curves[m.focus].Capacity, ep.targetUserTPS)

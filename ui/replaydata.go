@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -19,6 +20,7 @@ const replayHistory = model.DefaultHistory
 // screen reads from the run engine, rebuilt from the time series.
 type replayEndpoint struct {
 	name, model    string
+	api            string // the endpoint's API when it is not chat
 	host           string // host[:port] of its URL, from its first line ("" in older recordings)
 	simulated      bool
 	rate           bool                           // rate mode: the levels and the target are arrival rates (requests/s)
@@ -34,8 +36,9 @@ type replayEndpoint struct {
 	ramp           *timeseries.Ramp
 	targetUserTPS  float64
 	elapsed        time.Duration
-	slo            *model.ReportSLO // the criteria, from the endpoint's first line (nil: older recordings)
-	reasoning      bool             // a request sent reasoning first: TTFO beside TTFT
+	slo            *model.ReportSLO   // the criteria, from the endpoint's first line (nil: older recordings)
+	trace          *model.ReportTrace // a trace run's trace, from its first line: the levels are its windows
+	reasoning      bool               // a request sent reasoning first: TTFO beside TTFT
 	ttfo50, ttfo95 time.Duration
 	hasTTFO        bool
 	server         *timeseries.Server // the server's view of the newest line (nil: not scraped)
@@ -57,7 +60,10 @@ func newReplayEndpoint() *replayEndpoint {
 
 // apply takes one recorded line of this endpoint.
 func (r *replayEndpoint) apply(l *timeseries.Line) {
-	r.name, r.model, r.simulated, r.rate = l.Endpoint, l.Model, l.Simulated, l.TargetRate != nil
+	r.name, r.model, r.api, r.simulated, r.rate = l.Endpoint, l.Model, l.API, l.Simulated, l.TargetRate != nil
+	if l.Trace != nil {
+		r.trace = l.Trace
+	}
 	if l.Cleared {
 		clear(r.levels)
 	}
@@ -159,7 +165,13 @@ func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 	ls := model.LevelStats{
 		Concurrency: lv.Users, Requests: lv.Requests, Succeeded: lv.Succeeded, Steady: lv.SteadyRequests,
 		ErrorRate: lv.ErrorRate, Duration: time.Duration(lv.SteadyS * float64(time.Second)),
-		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil,
+		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil || lv.Arrivals > 0,
+	}
+	if lv.Arrivals > 0 {
+		ls.Wait = model.WaitStats{Arrivals: lv.Arrivals, Late: lv.Late, Capped: lv.Capped}
+		if lv.WaitMaxMs != nil {
+			ls.Wait.Max = *lv.WaitMaxMs
+		}
 	}
 	n := max(lv.SteadyRequests, 1)
 	if lv.UserTPSP50 != nil {
@@ -186,6 +198,9 @@ func (r *replayEndpoint) judge() model.EndpointJudgement {
 	}
 	if r.rate {
 		s.Mode = "rate"
+	}
+	if r.trace != nil {
+		s.Mode, s.Trace = "trace", r.trace
 	}
 	e := model.ReportEndpoint{Name: r.name, Levels: model.ReportLevels(r.levelList())}
 	return model.JudgeEndpoint(&s, &e, false, r.ramp != nil)
@@ -230,7 +245,11 @@ func (r *replayEndpoint) rampText() string {
 	if p == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, engine.LevelWord(r.rate, p.Users), p.Steady, p.Need)
+	at := engine.LevelWord(r.rate, p.Users)
+	if r.trace != nil { // the header is short of room: the table names its span
+		at = "window " + strconv.Itoa(p.Users)
+	}
+	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Level, p.Levels, at, p.Steady, p.Need)
 	switch {
 	case p.Warming:
 		return s + ", warming up"

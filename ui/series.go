@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
-	"github.com/NimbleMarkets/ntcharts/v2/canvas"
-	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tpsmon/tpsmon/model"
 )
@@ -28,9 +25,9 @@ type seriesPanel struct {
 	panel
 	buckets []model.Bucket
 	live    model.Live
-	target  float64         // per-user TPS target (SLO)
-	ttftMax time.Duration   // TTFT p95 target (SLO); 0: none
-	cv      [3]canvas.Model // the sparklines' canvases, kept between redraws
+	target  float64       // per-user TPS target (SLO)
+	ttftMax time.Duration // TTFT p95 target (SLO); 0: none
+	grids   [3]sparkGrid  // the sparklines' cells, kept between redraws
 }
 
 // SetTTFTTarget sets the TTFT p95 target the TTFT values and chart are judged against.
@@ -130,9 +127,9 @@ func (p *seriesPanel) sparks(cw, ch int) (charts [3]string) {
 		userStyle = sloStyle(st, p.live.UserTPS, p.target) // the chart in its number's colour
 	}
 	span := spanOf(bs)
-	charts[0] = drawSpark(&p.cv[0], cw, ch, userV, nil, p.target, userStyle, st.Target, scaleLabel(st, "tok/s", span))
-	charts[1] = drawSpark(&p.cv[1], cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target, scaleLabel(st, "tok/s", span))
-	charts[2] = drawSpark(&p.cv[2], cw, ch, p95V, p50V, ms(p.ttftMax), st.Faint, st.SeriesStyle(2), scaleLabel(st, "ms", span))
+	charts[0] = drawSpark(&p.grids[0], cw, ch, userV, nil, p.target, userStyle, st.Target, scaleLabel(st, "tok/s", span))
+	charts[1] = drawSpark(&p.grids[1], cw, ch, aggV, nil, 0, st.SeriesStyle(1), st.Target, scaleLabel(st, "tok/s", span))
+	charts[2] = drawSpark(&p.grids[2], cw, ch, p95V, p50V, ms(p.ttftMax), st.Faint, st.SeriesStyle(2), scaleLabel(st, "ms", span))
 	return charts
 }
 
@@ -140,11 +137,11 @@ func (p *seriesPanel) sparks(cw, ch int) (charts [3]string) {
 // The per-user head also names the target when it fits.
 func (p *seriesPanel) columns(labels, values, charts [3]string, cw int) string {
 	if note := p.st.Faint.Render("  target ≥" + strconv.FormatFloat(p.target, 'f', -1, 64)); p.target > 0 &&
-		ansi.StringWidth(labels[0]+values[0]+note) <= cw {
+		cellWidth(labels[0]+values[0]+note) <= cw {
 		values[0] += note // only when it fits: never cut the value's unit for it
 	}
 	if note := p.st.Faint.Render("  target ≤" + fmtLimit(p.ttftMax)); p.ttftMax > 0 &&
-		ansi.StringWidth(labels[2]+values[2]+note) <= cw {
+		cellWidth(labels[2]+values[2]+note) <= cw {
 		values[2] += note
 	}
 	blocks := make([]string, 3)
@@ -176,10 +173,11 @@ func (p *seriesPanel) stacked(labels, values, charts [3]string, ch int) string {
 }
 
 // drawSpark draws values as columns scaled to the window's own maximum (so the chart
-// rescales down as well as up) on c (reused: see resetCanvas). over, when given, is
-// drawn on top in overStyle (TTFT p50 over p95). A positive target is drawn as a faint
-// rule when it falls inside the range.
-func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64, style, overStyle lipgloss.Style, label func(top float64) (string, lipgloss.Style)) string {
+// rescales down as well as up) on g (reused). over, when given, is drawn on top in
+// overStyle (TTFT p50 over p95). A positive target is drawn as a faint rule when it
+// falls inside the range. The columns are what sparkline.DrawColumnsOnly draws (the
+// newest w values, right-aligned), on a sparkGrid instead of a canvas.
+func drawSpark(g *sparkGrid, w, h int, values, over []float64, target float64, style, overStyle lipgloss.Style, label func(top float64) (string, lipgloss.Style)) string {
 	hi := 0.0
 	for _, v := range values {
 		hi = max(hi, v)
@@ -195,9 +193,12 @@ func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64
 		hi = 1
 	}
 	hi *= 1.05
-	resetCanvas(c, w, h)
-	// what sparkline.DrawColumnsOnly draws (the newest w values, right-aligned), without
-	// a new canvas per redraw
+	var labelText string
+	var labelStyle lipgloss.Style
+	if label != nil && h > 1 && measured {
+		labelText, labelStyle = label(hi)
+	}
+	g.reset(w, h, [sparkLooks]lipgloss.Style{sparkValue: style, sparkOver: overStyle, sparkLabel: labelStyle})
 	if len(values) > w {
 		values = values[len(values)-w:]
 	}
@@ -205,30 +206,25 @@ func drawSpark(c *canvas.Model, w, h int, values, over []float64, target float64
 	for i, v := range values {
 		scaled[i] = max(v, 0) / hi * float64(h)
 	}
-	graph.DrawColumns(c, canvas.Point{X: w - len(scaled), Y: h - 1}, scaled, style)
+	g.columns(w-len(scaled), scaled, sparkValue)
 	if len(over) > 0 {
 		// whole cells only: a partial block on top of the taller column would cut a hole in it
 		scaled := make([]float64, len(over))
 		for i, v := range over {
 			scaled[i] = math.Floor(v / hi * float64(h))
 		}
-		graph.DrawColumns(c, canvas.Point{X: w - len(over), Y: h - 1}, scaled, overStyle)
+		g.columns(w-len(over), scaled, sparkOver)
 	}
 	if target > 0 && target < hi && h > 1 {
 		row := h - 1 - int(target/hi*float64(h))
-		if row >= 0 && row < h {
-			for x := range w {
-				pt := canvas.Point{X: x, Y: row}
-				if c.Cell(pt).Rune == 0 {
-					c.SetCell(pt, canvas.NewCellWithStyle('┈', overStyle))
-				}
+		for x := range w {
+			if g.at(x, row) == 0 {
+				g.set(x, row, '┈', sparkOver)
 			}
 		}
 	}
-	if label != nil && h > 1 && measured {
-		if text, ls := label(hi); ansi.StringWidth(text) <= w {
-			c.SetStringWithStyle(canvas.Point{X: 0, Y: 0}, text, ls)
-		}
+	if labelText != "" && cellWidth(labelText) <= w {
+		g.text(0, 0, labelText, sparkLabel)
 	}
-	return renderCanvas(c)
+	return g.render()
 }

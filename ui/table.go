@@ -54,6 +54,22 @@ type tablePanel struct {
 	errMax   float64       // error-rate limit: the errors cell is coloured against it
 	progress levelProgress
 	server   map[int]model.ServerLevel // the server's view per level (SetServer)
+	trace    *model.ReportTrace        // the levels are this trace's windows (a trace run's replay)
+}
+
+// SetTrace says the levels are the windows of trace t (nil: they are not).
+func (p *tablePanel) SetTrace(t *model.ReportTrace) {
+	if t != p.trace {
+		p.trace, p.dirty = t, true
+	}
+}
+
+// levelWord names a level of the table: users, a rate, or a window of the trace.
+func (p *tablePanel) levelWord(n int) string {
+	if p.trace != nil {
+		return p.trace.WindowWords(n)
+	}
+	return engine.LevelWord(openLoop(p.levels), n)
 }
 
 // SetErrorLimit sets the error-rate limit the errors cells are judged against.
@@ -125,7 +141,10 @@ func (p *tablePanel) render() string {
 		if i == 4 && p.ttfo {
 			name = "TTFO p95"
 		}
-		if i == 0 && openLoop(p.levels) {
+		switch {
+		case i == 0 && p.trace != nil:
+			name = "window" // a trace's windows
+		case i == 0 && openLoop(p.levels):
 			name = "rate/s" // rate mode: the levels are arrival rates
 		}
 		hb.WriteString(fmt.Sprintf("%*s ", c.w, name))
@@ -160,7 +179,7 @@ func (p *tablePanel) footer() []string {
 	var foot []string
 	rate := openLoop(p.levels)
 	if lp := p.progress; lp.Users > 0 {
-		line := st.Open.Render("▸ ") + st.Text.Render(engine.LevelWord(rate, lp.Users)) + st.Faint.Render(": ") +
+		line := st.Open.Render("▸ ") + st.Text.Render(p.levelWord(lp.Users)) + st.Faint.Render(": ") +
 			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
 		switch {
 		case lp.Warming:
@@ -182,12 +201,14 @@ func (p *tablePanel) footer() []string {
 		}
 	}
 	if len(short) > 0 {
-		unit := " users"
-		if rate {
-			unit = " requests/s"
+		text := " short: " + strings.Join(short, ", ") + " users (the maximum hold came first)"
+		switch {
+		case p.trace != nil:
+			text = " short: windows " + strings.Join(short, ", ") + " (the window ended first)"
+		case rate:
+			text = " short: " + strings.Join(short, ", ") + " requests/s (the maximum hold came first)"
 		}
-		foot = append(foot, st.Warn.Render("*")+st.Faint.Render(" short: "+strings.Join(short, ", ")+
-			unit+" (the maximum hold came first)"))
+		foot = append(foot, st.Warn.Render("*")+st.Faint.Render(text))
 	}
 	return foot
 }

@@ -63,6 +63,10 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 	if err := checkBenchOutputs(f); err != nil {
 		return err
 	}
+	if f.minCapacity > 0 && p.Trace != nil {
+		return usageErrorf("--min-capacity judges a ramp's capacity, and a trace replayed on its schedule has no ramp " +
+			"(its verdict says whether the endpoint held the trace's load): drop --min-capacity, or walk a ramp with --ramp or --rate")
+	}
 	if a.planned != nil {
 		if err := a.planned(p); err != nil {
 			return err
@@ -185,6 +189,16 @@ func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 				why = "a fixed schedule (--start-at) cannot stop early"
 			}
 			fmt.Fprintf(a.stderr, "tpsmon: %s: at %s %s; going on (%s)\n", n.Name, engine.LevelWord(n.Rate, n.Users), n.Stop, why)
+		}
+	}
+	if t := res.Report.Settings.Trace; t != nil { // a window is short by its requests, whenever they ended
+		for _, e := range res.Report.Endpoints {
+			for _, l := range e.Levels {
+				if l.Short {
+					fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s had %d/%d steady requests: marked short; give longer windows (--trace-window)\n",
+						e.Name, t.WindowWords(l.Concurrency), l.Steady, res.Report.Settings.LevelNeed(l.Concurrency))
+				}
+			}
 		}
 	}
 	for i, end := range res.Ramps {

@@ -86,7 +86,7 @@ func TestCompletionOfValuesAndFiles(t *testing.T) {
 		{[]string{"--theme", "h"}, []string{"high-contrast"}, noFiles},
 		{[]string{"bench", "--profile", ""}, []string{"datacenter", "small-gpu", "fast", "flaky", "reasoning"}, noFiles},
 		{[]string{"sim", "--profile", "f"}, []string{"fast", "flaky"}, noFiles},
-		{[]string{"bench", "--api", ""}, []string{"chat", "completions"}, noFiles},
+		{[]string{"bench", "--api", ""}, []string{"chat", "completions", "messages", "responses"}, noFiles},
 		{[]string{"bench", "--arrival", ""}, []string{"poisson", "constant"}, noFiles},
 		{[]string{"replay", "--speed", ""}, []string{"1", "2", "4", "8", "16", "32", "64"}, noFiles},
 		{[]string{"report", "x.json", "-o", ""}, []string{"html", "svg", "png", "md"}, fileExts},

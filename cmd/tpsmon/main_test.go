@@ -89,7 +89,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad ramp empty", nil, []string{"bench", "--ramp", ""}, []string{"--ramp"}},
 		{"bad ramp screen", nil, []string{"--ramp", "2,-4"}, []string{"--ramp", `"-4"`}},
 		{"bad hold", nil, []string{"bench", "--hold", "0s"}, []string{"--hold", "positive"}},
-		{"bad api", nil, []string{"bench", "--api", "responses"}, []string{"--api", "chat or completions"}},
+		{"bad api", nil, []string{"bench", "--api", "embeddings"}, []string{"--api", "want chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses"}},
 		{"bad theme", nil, []string{"--theme", "neon"}, []string{"--theme", `unknown theme "neon"`, "colorblind"}},
 		{"bad max tokens", nil, []string{"bench", "--max-tokens", "0"}, []string{"--max-tokens", "tokens from 1"}},
 		{"bad slo key", nil, []string{"bench", "--slo", "tps>=3"}, []string{"--slo", `unknown term "tps"`}},
@@ -194,7 +194,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad bool", "workload:\n  ignore_eos: maybe\n", []string{"line 2", `"maybe"`, "true or false"}},
 		{"bad duration", "ramp:\n  levels: [1, 2]\n  hold: 15\n", []string{"line 3", "ramp.hold", "15s"}},
 		{"bad level", "ramp:\n  levels: [1, 0]\n", []string{"line 2", "ramp.levels[1]"}},
-		{"bad api", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    api: responses\n", []string{"line 3", "endpoints[0].api", "chat or completions"}},
+		{"bad api", "endpoints:\n  - url: http://127.0.0.1:8000/v1\n    api: embeddings\n", []string{"line 3", "endpoints[0].api", "want chat (/chat/completions), completions (/completions), messages"}},
 		{"bad rate", "slo:\n  error_rate_max: 5\n", []string{"line 2", "slo.error_rate_max"}},
 		// The config accepts exactly what --slo accepts: no infinity, NaN or negative.
 		{"slo inf", "slo: {user_tps_p50_min: .inf}\n", []string{"line 1", "slo.user_tps_p50_min", "+Inf", "finite"}},

@@ -38,7 +38,7 @@ type Arrival struct {
 // that finds the cap full waits for a place, and that wait is reported in its Arrival.
 // Run owns the schedule; SetRate may be called from any goroutine.
 type Dispatcher struct {
-	sched *Schedule
+	sched Plan
 	clock Clock
 	slots chan struct{} // a token per request in flight; nil = no cap
 
@@ -49,9 +49,10 @@ type Dispatcher struct {
 	onFull func() // tests: called before waiting for a place under the cap
 }
 
-// NewDispatcher returns a dispatcher of s's arrivals with at most maxConcurrency
-// requests in flight (0 = no cap), timed by clock (nil = SystemClock).
-func NewDispatcher(s *Schedule, maxConcurrency int, clock Clock) *Dispatcher {
+// NewDispatcher returns a dispatcher of s's arrivals (a Schedule, or the Times of a
+// trace) with at most maxConcurrency requests in flight (0 = no cap), timed by clock
+// (nil = SystemClock).
+func NewDispatcher(s Plan, maxConcurrency int, clock Clock) *Dispatcher {
 	if clock == nil {
 		clock = SystemClock
 	}

@@ -76,7 +76,7 @@ type harness struct {
 	onPark   func(h *harness) // called at each park before the harness moves on
 }
 
-func newHarness(t *testing.T, s *Schedule, maxConc int, hold time.Duration) *harness {
+func newHarness(t *testing.T, s Plan, maxConc int, hold time.Duration) *harness {
 	clk := newFakeClock()
 	d := NewDispatcher(s, maxConc, clk)
 	d.onFull = func() { clk.parks <- "full" }

@@ -64,7 +64,7 @@ func TestNewErrorsNameNoFlag(t *testing.T) {
 	for _, ep := range []Endpoint{
 		{Model: "m"},
 		{BaseURL: "http://h:8000/v1/chat/completions", Model: "m"},
-		{BaseURL: "http://h:8000/v1", Model: "m", API: "responses"},
+		{BaseURL: "http://h:8000/v1", Model: "m", API: "embeddings"},
 		{BaseURL: "http://h:8000/v1"},
 		{BaseURL: "http://h:8000/v1", Model: "m", MaxTokens: -1},
 		{BaseURL: "http://h:8000/v1", Model: "m", PromptTokens: -1},

@@ -23,6 +23,10 @@ func requestBody(ep Endpoint) ([]byte, error) {
 	}
 	opts := &openai.StreamOptions{IncludeUsage: true}
 	var base any
+	if ep.API == APIMessages || ep.API == APIResponses {
+		b, err := apiBody(ep, prompt)
+		return withExtra(ep, b, err)
+	}
 	if ep.API == "completions" {
 		base = openai.CompletionRequest{Model: ep.Model, Prompt: prompt, MaxTokens: ep.MaxTokens, Stream: true, StreamOptions: opts}
 	} else {
@@ -35,6 +39,12 @@ func requestBody(ep Endpoint) ([]byte, error) {
 		}
 	}
 	b, err := json.Marshal(base)
+	return withExtra(ep, b, err)
+}
+
+// withExtra merges the extra body and ignore_eos over body b, forcing stream: true
+// (and, for chat and completions, stream_options.include_usage: true).
+func withExtra(ep Endpoint, b []byte, err error) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("probe: building the request body: %w", err)
 	}
@@ -54,6 +64,9 @@ func requestBody(ep Endpoint) ([]byte, error) {
 		m["ignore_eos"] = true
 	}
 	m["stream"] = true
+	if ep.API == APIMessages || ep.API == APIResponses {
+		return marshalExtra(m)
+	}
 	so := map[string]any{}
 	if user, ok := m["stream_options"].(map[string]any); ok {
 		for k, v := range user {
@@ -62,7 +75,12 @@ func requestBody(ep Endpoint) ([]byte, error) {
 	}
 	so["include_usage"] = true
 	m["stream_options"] = so
-	b, err = json.Marshal(m)
+	return marshalExtra(m)
+}
+
+// marshalExtra encodes a body with the extra body merged in.
+func marshalExtra(m map[string]any) ([]byte, error) {
+	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("probe: the extra body cannot be sent as JSON: %w", err)
 	}
@@ -115,23 +133,23 @@ func (s *bodySource) next() []byte {
 
 // workBody builds each request's body from a workload source: the client's body
 // template (model, stream options, extra body, ignore_eos) with the request's own
-// prompt or messages and, when the request asks for one, its own max_tokens. It costs
-// one JSON encoding per request, never anything per token.
+// prompt or messages in the API's shape and, when the request asks for one, its own
+// max_tokens. It costs one JSON encoding per request, never anything per token.
 type workBody struct {
-	src  workload.Source
+	src  workload.Source // nil: the bodies of Calls only (bodyOf)
 	tmpl map[string]any
-	chat bool
+	api  string
 }
 
 // newWorkBody decodes the client's body template once.
-func newWorkBody(body []byte, src workload.Source, chat bool) (*workBody, error) {
+func newWorkBody(body []byte, src workload.Source, api string) (*workBody, error) {
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("probe: building the request body: %w", err)
 	}
-	return &workBody{src: src, tmpl: m, chat: chat}, nil
+	return &workBody{src: src, tmpl: m, api: api}, nil
 }
 
 // chatMessage is one message of a chat request body.
@@ -140,20 +158,26 @@ type chatMessage struct {
 	Content string `json:"content"`
 }
 
-// body is the body of request number i.
-func (w *workBody) body(i uint64) []byte {
-	req := w.src.Request(i)
+// body is the body of request number i of the source.
+func (w *workBody) body(i uint64) []byte { return w.bodyOf(w.src.Request(i)) }
+
+// bodyOf is the body that sends req.
+func (w *workBody) bodyOf(req workload.Request) []byte {
 	m := maps.Clone(w.tmpl)
-	switch {
-	case !w.chat:
-		m["prompt"] = req.Text()
-	case req.Messages != nil:
-		m["messages"] = req.Messages
-	default:
-		m["messages"] = []chatMessage{{Role: "user", Content: req.Prompt}}
+	var msgs []chatMessage
+	if req.Messages != nil {
+		msgs = make([]chatMessage, len(req.Messages))
+		for i, x := range req.Messages {
+			msgs[i] = chatMessage(x)
+		}
 	}
+	prompt := req.Prompt
+	if w.api == APICompletions {
+		prompt = req.Text()
+	}
+	setPrompt(m, w.api, prompt, msgs)
 	if req.MaxTokens > 0 {
-		m["max_tokens"] = req.MaxTokens
+		m[maxTokensKey(w.api)] = req.MaxTokens
 	}
 	b, err := json.Marshal(m)
 	if err != nil { // the template encoded once already; the request's parts are strings and numbers

@@ -23,16 +23,17 @@ const drainWait = 250 * time.Millisecond
 // Client serves all the streams of an endpoint, over its own connection pool. It reads
 // the event stream itself (lineReader, decoder); go-openai only provides the request types.
 type Client struct {
-	ep          Endpoint
-	completions bool
-	hc          *http.Client // the endpoint's connection pool
-	fresh       *http.Client // a new connection per request: the retry after a dead one
-	url         string       // where requests go: the base URL + /chat/completions or /completions
-	header      http.Header  // the header of every request (cloned per request)
-	body        *bodySource
-	timeout     time.Duration
-	hostPort    string // host:port for messages
-	redact      redactor
+	ep       Endpoint
+	api      string       // the API spoken (api.go)
+	calls    *workBody    // writes the body of a Call (StreamCall)
+	hc       *http.Client // the endpoint's connection pool
+	fresh    *http.Client // a new connection per request: the retry after a dead one
+	url      string       // where requests go: the base URL + /chat/completions or /completions
+	header   http.Header  // the header of every request (cloned per request)
+	body     *bodySource
+	timeout  time.Duration
+	hostPort string // host:port for messages
+	redact   redactor
 }
 
 // New builds the client for ep, with an HTTP connection pool sized for conns
@@ -89,10 +90,12 @@ func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 		return nil, err
 	}
 	bs := newBodySource(body, ep.PromptSeed, promptWordCount(ep.PromptTokens))
+	calls, err := newWorkBody(body, ep.Workload, ep.API)
+	if err != nil {
+		return nil, err
+	}
 	if ep.Workload != nil {
-		if bs.work, err = newWorkBody(body, ep.Workload, ep.API != "completions"); err != nil {
-			return nil, err
-		}
+		bs.work = calls
 	}
 	fresh := hc
 	if tr, ok := hc.Transport.(*http.Transport); ok {
@@ -100,21 +103,18 @@ func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 		t.DisableKeepAlives = true
 		fresh = &http.Client{Transport: t, CheckRedirect: hc.CheckRedirect}
 	}
-	suffix := "/chat/completions"
-	if ep.API == "completions" {
-		suffix = "/completions"
-	}
 	return &Client{
-		ep:          ep,
-		completions: ep.API == "completions",
-		hc:          hc,
-		fresh:       fresh,
-		url:         strings.TrimRight(ep.BaseURL, "/") + suffix,
-		header:      requestHeader(ep),
-		body:        bs,
-		timeout:     ep.Timeout,
-		hostPort:    hostPort(u),
-		redact:      newRedactor(ep),
+		ep:       ep,
+		api:      ep.API,
+		calls:    calls,
+		hc:       hc,
+		fresh:    fresh,
+		url:      strings.TrimRight(ep.BaseURL, "/") + APIPath(ep.API),
+		header:   requestHeader(ep),
+		body:     bs,
+		timeout:  ep.Timeout,
+		hostPort: hostPort(u),
+		redact:   newRedactor(ep),
 	}, nil
 }
 
@@ -129,12 +129,18 @@ func (c *Client) CloseIdleConnections() {
 
 // Stream implements probe.Streamer: it sends one streaming request and reads it to the end.
 func (c *Client) Stream(ctx context.Context, p *probe.Progress) model.Sample {
+	return c.stream(ctx, p, nil, nil)
+}
+
+// stream sends body (nil: the client's next one) and reads the answer to its end,
+// appending the answer's text to answer when it is not nil.
+func (c *Client) stream(ctx context.Context, p *probe.Progress, body []byte, answer *[]byte) model.Sample {
 	if p == nil {
 		p = new(probe.Progress)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rs := &reqState{p: p, timeout: c.timeout, grain: aliveGrain(c.timeout), cancel: cancel}
+	rs := &reqState{p: p, timeout: c.timeout, grain: aliveGrain(c.timeout), cancel: cancel, body: body}
 	rs.alive.Store(probe.Mono())
 	rs.timer = time.AfterFunc(time.Hour, rs.watch)
 	rs.timer.Reset(c.timeout)
@@ -144,7 +150,7 @@ func (c *Client) Stream(ctx context.Context, p *probe.Progress) model.Sample {
 	}()
 	rctx = httptrace.WithClientTrace(rctx, rs.trace())
 
-	r := result{gaps: new(model.GapSketch)}
+	r := result{gaps: new(model.GapSketch), answer: answer}
 	resp, err := c.send(rctx, ctx, rs)
 	if err != nil {
 		r.end = probe.Mono()

@@ -632,7 +632,7 @@ func TestNewValidation(t *testing.T) {
 		{"ftp", Endpoint{BaseURL: "ftp://host/v1", Model: "m"}, 1, "http:// or https://"},
 		{"no host", Endpoint{BaseURL: "http:///v1", Model: "m"}, 1, "has no host"},
 		{"endpoint path", Endpoint{BaseURL: "http://h:8000/v1/chat/completions", Model: "m"}, 1, "API base"},
-		{"api", Endpoint{BaseURL: "http://h:8000/v1", Model: "m", API: "responses"}, 1, "api \"responses\""},
+		{"api", Endpoint{BaseURL: "http://h:8000/v1", Model: "m", API: "embeddings"}, 1, "api \"embeddings\": want chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses"},
 		{"no model", Endpoint{BaseURL: "http://us:pw@h:8000/v1"}, 1, "model: is required"},
 		{"conns", Endpoint{BaseURL: "http://h:8000/v1", Model: "m"}, 0, "at least 1"},
 		{"max tokens", Endpoint{BaseURL: "http://h:8000/v1", Model: "m", MaxTokens: -1}, 1, "max_tokens \"-1\""},

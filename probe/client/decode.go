@@ -15,6 +15,7 @@ type eventInfo struct {
 	promTok int    // usage.prompt_tokens
 	errMsg  string // in-band error message; isErr says whether there was one
 	isErr   bool
+	done    bool // the end of the stream, as [DONE] (message_stop, response.completed)
 }
 
 // wireEvent is the subset of a chat or completions chunk that tpsmon reads. It is
@@ -48,12 +49,25 @@ type wireUsage struct {
 // events so the slow path reuses its slices; it is owned by one stream.
 type decoder struct {
 	completions bool
+	api         string // APIMessages and APIResponses have decoders of their own; else chat or completions
 	ev          wireEvent
 }
 
 // decode classifies one data payload. It returns an error only for a payload that is
 // not JSON (a protocol error).
 func (d *decoder) decode(b []byte) (eventInfo, error) {
+	switch d.api {
+	case APIMessages:
+		if info, ok := fastMessages(b); ok {
+			return info, nil
+		}
+		return slowMessages(b)
+	case APIResponses:
+		if info, ok := fastResponses(b); ok {
+			return info, nil
+		}
+		return slowResponses(b)
+	}
 	if info, ok := fastEvent(b, d.completions); ok {
 		return info, nil
 	}

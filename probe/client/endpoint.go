@@ -3,7 +3,6 @@ package client
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,16 +10,12 @@ import (
 	"github.com/tpsmon/tpsmon/probe/workload"
 )
 
-// APIs are the APIs an endpoint may call, by the names --api and the config take (the
-// default first): chat is /chat/completions, completions the legacy /completions.
-func APIs() []string { return []string{DefaultAPI, "completions"} }
-
 // Endpoint is one OpenAI-compatible server under test and the workload sent to it.
 type Endpoint struct {
 	Name      string      // short label for screens and reports (defaults to the host)
 	BaseURL   string      // e.g. http://127.0.0.1:8000/v1 (scheme, host, and the path before /chat/completions)
 	Model     string      // model name sent in every request
-	API       string      // "chat" (default) or "completions"
+	API       string      // "chat" (default), "completions", "messages" or "responses" (api.go)
 	APIKey    string      // sent as a bearer token; never printed, logged or reported
 	Headers   http.Header // extra request headers; values never printed
 	MaxTokens int         // max_tokens per request (default 256)
@@ -70,8 +65,8 @@ func normalize(ep Endpoint) (Endpoint, *url.URL, error) {
 	if ep.API == "" {
 		ep.API = DefaultAPI
 	}
-	if !slices.Contains(APIs(), ep.API) {
-		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want " + strings.Join(APIs(), " or ")}
+	if !ValidAPI(ep.API) {
+		return ep, nil, &FieldError{Field: FieldAPI, Value: ep.API, Problem: "want " + APIWords}
 	}
 	if strings.TrimSpace(ep.Model) == "" {
 		return ep, nil, &FieldError{Field: FieldModel, Problem: "is required: the model name " + safeURL(u) + " serves (its GET /models lists them)"}

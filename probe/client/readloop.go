@@ -24,16 +24,17 @@ type result struct {
 	msg                           string
 	retryAfter                    time.Duration // a failure's Retry-After
 
-	dataLines int    // data lines read (with or without a payload)
-	warm      uint16 // what gaps.Warm read (kept only so that the read happens)
-	done      bool   // a `data: [DONE]` line arrived
+	answer    *[]byte // the answer's text is appended here when kept (live history)
+	dataLines int     // data lines read (with or without a payload)
+	warm      uint16  // what gaps.Warm read (kept only so that the read happens)
+	done      bool    // a `data: [DONE]` line arrived
 }
 
 // read reads the stream to its end. This is the per-event path: one line from the
 // buffer, a decode that allocates nothing for the common content delta, and one atomic
 // add; the clock is read once per read of the body, by sr.
 func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *result) {
-	dec := decoder{completions: c.completions}
+	dec := decoder{completions: c.api == APICompletions, api: c.api}
 	p := rs.p
 	errEvent := false // the event being read is an `event: error`
 	for {
@@ -88,24 +89,44 @@ func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *resu
 			}
 			return
 		}
-		if info.token {
-			r.token(now, info.answer, p)
-		}
-		if info.finish != "" {
-			r.finish = info.finish
-		}
-		if info.usage {
-			r.usage, r.tokens, r.promptTokens = true, info.compTok, info.promTok
-		}
-		if info.isErr || errEvent {
-			msg := info.errMsg
-			if msg == "" {
-				msg = "the server sent an error event: " + string(payload)
-			}
-			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.line([]byte(msg), 300)
+		if c.apply(ctx, rs, r, &info, payload, now, errEvent) {
 			return
 		}
 	}
+}
+
+// apply takes what one event said into the result: a token, the finish, usage, an
+// error or the end of the stream. It reports whether the stream is over.
+func (c *Client) apply(ctx context.Context, rs *reqState, r *result, info *eventInfo, payload []byte, now int64, errEvent bool) bool {
+	if info.token {
+		r.token(now, info.answer, rs.p)
+		if r.answer != nil && info.answer {
+			*r.answer = appendAnswer(*r.answer, payload, c.api)
+		}
+	}
+	if info.finish != "" {
+		r.finish = info.finish
+	}
+	if info.promTok > 0 {
+		r.promptTokens = info.promTok // usage's, or message_start's before it
+	}
+	if info.usage {
+		r.usage, r.tokens = true, info.compTok
+	}
+	if info.isErr || errEvent {
+		msg := info.errMsg
+		if msg == "" {
+			msg = "the server sent an error event: " + string(payload)
+		}
+		r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: "+c.redact.line([]byte(msg), 300)
+		return true
+	}
+	if info.done {
+		r.end, r.done = now, true
+		c.endErr(ctx, nil, rs, r, nil)
+		return true
+	}
+	return false
 }
 
 // token counts a token-bearing event that arrived at now: the live count, the first

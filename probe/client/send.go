@@ -35,7 +35,10 @@ func (c *Client) send(ctx, caller context.Context, rs *reqState) (*http.Response
 
 // do sends the request once over hc, stamping t_send just before hc.Do.
 func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.Response, error) {
-	body := c.body.next()
+	body := rs.body
+	if body == nil {
+		body = c.body.next()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -56,7 +59,7 @@ func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.R
 		re := &redirectError{status: resp.StatusCode}
 		if loc, err := resp.Location(); err == nil {
 			// Name the API base, which is what the endpoint URL must be.
-			loc.Path = strings.TrimSuffix(strings.TrimSuffix(loc.Path, "/chat/completions"), "/completions")
+			loc.Path = strings.TrimSuffix(loc.Path, APIPath(c.api))
 			re.location = safeURL(loc)
 		}
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
@@ -80,6 +83,14 @@ func requestHeader(ep Endpoint) http.Header {
 	}
 	if ep.APIKey != "" {
 		h.Set("Authorization", "Bearer "+ep.APIKey)
+	}
+	if ep.API == APIMessages {
+		// Anthropic's API reads the key from x-api-key and wants the API's version;
+		// servers that speak it beside OpenAI's (llama.cpp, vLLM) read either header.
+		h.Set("Anthropic-Version", AnthropicVersion)
+		if ep.APIKey != "" {
+			h.Set("X-Api-Key", ep.APIKey)
+		}
 	}
 	for k, vs := range ep.Headers {
 		h[http.CanonicalHeaderKey(k)] = vs

@@ -17,6 +17,7 @@ type reqState struct {
 	headers atomic.Int64 // probe.Mono() at the first response byte
 	alive   atomic.Int64 // probe.Mono() when the server last showed life (send, headers, bytes)
 	reused  atomic.Bool  // the request went out on a connection that served an earlier one
+	body    []byte       // the request's body when the caller chose it (StreamCall); nil: the client's next
 
 	timeout  time.Duration
 	grain    int64 // aliveGrain(timeout): how stale the reader may leave alive

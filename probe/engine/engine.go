@@ -100,6 +100,13 @@ type Config struct {
 	// figure then holds the simulator's ("tpsmon+sim"), and the CPU rule is off. A
 	// tpsmon sim in another process is simulated too, but its CPU is not ours.
 	InProcessSim bool
+	// Trace, when set, is the trace the pools replay (probe.WithTrace): the ramp is
+	// TraceRamp's windows, and the report names them (trace.go).
+	Trace *model.ReportTrace
+	// Turns, History and Think describe conversations for the report (see
+	// model.ReportSettings; "" when requests stand alone).
+	Turns, History string
+	Think          time.Duration
 
 	Version string           // the report's tool_version
 	Now     func() time.Time // wall clock for the report's timestamps; nil means time.Now

@@ -38,6 +38,16 @@ type Progress struct {
 	Note    string
 	NoteBad bool // Note is a warning
 	Rate    bool // rate mode: Concurrency and Ended.Users are arrival rates (requests/s)
+	// Trace is the trace a trace run replays: Concurrency is its window's number.
+	Trace *model.ReportTrace
+}
+
+// word names a level of the progress: users, a rate, or a window of the trace.
+func (p Progress) word(v int) string {
+	if p.Trace != nil {
+		return p.Trace.WindowWords(v)
+	}
+	return LevelWord(p.Rate, v)
 }
 
 // String is the progress line. A level change reads
@@ -49,7 +59,7 @@ func (p Progress) String() string {
 	b.WriteString(": ")
 	switch {
 	case p.Ended.Kind != NotEnded && !p.Draining:
-		fmt.Fprintf(&b, "ramp ended at %s", LevelWord(p.Rate, p.Ended.Users))
+		fmt.Fprintf(&b, "ramp ended at %s", p.word(p.Ended.Users))
 		if p.Ended.Kind == EndStopped {
 			fmt.Fprintf(&b, ": %s", p.Ended.Stop)
 		}
@@ -58,20 +68,20 @@ func (p Progress) String() string {
 		fmt.Fprintf(&b, "ramp done, waiting for %d in-flight %s to finish (%s)", p.Active, plural(p.Active, "request"), roundDur(p.Elapsed))
 	case p.LevelChange && p.Fixed:
 		fmt.Fprintf(&b, "level %d/%d: %s%s, held exactly %s (fixed schedule), %d %s so far",
-			p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), roundDur(p.Hold), p.Errors, plural(p.Errors, "error"))
+			p.Level, p.Levels, p.word(p.Concurrency), p.shareWords(), roundDur(p.Hold), p.Errors, plural(p.Errors, "error"))
 		if p.Late > 0 {
 			fmt.Fprintf(&b, "; started %s after the start time: this level is that much shorter", roundLatency(p.Late))
 		}
 		return b.String()
 	case p.LevelChange:
-		fmt.Fprintf(&b, "level %d/%d: %s%s, held %s", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), roundDur(p.Hold))
+		fmt.Fprintf(&b, "level %d/%d: %s%s, held %s", p.Level, p.Levels, p.word(p.Concurrency), p.shareWords(), roundDur(p.Hold))
 		if p.Need > 0 {
 			fmt.Fprintf(&b, " and %d %s", p.Need, plural(p.Need, "request"))
 		}
 		fmt.Fprintf(&b, " once warm-up is over, %d %s so far", p.Errors, plural(p.Errors, "error"))
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "level %d/%d, %s%s, %d/%d requests, ", p.Level, p.Levels, LevelWord(p.Rate, p.Concurrency), p.shareWords(), p.Steady, p.Need)
+		fmt.Fprintf(&b, "level %d/%d, %s%s, %d/%d requests, ", p.Level, p.Levels, p.word(p.Concurrency), p.shareWords(), p.Steady, p.Need)
 		if p.Warming && !p.Fixed {
 			b.WriteString("warming up")
 		} else {
@@ -128,6 +138,7 @@ func (b *bench) report(i int, change bool, now time.Time) {
 		Endpoint: i, Name: ep.info.Name, Levels: len(e.cfg.Ramp.Levels), Hold: e.cfg.Ramp.Hold,
 		Live: ep.book.Live(), Active: ep.ctl.Active(), Errors: countErrors(errs),
 		LevelChange: change, Draining: b.draining, Rate: e.rate, Sharded: e.cfg.Shard != nil, Fixed: e.cfg.Ramp.Fixed,
+		Trace: e.cfg.Trace,
 	}
 	if change && b.late > 0 {
 		p.Late, b.late = b.late, 0 // said once, with the first level

@@ -48,6 +48,8 @@ const (
 	FieldSettle      = "settle"
 	FieldMaxDuration = "max_duration"
 	FieldEndpoints   = "endpoints"
+	FieldTraceSpeed  = "trace_speed"
+	FieldTraceWindow = "trace_window"
 )
 
 // fieldErr is a *client.FieldError: the setting by its field, never by a flag.

@@ -35,6 +35,11 @@ func (e *Engine) SettingsOf(rate bool) model.ReportSettings {
 			s.Arrival, s.MaxConcurrency = o.Arrival, o.MaxConcurrency
 		}
 	}
+	if t := e.cfg.Trace; t != nil {
+		s.Mode, s.Arrival, s.Trace = "trace", "", t
+		s.MaxHoldS = s.HoldS
+	}
+	s.Turns, s.History, s.ThinkS = e.cfg.Turns, e.cfg.History, e.cfg.Think.Seconds()
 	if sh := e.cfg.Shard; sh != nil {
 		s.Shard = &model.ReportShard{Index: sh.Index, Count: sh.Count}
 	}
@@ -59,6 +64,9 @@ func (e *Engine) SettingsOf(rate bool) model.ReportSettings {
 			s.ExtraBodyKeys = append(s.ExtraBodyKeys, k)
 		}
 		slices.Sort(s.ExtraBodyKeys)
+	}
+	if e.cfg.Trace != nil {
+		s.MaxTokens, s.PromptTokens = 0, 0 // each line of the trace has its own
 	}
 	return s
 }
@@ -140,10 +148,14 @@ func (e *Engine) reportOf(rate, interrupted bool) *model.Report {
 				re.Levels[j].Open = false
 			}
 		}
-		re.Levels = slices.DeleteFunc(re.Levels, passedThrough)
+		if e.cfg.Trace == nil { // a trace's windows are all listed, an idle one too
+			re.Levels = slices.DeleteFunc(re.Levels, passedThrough)
+		}
+		e.traceLevels(&re)
 		re.SetClaims(&r.Settings, r.Interrupted) // with the run's level rule
 		r.Endpoints = append(r.Endpoints, re)
 	}
+	r.Settings.Trace = e.traceSettings(r)
 	return r
 }
 

@@ -60,6 +60,9 @@ func (c *Config) share(users int) int {
 // need is the steady requests this run's share of a level of users needs: the level
 // rule's minimum in proportion to the share (0 for a share of 0).
 func (e *Engine) need(users int) int {
+	if e.cfg.Trace != nil {
+		return MinSteady(1) // a trace's window number is no number of users
+	}
 	share := e.cfg.share(users)
 	if share == users || users <= 0 {
 		return MinSteady(users)

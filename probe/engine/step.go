@@ -38,6 +38,8 @@ type Notice struct {
 	After    time.Duration
 	Text     string // ServerNote, ServerTrouble, Diagnosed: the line to say
 	Rate     bool   // rate mode: Users, Settled and the levels are arrival rates (requests/s)
+	// Trace is the trace a trace run replays: Users and the levels are its windows.
+	Trace *model.ReportTrace
 	// Rule and Severity are a Diagnosed finding's kind and severity.
 	Rule     string
 	Severity model.Severity
@@ -65,6 +67,9 @@ func (n Notice) String() string {
 		return fmt.Sprintf("%s: %s reached the maximum hold with %d/%d steady requests: marked short",
 			n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 	case RampFinished:
+		if n.Trace != nil { // a window is replayed on its schedule, never "held": the verdict's word
+			return fmt.Sprintf("trace replay finished on %s: all %d windows replayed; %s", n.Name, n.Levels, n.settled())
+		}
 		return fmt.Sprintf("auto-ramp finished on %s: all %d levels held; %s", n.Name, n.Levels, n.settled())
 	case RampStopped:
 		return fmt.Sprintf("auto-ramp stopped at %s on %s: %s; %s", n.word(n.Users), n.Name, n.Stop, n.settled())
@@ -95,7 +100,12 @@ func (n Notice) settled() string {
 }
 
 // word names a level of the notice: users, or requests/s in rate mode.
-func (n Notice) word(v int) string { return LevelWord(n.Rate, v) }
+func (n Notice) word(v int) string {
+	if n.Trace != nil {
+		return n.Trace.WindowWords(v)
+	}
+	return LevelWord(n.Rate, v)
+}
 
 // LevelWord names a level: "1 user", "n users", or in rate mode "1 request/s", "n
 // requests/s" (model.LevelName).
@@ -134,12 +144,12 @@ func (e *Engine) Step(now time.Time) []Notice {
 	}
 	out := e.stepServer(now)
 	for i, ep := range e.eps {
-		if ep.walk != nil {
+		if ep.walk != nil && !e.holdsLastWindow(ep) {
 			out = e.stepWalk(i, now, out)
 		}
 	}
 	for k := range out {
-		out[k].Rate = e.rate
+		out[k].Rate, out[k].Trace = e.rate, e.cfg.Trace
 	}
 	return e.announce(out...)
 }
@@ -165,7 +175,9 @@ func (e *Engine) stepWalk(i int, now time.Time, out []Notice) []Notice {
 	}
 	p := w.Progress(now, steady)
 	next, changed, done := w.Next(now, steady)
-	if end := w.LastEnd(); (changed || done) && end.Short {
+	// A trace's window ends on its schedule while its requests go on: whether it is short
+	// is known from the report's steady requests (traceLevels), not at its end.
+	if end := w.LastEnd(); (changed || done) && end.Short && e.cfg.Trace == nil {
 		ep.short[c] = true
 		ep.book.MarkShort(c)
 		out = append(out, Notice{Kind: LevelShort, Endpoint: i, Name: ep.info.Name, Users: c, Level: p})

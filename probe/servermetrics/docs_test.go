@@ -19,7 +19,7 @@ func TestDocNamesEveryServerMetric(t *testing.T) {
 		if !strings.Contains(page, s.kind) {
 			t.Errorf("docs/server.md does not name the server %s", s.kind)
 		}
-		for _, f := range []family{s.running, s.waiting, s.kv, s.generated, s.preempt} {
+		for _, f := range []family{s.running, s.waiting, s.kv, s.generated, s.preempt, s.prefixHits, s.prefixQueries, s.prefixRate} {
 			if len(f) > 0 && !strings.Contains(page, "`"+f[0]+"`") {
 				t.Errorf("docs/server.md does not name %s's metric %s", s.kind, f[0])
 			}

@@ -29,6 +29,7 @@ type family []string
 type server struct {
 	kind                                     string
 	running, waiting, kv, generated, preempt family
+	prefixHits, prefixQueries, prefixRate    family
 }
 
 // servers is the table of issue 7 ("The server's own view"). SGLang renamed its prefix
@@ -42,6 +43,9 @@ var servers = []server{
 		kv:        family{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"},
 		generated: family{"vllm:generation_tokens_total", "vllm:generation_tokens"},
 		preempt:   family{"vllm:num_preemptions_total", "vllm:num_preemptions"},
+		// vLLM v1's prefix-cache counters, in prompt tokens.
+		prefixHits:    family{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits"},
+		prefixQueries: family{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries"},
 	},
 	{
 		kind:      KindSGLang,
@@ -50,6 +54,8 @@ var servers = []server{
 		kv:        family{"sglang:token_usage", "sglang_token_usage"},
 		generated: family{"sglang:generation_tokens_total", "sglang_generation_tokens_total"},
 		preempt:   family{"sglang:num_retracted_reqs", "sglang_num_retracted_reqs"},
+		// SGLang's prefix (radix) cache hit rate, a gauge from 0 to 1.
+		prefixRate: family{"sglang:cache_hit_rate", "sglang_cache_hit_rate"},
 	},
 	{
 		kind:      KindTGI,
@@ -109,6 +115,16 @@ func (srv server) read(fams map[string]*dto.MetricFamily, modelName string) (mod
 			*sig.dst = v
 			s.Has |= sig.bit
 		}
+	}
+	hits, okH := value(fams, srv.prefixHits, modelName, false)
+	queries, okQ := value(fams, srv.prefixQueries, modelName, false)
+	if okH && okQ {
+		s.PrefixHits, s.PrefixQueries = hits, queries
+		s.Has |= model.SigPrefix
+	}
+	if v, ok := value(fams, srv.prefixRate, modelName, true); ok {
+		s.PrefixHitRate = v
+		s.Has |= model.SigPrefixRate
 	}
 	return s, s.Has&(model.SigRunning|model.SigWaiting) != 0
 }

@@ -51,7 +51,7 @@ func TestScrapeServerFamilies(t *testing.T) {
 		want        model.ServerSample
 	}{
 		{"vllm.txt", "Qwen/Qwen3-8B", model.ServerSample{Kind: KindVLLM, Running: 32, Waiting: 14, KV: 0.9712,
-			Generated: 3224576, Preemptions: 7, Has: all}},
+			Generated: 3224576, Preemptions: 7, PrefixHits: 612352, PrefixQueries: 1548288, Has: all | model.SigPrefix}},
 		// Two engines of the endpoint's model are summed (KV averaged); the other model
 		// on the same server is left out. The older KV gauge name is read.
 		{"vllm_dp2_two_models.txt", "llama-3-70b", model.ServerSample{Kind: KindVLLM, Running: 38, Waiting: 7, KV: 0.7,
@@ -61,7 +61,7 @@ func TestScrapeServerFamilies(t *testing.T) {
 		{"vllm_openmetrics.txt", "m", model.ServerSample{Kind: KindVLLM, Running: 3, Waiting: 1,
 			Generated: 4096, Preemptions: 2, Has: all &^ model.SigKV}},
 		{"sglang.txt", "", model.ServerSample{Kind: KindSGLang, Running: 162, Waiting: 2826, KV: 0.28,
-			Generated: 7557572, Preemptions: 3, Has: all}},
+			Generated: 7557572, Preemptions: 3, PrefixHitRate: 0.42, Has: all | model.SigPrefixRate}},
 		{"sglang_v054.txt", "Qwen/Qwen2.5-7B-Instruct", model.ServerSample{Kind: KindSGLang, Running: 9, Waiting: 0, KV: 0.04,
 			Generated: 51234, Has: all &^ model.SigPreemptions}},
 		{"tgi.txt", "tgi", model.ServerSample{Kind: KindTGI, Running: 24, Waiting: 6, Generated: 1203981,

@@ -53,7 +53,7 @@ func (f *Flags) endpointFlags(fs *pflag.FlagSet) {
 	bind(fs, &f.Given.Endpoints, &f.Defaults.Endpoints, url, "url", nil,
 		"base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8000/v1 (default $"+BaseURLEnv+")")
 	bind(fs, &g.Model, &d.Model, text, "model", "", "model name (default: the only model the server serves)")
-	bind(fs, &g.API, &d.API, text, "api", "chat", "API to call: chat (/chat/completions) or completions (/completions)")
+	bind(fs, &g.API, &d.API, text, "api", "chat", "API to call: chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses (OpenAI's /responses)")
 	bind(fs, &g.KeyEnv, &d.KeyEnv, text, "api-key-env", DefaultKeyEnv,
 		"name of the environment variable that holds the API key (the key is never printed)")
 	var noLines Value[[]string]

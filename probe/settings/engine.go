@@ -19,6 +19,7 @@ func (p *Plan) Engine() engine.Config {
 		Shard:         p.Shard,
 		StartAt:       p.StartAt,
 	}
+	p.trafficEngine(&cfg)
 	if p.Command == Screen {
 		cfg.Settle, cfg.Start = p.Settle, p.Start()
 		if p.Rate.On && len(p.Ramp.Levels) == 1 { // --rate R: r walks the default rates

@@ -3,7 +3,6 @@ package settings
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -40,6 +39,12 @@ type Plan struct {
 	StartAt       time.Time          // bench --start-at: the fixed schedule's start
 
 	Notes []string // settings that do nothing, said before the run
+
+	// Trace is a trace replayed on its schedule (its windows the ramp), Talk a run of
+	// conversations (traffic.go); traceConns is the HTTP connections the trace needs.
+	Trace      *engine.TraceSetup
+	Talk       *Talk
+	traceConns int
 
 	metrics  []Value[string] // each endpoint's server_metrics, for ServerMetrics
 	walkFrom string          // where the levels were written, for messages
@@ -93,7 +98,10 @@ func resolve(f *Flags, file *fileConfig, in Input) (*Plan, error) {
 	if p.SLO, err = slo(s.SLO); err != nil {
 		return nil, err
 	}
-	if err := p.rate(s.Ramp); err != nil {
+	if err := p.rate(s.Ramp, s.Workload.Traffic.Trace.V != ""); err != nil {
+		return nil, err
+	}
+	if err := p.traffic(s, &w); err != nil {
 		return nil, err
 	}
 	if s.Endpoints.V == nil {
@@ -119,7 +127,7 @@ func resolve(f *Flags, file *fileConfig, in Input) (*Plan, error) {
 // checkAPI refuses an API the client does not speak.
 func checkAPI(api Value[string]) error {
 	if !slices.Contains(client.APIs(), api.V) {
-		return errorf("--api %q: want %s", api.V, strings.Join(client.APIs(), " or "))
+		return errorf("%s %q: want %s%s", api.From.Where, api.V, client.APIWords, client.APIHint(api.V))
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func (r rampFile) rateLayer(out *Ramp, at func(key string) Origin) {
 // rate mode, --rate the file's levels. Arrival and max concurrency belong to rate mode:
 // without a rate they are refused where they were written, unless the levels of a
 // higher layer replaced that layer's walk.
-func (p *Plan) rate(r Ramp) error {
+func (p *Plan) rate(r Ramp, trace bool) error {
 	if r.MaxConcurrency.V < 0 {
 		return errorf("--max-concurrency %d: want 0 (no cap) or more", r.MaxConcurrency.V)
 	}
@@ -53,6 +53,12 @@ func (p *Plan) rate(r Ramp) error {
 		return errorf("--arrival: %v", err)
 	}
 	if r.Rates.V == "" || r.Levels.above(r.Rates) {
+		if trace { // a trace is open loop too: its cap is --max-concurrency's (traffic.go)
+			if given(r.Arrival) {
+				return errorf("%s: a trace's requests leave at their own moments: drop the arrival", r.Arrival.From.Where)
+			}
+			return nil
+		}
 		return strayRateKeys(r)
 	}
 	if r.Levels.Given() {

@@ -112,7 +112,7 @@ func TestResolveWorkload(t *testing.T) {
 	if s := merged(t, nil, "--api", "completions"); s.Endpoint.API.V != "completions" || checkAPI(s.Endpoint.API) != nil {
 		t.Errorf("api given: %q", s.Endpoint.API.V)
 	}
-	errSays(t, "bad api", checkAPI(merged(t, nil, "--api", "responses").Endpoint.API), `--api "responses"`)
+	errSays(t, "bad api", checkAPI(merged(t, nil, "--api", "embeddings").Endpoint.API), `--api "embeddings": want chat (/chat/completions), completions (/completions), messages (Anthropic's /messages) or responses`)
 	ok := client.Endpoint{MaxTokens: 256, PromptTokens: 128, Timeout: time.Minute}
 	bad := ok
 	bad.MaxTokens = 0

@@ -23,6 +23,7 @@ type Workload struct {
 	Seed         Value[uint64] // 0: a new random seed each run
 	Dataset      Value[string]
 	PrefixTokens Value[int]
+	Traffic      Traffic // traces and conversations (traffic.go)
 }
 
 // workloadFlags registers the workload's flags.
@@ -43,6 +44,7 @@ func (f *Flags) workloadFlags(fs *pflag.FlagSet) {
 		`JSON Lines file of requests, one a line: {"prompt": "..."} or {"messages": [...]}, optionally "max_tokens"; or a ShareGPT JSON file`)
 	bind(fs, &g.PrefixTokens, &d.PrefixTokens, whole, "prefix-tokens", 0,
 		"a shared prefix of N tokens before every prompt (to measure prefix caching; default: every prompt differs)")
+	f.trafficFlags(fs)
 }
 
 // workloadFile is the config file's workload block.
@@ -55,6 +57,13 @@ type workloadFile struct {
 	Dataset      *string     `yaml:"dataset"`
 	PrefixTokens *int        `yaml:"prefix_tokens"`
 	Seed         *seed       `yaml:"seed"`
+	// Traces and conversations (traffic.go).
+	Trace       *string  `yaml:"trace"`
+	TraceSpeed  *float64 `yaml:"trace_speed"`
+	TraceWindow *posDur  `yaml:"trace_window"`
+	Turns       *string  `yaml:"turns"`
+	History     *string  `yaml:"history"`
+	ThinkTime   *zeroDur `yaml:"think_time"`
 }
 
 // layer is the block's keys as settings, each at its line.
@@ -69,6 +78,7 @@ func (w workloadFile) layer(c *fileConfig) Workload {
 		Dataset:      opt(w.Dataset, at("dataset"), same),
 		PrefixTokens: opt(w.PrefixTokens, at("prefix_tokens"), same),
 		Seed:         opt(w.Seed, at("seed"), func(s seed) uint64 { return uint64(s) }),
+		Traffic:      w.trafficLayer(at),
 	}
 }
 
@@ -127,6 +137,9 @@ func checkRequest(ep client.Endpoint) error {
 // prefix; nil when every request is the default synthetic one.
 func source(w Workload, ep client.Endpoint, maxTok, promptTok workload.Lengths, dist bool) (workload.Source, error) {
 	prefix, seed := w.PrefixTokens.V, ep.PromptSeed
+	if w.Dataset.V != "" && conversing(w.Traffic) {
+		return nil, nil // conversations: Plan.traffic reads the dataset's whole dialogs
+	}
 	if ds := w.Dataset.V; ds != "" {
 		entries, _, err := workload.LoadFile(ds)
 		if err != nil {
@@ -172,7 +185,10 @@ func workloadError(dataset string, err error) error {
 // datasetError says which --dataset file failed and where.
 func datasetError(path string, err error) error {
 	var le *workload.LineError
-	if errors.As(err, &le) || errors.Is(err, workload.ErrEmpty) {
+	if errors.As(err, &le) {
+		return errorf("--dataset %v", err) // err begins with the file's name
+	}
+	if errors.Is(err, workload.ErrEmpty) {
 		return errorf("--dataset %s: %v", path, err)
 	}
 	return errorf("--dataset: %v", err)

@@ -23,7 +23,7 @@ type apiName string
 
 func (a *apiName) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode || !slices.Contains(client.APIs(), n.Value) {
-		return lineError(n, "want %s, got %q", strings.Join(client.APIs(), " or "), n.Value)
+		return lineError(n, "want %s, got %q%s", client.APIWords, n.Value, client.APIHint(n.Value))
 	}
 	*a = apiName(n.Value)
 	return nil

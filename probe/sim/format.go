@@ -29,8 +29,37 @@ const (
 	doneEvent          = "data: [DONE]\n\n"
 )
 
-// streamFormat writes the SSE events of one stream, vLLM style, by appending to a
+// wire writes the SSE events of one stream in its API's format, by appending to a
 // caller's buffer: no encoding/json and no allocation per event.
+type wire interface {
+	// start is what the stream sends as soon as the request is accepted, before it
+	// has a slot (no token: a role-only delta, message_start, response.created).
+	start(b []byte) []byte
+	// tokens appends one event carrying tokens [from, to) of the answer, as reasoning
+	// or as answer text; finish ("stop" or "length") marks the answer's last tokens.
+	tokens(b []byte, from, to int, reasoning bool, finish string) []byte
+	// end appends what follows the last token: usage (when asked for), the end marker.
+	end(b []byte, prompt, completion int, usage bool, finish string) []byte
+	// cut is what a stream the plan drops sends before it ends, and whether the
+	// connection is then aborted (chat and completions: nothing, aborted).
+	cut(b []byte) (_ []byte, abort bool)
+	// fail appends the in-band error a stream ends with (Config.StreamErrorRate): vLLM's
+	// error event and [DONE], the Messages API's error event, response.failed.
+	fail(b []byte) []byte
+}
+
+// newWire is the wire of a stream of API a.
+func newWire(a api, id uint64, created int64, modelJSON []byte, base, prompt int) wire {
+	switch a {
+	case apiMessages:
+		return &messagesWire{id: id, modelJSON: modelJSON, base: base, prompt: prompt}
+	case apiResponses:
+		return newResponsesWire(id, created, modelJSON, base)
+	}
+	return newStreamFormat(a == apiChat, id, created, modelJSON, base)
+}
+
+// streamFormat writes chat and completions streams, vLLM style.
 type streamFormat struct {
 	head []byte // data: {"id":...,"object":...,"created":...,"model":...,"choices":[
 	chat bool
@@ -64,6 +93,31 @@ func newStreamFormat(chat bool, id uint64, created int64, modelJSON []byte, base
 func (f *streamFormat) appendRole(b []byte) []byte {
 	b = append(b, f.head...)
 	return append(b, chatRole...)
+}
+
+func (f *streamFormat) start(b []byte) []byte {
+	if f.chat {
+		return f.appendRole(b)
+	}
+	return b
+}
+
+func (f *streamFormat) tokens(b []byte, from, to int, reasoning bool, finish string) []byte {
+	return f.appendTokens(b, from, to, reasoning, finish)
+}
+
+func (f *streamFormat) end(b []byte, prompt, completion int, usage bool, _ string) []byte {
+	if usage {
+		b = f.appendUsage(b, prompt, completion)
+	}
+	return append(b, doneEvent...)
+}
+
+func (f *streamFormat) cut(b []byte) ([]byte, bool) { return b, true }
+
+func (f *streamFormat) fail(b []byte) []byte {
+	b = append(b, streamErrorEvent...)
+	return append(b, doneEvent...)
 }
 
 // appendTokens appends one event carrying tokens [from, to) of the answer. Chat events

@@ -15,6 +15,8 @@ import (
 //	vllm:kv_cache_usage_perc     gauge    KV cache held / Config.KVTokens, 0 to 1 (only with a budget)
 //	vllm:generation_tokens_total counter  tokens generated since start
 //	vllm:num_preemptions_total   counter  sequences preempted since start
+//	vllm:prefix_cache_queries_total counter prompt tokens looked up in the prefix cache (only with a cache)
+//	vllm:prefix_cache_hits_total    counter of those, the tokens found cached (only with a cache)
 //
 // Every series carries vLLM's labels engine="0" and model_name. The counters count
 // from the server's start: POST /sim/reset does not reset them (a Prometheus counter
@@ -49,6 +51,11 @@ func (s *Server) metricsText() []byte {
 		float64(sc.kv.generated.Load()))
 	metric("vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.",
 		float64(sc.kv.preemptions.Load()))
+	if s.cache != nil {
+		hits, queries := s.PrefixCache()
+		metric("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", float64(queries))
+		metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", float64(hits))
+	}
 	return b
 }
 

@@ -112,26 +112,9 @@ func (s *Server) PrefixCache() (cached, prompt int64) {
 
 // cachedPrompt is how many of a request's prompt tokens the prefix cache holds (0 when
 // the cache is off), caching its blocks.
-func (s *Server) cachedPrompt(req *request, chat bool, promptTokens int) int {
+func (s *Server) cachedPrompt(req *request, a api, promptTokens int) int {
 	if s.cache == nil {
 		return 0
 	}
-	return s.cache.cached(promptKey(req, chat), promptTokens)
-}
-
-// promptKey is the text a request's prompt is cached by: the chat messages' contents
-// in order (as sent, in JSON), or the completions prompt.
-func promptKey(req *request, chat bool) []byte {
-	if !chat {
-		return req.Prompt
-	}
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content) + 1
-	}
-	key := make([]byte, 0, n)
-	for _, m := range req.Messages {
-		key = append(append(key, m.Content...), 0)
-	}
-	return key
+	return s.cache.cached(promptKey(req, a), promptTokens)
 }

@@ -27,7 +27,11 @@ const DefaultProfile = "datacenter"
 // thousand tokens of a 14B model's KV) so that the knee can come from KV pressure in a
 // short run: at the TUI's defaults (128-token prompts, 256 max tokens, ~390 tokens per
 // sequence at most) a full batch fits in every profile but flaky, whose 16 slots just
-// overflow theirs at the end of synchronized answers. With --max-tokens 1024 the
+// overflow theirs at the end of synchronized answers. Every profile caches prefixes, as
+// vLLM does by default (automatic prefix caching), in four times its KV budget: tpsmon's
+// default prompts differ from their first word and never hit it; a shared prefix
+// (--prefix-tokens), a trace's shared blocks and a conversation's history do. With
+// --max-tokens 1024 the
 // datacenter batch no longer fits its 32 slots: about 25 sequences on average, fewer
 // while answers that started together grow together (KV ~97%, preemptions).
 var profiles = map[string]Config{
@@ -43,7 +47,7 @@ var profiles = map[string]Config{
 		Name: "datacenter", Model: "sim-14b-h100",
 		Slots: 32, StepMs: 10, StepMsPerSeq: 1, PrefillMsPerToken: 0.05,
 		TokensPerChunk: 1, Jitter: 0.05, Seed: 1, DefaultMaxTokens: 1024,
-		KVTokens: 16384,
+		KVTokens: 16384, PrefixCacheTokens: 65536,
 	},
 	// An 8B model (4-bit AWQ, ~5.5 GB) on one 24 GB L4-class GPU (300 GB/s): ~50 tok/s
 	// for one user in public vLLM runs, a heavy per-sequence cost on a small compute budget,
@@ -54,7 +58,7 @@ var profiles = map[string]Config{
 		Name: "small-gpu", Model: "sim-8b-awq-l4",
 		Slots: 8, StepMs: 18, StepMsPerSeq: 3, PrefillMsPerToken: 0.3,
 		TokensPerChunk: 1, Jitter: 0.08, Seed: 2, DefaultMaxTokens: 1024,
-		KVTokens: 8192,
+		KVTokens: 8192, PrefixCacheTokens: 32768,
 	},
 	// A hosted provider serving a small model on fast hardware (8B FP8 on H100/H200 with
 	// speculative decoding, or a Groq/Cerebras-class service): 250-300 tok/s per user, many
@@ -65,7 +69,7 @@ var profiles = map[string]Config{
 		Name: "fast", Model: "sim-8b-fast",
 		Slots: 256, StepMs: 3.5, StepMsPerSeq: 0.05, PrefillMsPerToken: 0.01,
 		TokensPerChunk: 4, Jitter: 0.05, Seed: 3, DefaultMaxTokens: 1024,
-		KVTokens: 131072,
+		KVTokens: 131072, PrefixCacheTokens: 524288,
 	},
 	// An overloaded shared endpoint: the datacenter numbers on half the slots, with 2%
 	// HTTP 500s, HTTP 429 once more than 16 requests wait, 2% of streams cut mid-way,
@@ -76,7 +80,7 @@ var profiles = map[string]Config{
 		Slots: 16, StepMs: 10, StepMsPerSeq: 1, PrefillMsPerToken: 0.05,
 		TokensPerChunk: 1, Jitter: 0.25, Seed: 4, DefaultMaxTokens: 1024,
 		ErrorRate: 0.02, MaxQueue: 16, DropRate: 0.02, StallRate: 0.05, StallMs: 2000,
-		KVTokens: 6144,
+		KVTokens: 6144, PrefixCacheTokens: 24576,
 	},
 	// A 32B reasoning model (FP8, ~32 GB) on one H100 under vLLM with a reasoning parser:
 	// ~60 tok/s for one user. The first 128 output tokens stream as delta.reasoning
@@ -88,7 +92,7 @@ var profiles = map[string]Config{
 		Name: "reasoning", Model: "sim-32b-reasoning",
 		Slots: 32, StepMs: 16, StepMsPerSeq: 1.2, PrefillMsPerToken: 0.08,
 		TokensPerChunk: 1, Jitter: 0.05, Seed: 5, DefaultMaxTokens: 4096,
-		ReasoningTokens: 128, KVTokens: 32768,
+		ReasoningTokens: 128, KVTokens: 32768, PrefixCacheTokens: 131072,
 	},
 }
 

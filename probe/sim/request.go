@@ -24,6 +24,12 @@ type request struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
 	Prompt json.RawMessage `json:"prompt"`
+	// Messages API: the system prompt (a string or text blocks). Responses API: the
+	// input (a string or a list of items), the instructions and max_output_tokens.
+	System          json.RawMessage `json:"system"`
+	Input           json.RawMessage `json:"input"`
+	Instructions    json.RawMessage `json:"instructions"`
+	MaxOutputTokens *int            `json:"max_output_tokens"`
 }
 
 // plan is a request's drawn fate.
@@ -59,15 +65,18 @@ func (s *Server) draw(maxTokens, minTokens int, ignoreEOS bool) plan {
 	return p
 }
 
-// completion answers a chat or text completion request: it checks the request, draws
-// its fate, waits for the scheduler to admit it, and streams it.
-func (s *Server) completion(w http.ResponseWriter, r *http.Request, chat bool) {
+// completion answers a request of one of the APIs: it checks the request, draws its
+// fate, waits for the scheduler to admit it, and streams it.
+func (s *Server) completion(w http.ResponseWriter, r *http.Request, a api) {
 	arrival := time.Now()
+	if a == apiMessages {
+		w = messagesWriter{w} // errors in the Messages API's shape
+	}
 	if !allow(w, r, http.MethodPost) {
 		return
 	}
 	s.stats.requests.Add(1)
-	req, maxTokens, prompt, ok := s.readRequest(w, r, chat)
+	req, maxTokens, prompt, ok := s.readRequest(w, r, a)
 	if !ok {
 		return
 	}
@@ -77,17 +86,19 @@ func (s *Server) completion(w http.ResponseWriter, r *http.Request, chat bool) {
 			fmt.Sprintf("simulated server error (the %q profile fails %g of requests)", s.cfg.Name, s.cfg.ErrorRate))
 		return
 	}
-	q := newSeq(prompt-s.cachedPrompt(&req, chat, prompt), p.target, p.stallAt)
+	q := newSeq(prompt-s.cachedPrompt(&req, a, prompt), p.target, p.stallAt)
 	ctx := r.Context()
 	if !s.admit(ctx, w, q) {
 		return
 	}
-	s.stream(ctx, w, q, &p, chat, prompt, req.StreamOptions != nil && req.StreamOptions.IncludeUsage, arrival)
+	// The Messages and Responses APIs always report usage, at the end.
+	usage := a == apiMessages || a == apiResponses || req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	s.stream(ctx, w, q, &p, a, prompt, usage, arrival)
 }
 
 // readRequest reads and checks a completion request: its model, streaming, max_tokens
 // and prompt. A bad request is answered (HTTP 400 or 404) and ok is false.
-func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, chat bool) (req request, maxTokens, prompt int, ok bool) {
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, a api) (req request, maxTokens, prompt int, ok bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err == nil {
 		err = json.Unmarshal(body, &req)
@@ -107,8 +118,15 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, chat bool) 
 			`the tpsmon simulator only simulates streaming: set "stream": true`)
 		return req, 0, 0, false
 	}
+	if a == apiMessages && req.MaxTokens == nil {
+		s.fail(w, errHTTP400, http.StatusBadRequest, "invalid_request_error", "max_tokens",
+			"max_tokens: Field required (the Messages API needs max_tokens)")
+		return req, 0, 0, false
+	}
 	maxTokens = s.cfg.DefaultMaxTokens
-	if req.MaxCompletionTokens != nil {
+	if a == apiResponses && req.MaxOutputTokens != nil {
+		maxTokens = *req.MaxOutputTokens
+	} else if req.MaxCompletionTokens != nil {
 		maxTokens = *req.MaxCompletionTokens
 	} else if req.MaxTokens != nil {
 		maxTokens = *req.MaxTokens
@@ -118,14 +136,33 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, chat bool) 
 			fmt.Sprintf("max_tokens must be at least 1, got %d", maxTokens))
 		return req, 0, 0, false
 	}
-	prompt, ok = s.promptTokens(w, &req, chat)
+	prompt, ok = s.promptTokens(w, &req, a)
 	return req, maxTokens, prompt, ok
 }
 
 // promptTokens estimates the request's prompt tokens; a request without a prompt (or
-// messages) is answered HTTP 400 and ok is false.
-func (s *Server) promptTokens(w http.ResponseWriter, req *request, chat bool) (int, bool) {
-	if chat {
+// messages, or input) is answered HTTP 400 and ok is false.
+func (s *Server) promptTokens(w http.ResponseWriter, req *request, a api) (int, bool) {
+	switch a {
+	case apiResponses:
+		if !present(req.Input) {
+			s.fail(w, errHTTP400, http.StatusBadRequest, "invalid_request_error", "input",
+				"input is missing: a response needs an input")
+			return 0, false
+		}
+		return responsesPromptTokens(req), true
+	case apiMessages:
+		if len(req.Messages) == 0 {
+			s.fail(w, errHTTP400, http.StatusBadRequest, "invalid_request_error", "messages",
+				"messages: Field required (at least one message)")
+			return 0, false
+		}
+		n := chatPromptTokens(req.Messages)
+		if present(req.System) {
+			n += chatTemplateTokens + textTokens(req.System)
+		}
+		return n, true
+	case apiChat:
 		if len(req.Messages) == 0 {
 			s.fail(w, errHTTP400, http.StatusBadRequest, "BadRequestError", "messages",
 				"messages is missing or empty: a chat completion needs at least one message")
@@ -182,6 +219,10 @@ func (s *Server) fail(w http.ResponseWriter, kind errKind, status int, typ, para
 // writeError writes an error body the way vLLM does:
 // {"error":{"message":...,"type":...,"param":...,"code":status}}.
 func writeError(w http.ResponseWriter, status int, typ, param, msg string) {
+	if _, ok := w.(messagesWriter); ok {
+		writeMessagesError(w, status, msg)
+		return
+	}
 	var p any
 	if param != "" {
 		p = param

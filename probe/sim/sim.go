@@ -50,7 +50,12 @@
 // (Start only: connections cut, then refused) and back.
 //
 // With PrefixCacheTokens, a prompt's leading blocks already seen skip prefill (see
-// prefix.go); usage still reports the whole prompt.
+// prefix.go); usage still reports the whole prompt, and /metrics publishes vLLM's
+// prefix-cache counters.
+//
+// Beside chat and completions, the simulator serves Anthropic's Messages API
+// (/v1/messages, wire_messages.go) and OpenAI's Responses API (/v1/responses,
+// wire_responses.go) over the same scheduler, as llama.cpp's server and vLLM do.
 //
 // GET /sim/stats reports the server's own counts and TTFT (arrival to the flush of the
 // first token-bearing event); POST /sim/reset starts them again.
@@ -261,7 +266,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch r.URL.Path {
-	case "/v1/chat/completions", "/v1/completions":
+	case "/v1/chat/completions", "/v1/completions", "/v1/messages", "/v1/responses":
 		if s.cfg.Refuse != 0 {
 			s.refuse(w)
 			return
@@ -271,7 +276,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer leave()
-		s.completion(w, r, r.URL.Path == "/v1/chat/completions")
+		s.completion(w, r, pathAPI[r.URL.Path])
 	case "/v1/models":
 		if !allow(w, r, http.MethodGet) {
 			return
@@ -296,6 +301,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		writeError(w, http.StatusNotFound, "NotFoundError", "",
-			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /metrics, /sim/stats and /sim/reset", r.URL.Path))
+			fmt.Sprintf("no route %s on the tpsmon simulator; it serves /v1/models, /v1/chat/completions, /v1/completions, /v1/messages, /v1/responses, /metrics, /sim/stats and /sim/reset", r.URL.Path))
 	}
 }

@@ -9,22 +9,21 @@ import (
 // stream writes an accepted request's SSE events as the scheduler publishes tokens.
 // With Config.BufferAnswers the answer, headers included, is held until it is
 // complete and then written at once, as a buffering proxy does.
-func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *plan, chat bool, prompt int, usage bool, arrival time.Time) {
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *plan, a api, prompt int, usage bool, arrival time.Time) {
 	defer q.gone.Store(true) // whatever happens, the scheduler may drop the sequence
 	out := &sseOut{w: w, rc: http.NewResponseController(w), hold: s.cfg.BufferAnswers}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	e := &events{
-		f:      newStreamFormat(chat, s.ids.Add(1)^uint64(s.cfg.Seed)<<40, time.Now().Unix(), s.modelJSON, p.base),
+		f:      newWire(a, s.ids.Add(1)^uint64(s.cfg.Seed)<<40, time.Now().Unix(), s.modelJSON, p.base, prompt),
 		p:      p,
 		k:      s.cfg.TokensPerChunk,
 		prompt: prompt,
 		usage:  usage,
 	}
-	buf := make([]byte, 0, 1024)
-	if chat {
-		buf = e.f.appendRole(buf)
+	buf := e.f.start(make([]byte, 0, 1024))
+	if a.reasons() {
 		// At most half the answer thinks, so that a short max_tokens still shows an
 		// answer (and a time to first answer token after the first token).
 		e.reasoning = min(s.cfg.ReasoningTokens, p.target/2)
@@ -58,6 +57,11 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, q *seq, p *p
 		case endDrop:
 			s.stats.errs[errDropped].Add(1)
 			q.gone.Store(true)
+			if b, abort := e.f.cut(buf[:0]); !abort {
+				_ = out.write(b) // an error event ends the stream (Messages, Responses)
+				_ = out.flush()
+				return
+			}
 			panic(http.ErrAbortHandler) // net/http closes the connection: the client sees a cut
 		case endError:
 			s.stats.errs[errStream].Add(1)
@@ -120,7 +124,7 @@ const (
 
 // events turns a sequence's generated tokens into its stream's SSE events.
 type events struct {
-	f         *streamFormat
+	f         wire
 	p         *plan
 	k         int  // tokens per event
 	reasoning int  // the first tokens sent as reasoning
@@ -133,7 +137,7 @@ type events struct {
 // event, reasoning and answer in separate events, the finish reason on the last one,
 // then the usage event and [DONE]. It says how the stream ends when it does: endDrop
 // when the plan cuts it here (the tokens from the cut on are not appended), endError
-// when the plan ends it with an in-band error event (appended, with [DONE]).
+// when the plan ends it with an in-band error event (appended, in the API's form).
 func (e *events) next(buf []byte, gen int) (_ []byte, end streamEnd) {
 	p := e.p
 	for e.sent < gen {
@@ -148,24 +152,20 @@ func (e *events) next(buf []byte, gen int) (_ []byte, end streamEnd) {
 			return buf, endDrop
 		}
 		if p.errAt > 0 && e.sent >= p.errAt {
-			buf = append(buf, streamErrorEvent...)
-			return append(buf, doneEvent...), endError
+			return e.f.fail(buf), endError
 		}
 		finish := ""
 		if stop == p.target {
 			finish = p.finish
 		}
-		buf = e.f.appendTokens(buf, e.sent, stop, e.sent < e.reasoning, finish)
+		buf = e.f.tokens(buf, e.sent, stop, e.sent < e.reasoning, finish)
 		e.sent = stop
 	}
 	if p.dropAt > 0 && e.sent >= p.dropAt {
 		return buf, endDrop
 	}
 	if e.sent == p.target {
-		if e.usage {
-			buf = e.f.appendUsage(buf, e.prompt, p.target)
-		}
-		return append(buf, doneEvent...), endDone
+		return e.f.end(buf, e.prompt, p.target, e.usage, p.finish), endDone
 	}
 	return buf, endNot
 }

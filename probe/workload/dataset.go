@@ -40,11 +40,14 @@ type Message struct {
 }
 
 // Entry is one request of a dataset: a prompt or chat messages (exactly one of the
-// two), and the max_tokens it asks for (0: the run's own).
+// two), and the max_tokens it asks for (0: the run's own). Dialog is a ShareGPT
+// record's whole conversation as chat messages (its first human turn is the Prompt),
+// which a conversation replays turn by turn (see Conversations).
 type Entry struct {
 	Prompt    string
 	Messages  []Message
 	MaxTokens int
+	Dialog    []Message
 }
 
 // line is the JSON a dataset line may hold.
@@ -53,6 +56,13 @@ type line struct {
 	Messages      json.RawMessage `json:"messages"`
 	Conversations json.RawMessage `json:"conversations"`
 	MaxTokens     json.RawMessage `json:"max_tokens"`
+}
+
+// lineExamples say what to write for each key of a dataset line.
+var lineExamples = map[string]string{
+	"prompt":        `{"prompt": "Tell me about Go."}`,
+	"messages":      `{"messages": [{"role": "user", "content": "Hi"}]}`,
+	"conversations": `{"conversations": [{"from": "human", "value": "Hi"}]}`,
 }
 
 // errNoHuman is a ShareGPT conversation with no human turn (skipped in a ShareGPT array).
@@ -72,6 +82,9 @@ func ParseLine(b []byte) (Entry, error) {
 	}
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
+		if words, ok := typeWords(err, lineExamples); ok {
+			return Entry{}, errors.New(words)
+		}
 		return Entry{}, fmt.Errorf("not valid JSON: %v", err)
 	}
 	var e Entry
@@ -93,11 +106,11 @@ func ParseLine(b []byte) (Entry, error) {
 	}
 	if present(l.Conversations) {
 		given++
-		p, err := firstHumanTurn(l.Conversations)
+		p, dialog, err := firstHumanTurn(l.Conversations)
 		if err != nil {
 			return Entry{}, err
 		}
-		e.Prompt = p
+		e.Prompt, e.Dialog = p, dialog
 	}
 	switch {
 	case given == 0:
@@ -141,30 +154,48 @@ func parseMessages(raw json.RawMessage) ([]Message, error) {
 		if m.Role == nil || !roles[*m.Role] {
 			return nil, fmt.Errorf(`messages[%d] has no role system, developer, user, assistant or tool`, i)
 		}
-		var c string
-		if err := json.Unmarshal(m.Content, &c); err != nil {
-			return nil, fmt.Errorf(`messages[%d].content is not a string`, i)
+		c, err := messageText(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf(`messages[%d].content %v: write its text in quotes, e.g. {"role": "user", "content": "Hi"}`, i, err)
 		}
 		out[i] = Message{Role: *m.Role, Content: c}
 	}
 	return out, nil
 }
 
-// firstHumanTurn is the first turn from "human" (or "user") of a ShareGPT conversation.
-func firstHumanTurn(raw json.RawMessage) (string, error) {
+// shareGPTRoles are the chat roles of ShareGPT's "from" values; others are left out.
+var shareGPTRoles = map[string]string{
+	"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant",
+	"chatgpt": "assistant", "bard": "assistant", "bing": "assistant", "model": "assistant",
+	"system": "system",
+}
+
+// firstHumanTurn is the first turn from "human" (or "user") of a ShareGPT conversation,
+// and the whole conversation as chat messages.
+func firstHumanTurn(raw json.RawMessage) (string, []Message, error) {
 	var turns []struct {
 		From  string `json:"from"`
 		Value string `json:"value"`
 	}
 	if err := json.Unmarshal(raw, &turns); err != nil {
-		return "", errors.New(`"conversations" is not a list of {"from": ..., "value": "..."}`)
+		return "", nil, errors.New(`"conversations" is not a list of {"from": ..., "value": "..."}`)
 	}
+	first := ""
+	dialog := make([]Message, 0, len(turns))
 	for _, t := range turns {
-		if (t.From == "human" || t.From == "user") && strings.TrimSpace(t.Value) != "" {
-			return t.Value, nil
+		role := shareGPTRoles[strings.ToLower(t.From)]
+		if role == "" || strings.TrimSpace(t.Value) == "" {
+			continue
 		}
+		if role == "user" && first == "" {
+			first = t.Value
+		}
+		dialog = append(dialog, Message{Role: role, Content: t.Value})
 	}
-	return "", errNoHuman
+	if first == "" {
+		return "", nil, errNoHuman
+	}
+	return first, dialog, nil
 }
 
 // Parse reads a whole dataset: JSON Lines (one request per line; blank lines are
@@ -172,7 +203,14 @@ func firstHumanTurn(raw json.RawMessage) (string, error) {
 // file is "[", a ShareGPT JSON array. ShareGPT files routinely hold conversations with
 // no human turn: those entries are skipped and counted in skipped; any other bad entry
 // is refused. A dataset with no request is refused with ErrEmpty.
-func Parse(r io.Reader) (entries []Entry, skipped int, err error) {
+func Parse(r io.Reader) (entries []Entry, skipped int, err error) { return parse(r, false) }
+
+// ParseDialogs is Parse keeping each ShareGPT record's whole conversation (Entry.Dialog),
+// for a run that replays conversations turn by turn; Parse leaves them out, to hold a
+// large ShareGPT file's first turns only.
+func ParseDialogs(r io.Reader) (entries []Entry, skipped int, err error) { return parse(r, true) }
+
+func parse(r io.Reader, dialogs bool) (entries []Entry, skipped int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		_, _ = br.Discard(3) // a UTF-8 byte order mark, as some editors write
@@ -191,28 +229,33 @@ peek:
 			_, _ = br.ReadByte()
 			continue
 		case '[':
-			return parseArray(br)
+			return parseArray(br, dialogs)
 		}
 		break peek
 	}
-	return parseLines(br)
+	return parseLines(br, dialogs)
 }
 
 // LoadFile reads the dataset at path (see Parse). Errors name the file.
-func LoadFile(path string) (entries []Entry, skipped int, err error) {
+func LoadFile(path string) (entries []Entry, skipped int, err error) { return load(path, false) }
+
+// LoadDialogs reads the dataset at path keeping whole conversations (see ParseDialogs).
+func LoadDialogs(path string) (entries []Entry, skipped int, err error) { return load(path, true) }
+
+func load(path string, dialogs bool) (entries []Entry, skipped int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err // *fs.PathError names the file
 	}
 	defer f.Close()
-	entries, skipped, err = Parse(f)
+	entries, skipped, err = parse(f, dialogs)
 	if err != nil {
 		return nil, skipped, fmt.Errorf("%s: %w", path, err)
 	}
 	return entries, skipped, nil
 }
 
-func parseLines(r io.Reader) ([]Entry, int, error) {
+func parseLines(r io.Reader, dialogs bool) ([]Entry, int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	var out []Entry
@@ -226,6 +269,9 @@ func parseLines(r io.Reader) ([]Entry, int, error) {
 		e, err := ParseLine(b)
 		if err != nil {
 			return nil, 0, &LineError{Line: n, Why: err.Error()}
+		}
+		if !dialogs {
+			e.Dialog = nil
 		}
 		out = append(out, e)
 	}
@@ -273,7 +319,7 @@ func (c *lineCounter) lineAt(off int64) int {
 	return c.passed + 1
 }
 
-func parseArray(r io.Reader) ([]Entry, int, error) {
+func parseArray(r io.Reader, dialogs bool) ([]Entry, int, error) {
 	lc := &lineCounter{r: r}
 	dec := json.NewDecoder(lc)
 	if _, err := dec.Token(); err != nil { // '['
@@ -294,6 +340,9 @@ func parseArray(r io.Reader) ([]Entry, int, error) {
 				continue
 			}
 			return nil, 0, &LineError{Line: start, Entry: i, Why: err.Error()}
+		}
+		if !dialogs {
+			e.Dialog = nil
 		}
 		out = append(out, e)
 	}

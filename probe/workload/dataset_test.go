@@ -38,12 +38,14 @@ func TestParseRefusesABadLineWithItsNumber(t *testing.T) {
 		why  string
 	}{
 		{`{"prompt": ""}`, `"prompt" is empty`},
-		{`{"prompt": 5}`, "not valid JSON"},
+		{`{"prompt": 5}`, `"prompt" is a number, but it must be a string of text in quotes: write e.g. {"prompt": "Tell me about Go."}`},
+		{`{"prompt": ["a"]}`, `"prompt" is a list [...], but it must be a string of text in quotes`},
 		{`{"text": "hi"}`, `no "prompt", "messages" or "conversations"`},
 		{`{"prompt": "a", "messages": [{"role": "user", "content": "b"}]}`, "not several"},
 		{`{"messages": []}`, `"messages" is empty`},
 		{`{"messages": [{"content": "b"}]}`, "messages[0] has no role"},
-		{`{"messages": [{"role": "user", "content": [{"type": "text"}]}]}`, "messages[0].content is not a string"},
+		{`{"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}`, "messages[0].content holds a part that is not text"},
+		{`{"messages": [{"role": "user", "content": 7}]}`, `messages[0].content is a number, not a string: write its text in quotes, e.g. {"role": "user", "content": "Hi"}`},
 		{`{"prompt": "a", "max_tokens": 0}`, `"max_tokens" is 0`},
 		{`{"prompt": "a", "max_tokens": 1.5}`, `"max_tokens" is 1.5`},
 		{`{"prompt": "a", "max_tokens": "64"}`, `"max_tokens" is "64"`},
@@ -59,6 +61,21 @@ func TestParseRefusesABadLineWithItsNumber(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: the error names a flag: %v", tc.line, err)
+		}
+	}
+}
+
+// A line of the wrong type says which line, which key, what it holds and what to write,
+// never Go's own words (issue 14).
+func TestParseWordsATypeErrorForAPerson(t *testing.T) {
+	_, _, err := Parse(strings.NewReader(`{"prompt": "ok"}` + "\n" + `{"prompt": 42}` + "\n"))
+	want := `dataset line 2: "prompt" is a number, but it must be a string of text in quotes: write e.g. {"prompt": "Tell me about Go."}`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n %v\nwant\n %s", err, want)
+	}
+	for _, goWords := range []string{"unmarshal", "Go struct", "line.prompt"} {
+		if strings.Contains(err.Error(), goWords) {
+			t.Errorf("the error speaks Go (%q): %v", goWords, err)
 		}
 	}
 }
@@ -189,5 +206,13 @@ func TestLoadFile(t *testing.T) {
 	}
 	if _, _, err := LoadFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// A message's content may be a list of text parts, as the chat APIs take it.
+func TestParseMessageContentParts(t *testing.T) {
+	e, err := ParseLine([]byte(`{"messages": [{"role": "user", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]}]}`))
+	if err != nil || e.Messages[0].Content != "one\ntwo" {
+		t.Errorf("content parts: %+v, %v", e, err)
 	}
 }

@@ -28,6 +28,12 @@ type Request struct {
 	// PromptTokens is the prompt's intended length in tokens, shared prefix included
 	// (about one token per word); 0 when unknown (dataset requests).
 	PromptTokens int
+	// Turn is the request's turn in its conversation, 1 for the first (Conversations);
+	// 0 for a request that is not part of one.
+	Turn int
+	// KeepAnswer asks the client for the answer's text: the conversation's next turn
+	// carries it in its history (live history).
+	KeepAnswer bool
 }
 
 // Text is the prompt as one text: Prompt, or the messages' contents joined by blank

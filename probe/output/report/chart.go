@@ -73,15 +73,15 @@ func (n legendCount) add(p *plot.Plot, label string, th ...plot.Thumbnailer) {
 	n[p]++
 }
 
-// newCharts builds the charts of every series: per-user tok/s p50 against users with
-// the target band and each series' p10-p90 range, aggregate tok/s, and TTFT p95; the
-// capacity marked ◆ on each. Every line, band and mark is named in its chart's legend.
+// newCharts builds the charts of every series: per-user tok/s p50 against the load
+// with the target band and each series' p10-p90 range, aggregate tok/s, and TTFT p95; the
+// capacity marked ◆ on each (a trace has none). Every line, band and mark is named in its chart's legend.
 func newCharts(series []Series) (chartSet, error) {
 	pal := newPalette()
 	xs := usersAxis(series)
 	ax := axisWords(series)
 	cs := chartSet{
-		user:   newPlot(pal, xs, ax, "Per-user tok/s (p50) as "+ax.rises, "tokens/s per user"),
+		user:   newPlot(pal, xs, ax, "Per-user tok/s (p50) "+ax.rises, "tokens/s per user"),
 		agg:    newPlot(pal, xs, ax, "Aggregate tok/s", "tokens/s, "+ax.all),
 		ttft:   newPlot(pal, xs, ax, "Time to first token, p95", "milliseconds"),
 		legend: legendCount{},
@@ -134,27 +134,39 @@ func newCharts(series []Series) (chartSet, error) {
 	return cs, nil
 }
 
-// xWords is what the x axis counts: users, or arrival rates for rate-mode runs.
+// xWords is what the x axis counts, in the runs' terms: users, arrival rates for
+// rate-mode runs, or a trace's windows one after the other.
 type xWords struct {
-	label, rises, caption, all string
+	label   string // the axis's label
+	rises   string // how the load goes along it, in the per-user chart's title
+	caption string // the axis in a sentence, under the charts
+	all     string // who the aggregate sums: "all users", "all requests"
+	log     bool   // a logarithmic scale (a ramp usually doubles); false for a trace's windows alone
 }
 
 func axisWords(series []Series) xWords {
-	rate, users := false, false
+	rate, users, trace := false, false, false
 	for i := range series {
-		if series[i].Judgement.Rate {
+		switch {
+		case series[i].Judgement.Trace != nil:
+			trace = true
+		case series[i].Judgement.Rate:
 			rate = true
-		} else {
+		default:
 			users = true
 		}
 	}
 	switch {
+	case trace && !rate && !users:
+		return xWords{"window of the trace (in time order)", "window by window", "The trace's windows in time order, one point per window", "all requests", false}
+	case trace:
+		return xWords{"users, requests/s or window of a trace", "as the load changes", "Users, request rates or a trace's windows on a logarithmic scale, one point per level", "all streams", true}
 	case rate && users:
-		return xWords{"users (concurrent streams) or requests/s (arrival rate)", "the load rises", "Users or request rates", "all streams"}
+		return xWords{"users (concurrent streams) or requests/s (arrival rate)", "as the load rises", "Users or request rates on a logarithmic scale, one point per level", "all streams", true}
 	case rate:
-		return xWords{"requests/s (arrival rate)", "the request rate rises", "Request rates", "all requests"}
+		return xWords{"requests/s (arrival rate)", "as the request rate rises", "Request rates on a logarithmic scale, one point per level", "all requests", true}
 	}
-	return xWords{"users (concurrent streams)", "users are added", "Users", "all users"}
+	return xWords{"users (concurrent streams)", "as users are added", "Users on a logarithmic scale, one point per level", "all users", true}
 }
 
 // usersAxis is the users of every level measured, ascending and without repeats.
@@ -181,8 +193,8 @@ func sortFloats(xs []float64) {
 	}
 }
 
-// newPlot is an empty chart with users on a logarithmic X axis (a ramp usually doubles)
-// ticked at the levels measured.
+// newPlot is an empty chart with the levels on its X axis, logarithmic for users and
+// rates (a ramp usually doubles), ticked at the levels measured.
 func newPlot(pal palette, xs []float64, ax xWords, title, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -207,8 +219,11 @@ func newPlot(pal palette, xs []float64, ax xWords, title, ylabel string) *plot.P
 	if len(xs) == 0 {
 		return p
 	}
-	p.X.Scale = plot.LogScale{}
-	p.X.Min, p.X.Max = xs[0]/1.3, xs[len(xs)-1]*1.3
+	p.X.Min, p.X.Max = xs[0]-0.5, xs[len(xs)-1]+0.5
+	if ax.log {
+		p.X.Scale = plot.LogScale{}
+		p.X.Min, p.X.Max = xs[0]/1.3, xs[len(xs)-1]*1.3
+	}
 	step := 1 + len(xs)/10 // at most about ten labels
 	var ticks []plot.Tick
 	for i, x := range xs {

@@ -110,11 +110,24 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 			mismatch = append(mismatch, fmt.Sprintf("%s differs: BASE %s, NEW %s", name, x, y))
 		}
 	}
-	if rateRun(base) != rateRun(next) {
-		mismatch = append(mismatch, fmt.Sprintf("the load differs: BASE %s %s, NEW %s %s: requests/s and users are not the same axis",
-			base.Name, modeWords(rateRun(base)), next.Name, modeWords(rateRun(next))))
+	if x, y := runMode(base), runMode(next); x != y {
+		axes := []string{x, y}
+		slices.Sort(axes) // rate, trace, users
+		unit := map[string]string{"rate": "requests/s", "trace": "a trace's windows", "users": "users"}
+		mismatch = append(mismatch, fmt.Sprintf("the load differs: BASE %s %s, NEW %s %s: %s and %s are not the same axis",
+			base.Name, modeWords(x), next.Name, modeWords(y), unit[axes[0]], unit[axes[1]]))
 	}
-	diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
+	traces := a.Trace != nil && b.Trace != nil // their windows and spans are the replay's
+	if traces {
+		replay := func(t model.ReportTrace) string { // the same trace may lie in two places: its file is not compared
+			t.File = ""
+			return strings.TrimPrefix(t.Words(), "trace : ")
+		}
+		diff("the trace's replay", replay(*a.Trace), replay(*b.Trace))
+	}
+	if !traces {
+		diff("the ramp", joinInts(a.Ramp), joinInts(b.Ramp))
+	}
 	diff("the API", a.API, b.API)
 	diff("max_tokens", strconv.Itoa(a.MaxTokens), strconv.Itoa(b.MaxTokens))
 	diff("the prompt size", strconv.Itoa(a.PromptTokens)+" tokens", strconv.Itoa(b.PromptTokens)+" tokens")
@@ -122,7 +135,7 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 	if x, y := base.extra.Settings.IgnoreEOS, next.extra.Settings.IgnoreEOS; x != nil && y != nil {
 		diff("ignore_eos", strconv.FormatBool(*x), strconv.FormatBool(*y))
 	}
-	if a.HoldS != b.HoldS {
+	if a.HoldS != b.HoldS && !traces {
 		notes = append(notes, fmt.Sprintf("the hold differs (BASE %s, NEW %s): levels rest on different numbers of requests", seconds(a.HoldS), seconds(b.HoldS)))
 	}
 	if next.Report.Interrupted {
@@ -140,22 +153,43 @@ type endpointPair struct {
 // a pair of runs of different modes is never compared).
 func (p *endpointPair) rate() bool { return p.base.Run != nil && rateRun(p.base.Run) }
 
-// unit is the pair's levels' unit: "users", or "requests/s" in rate mode.
+// trace reports whether the pair's levels are windows of a trace.
+func (p *endpointPair) trace() bool { return p.base.Judgement.Trace != nil }
+
+// unit is the pair's levels' unit: "users", "requests/s" in rate mode, or "windows".
 func (p *endpointPair) unit() string {
-	if p.rate() {
+	switch {
+	case p.trace():
+		return "windows"
+	case p.rate():
 		return "requests/s"
 	}
 	return "users"
 }
 
-// level names a level of the pair: "8 users", or "8 requests/s" in rate mode.
-func (p *endpointPair) level(n int) string { return model.LevelName(p.rate(), n) }
+// level names a level of the pair as BASE's judgement does: "8 users", "8
+// requests/s", "window 2 (60-120 s of the trace)".
+func (p *endpointPair) level(n int) string { return p.base.Judgement.LevelName(n) }
 
 // rateRun reports whether r is a rate-mode run (its levels are arrival rates).
 func rateRun(r *Run) bool { return r.Report.Settings.Mode == "rate" }
 
-func modeWords(rate bool) string {
-	if rate {
+// runMode is what r's levels are: "users", "rate" or "trace".
+func runMode(r *Run) string {
+	switch {
+	case r.Report.Settings.TraceRun():
+		return "trace"
+	case rateRun(r):
+		return "rate"
+	}
+	return "users"
+}
+
+func modeWords(mode string) string {
+	switch mode {
+	case "trace":
+		return "is a trace run (levels are windows of the trace)"
+	case "rate":
 		return "is a rate-mode run (levels in requests/s)"
 	}
 	return "is a users-mode run (levels in users)"

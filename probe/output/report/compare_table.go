@@ -26,19 +26,8 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	}
 	fmt.Fprintf(b, "- BASE %s: %s\n- NEW %s: %s\n\n", mdEscape(p.base.Label), mdEscape(p.base.Judgement.Verdict.Text),
 		mdEscape(p.next.Label), mdEscape(p.next.Judgement.Verdict.Text))
-	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
-	capLine := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
-	// A fall is known when NEW's capacity is (exact, or none) and below BASE's: a lower
-	// bound below BASE's, or a capacity not measured, is no fall (NEW did not measure the
-	// levels that would tell; their own rows say how they compare).
-	known := func(k model.CapKind) bool { return k == model.CapExact || k == model.CapNone }
-	nk, bk := p.next.Judgement.Capacity.Kind, p.base.Judgement.Capacity.Kind
-	if nc, bc := p.next.Judgement.Capacity.Report().Users, p.base.Judgement.Capacity.Report().Users; nc < bc && known(nk) {
-		capLine += " (**worse**)"
-		regs = append(regs, fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap))
-	} else if nc > bc && known(bk) {
-		capLine += " (better)"
-	}
+	capLine, capRegs := p.claimLine()
+	regs = append(regs, capRegs...)
 	b.WriteString(capLine + "\n\n")
 	var rows [][]string
 	for _, bl := range p.base.Endpoint.Levels {
@@ -66,16 +55,47 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		if ttfo {
 			header = slices.Insert(header, 7, "TTFO p95 ms", "change")
 		}
-		if p.rate() {
-			header[0] = "rate req/s"
-		}
+		header[0] = p.base.Judgement.LevelColumn()
 		writeRawTable(b, header, rows)
 	}
 	if len(few) > 0 {
-		note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (the steady requests a level needs: at least 20, and 2 per %s): "+
-			"a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit(), p.per())
+		need := "at least 20, and 2 per " + p.per()
+		if p.trace() {
+			need = "20 in a window"
+		}
+		note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (the steady requests a level needs: %s): "+
+			"a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit(), need)
 	}
 	return regs, note
+}
+
+// claimLine is the line that sets BASE's claim beside NEW's, "Capacity: BASE 8 users,
+// NEW 4 users (**worse**)" or for a trace "Trace: BASE held at this trace's load, NEW
+// not held at this trace's load (**worse**)", and the regression when NEW is worse.
+func (p *endpointPair) claimLine() (string, []string) {
+	if bt, nt := p.base.Judgement.Trace, p.next.Judgement.Trace; bt != nil && nt != nil {
+		line := fmt.Sprintf("Trace: BASE %s, NEW %s", bt.Words(), nt.Words())
+		switch {
+		case bt.Held() && nt.Kind == model.TraceNotHeld:
+			return line + " (**worse**)", []string{fmt.Sprintf("%s: BASE held the trace's load, NEW did not", p.name)}
+		case bt.Kind == model.TraceNotHeld && nt.Held():
+			return line + " (better)", nil
+		}
+		return line, nil
+	}
+	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
+	line := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
+	// A fall is known when NEW's capacity is (exact, or none) and below BASE's: a lower
+	// bound below BASE's, or a capacity not measured, is no fall (NEW did not measure the
+	// levels that would tell; their own rows say how they compare).
+	known := func(k model.CapKind) bool { return k == model.CapExact || k == model.CapNone }
+	nk, bk := p.next.Judgement.Capacity.Kind, p.base.Judgement.Capacity.Kind
+	if nc, bc := p.next.Judgement.Capacity.Report().Users, p.base.Judgement.Capacity.Report().Users; nc < bc && known(nk) {
+		return line + " (**worse**)", []string{fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap)}
+	} else if nc > bc && known(bk) {
+		return line + " (better)", nil
+	}
+	return line, nil
 }
 
 // per is what the level rule counts two steady requests for: "user", or "request/s".

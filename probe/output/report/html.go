@@ -64,7 +64,7 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 {{end}}<h2>Degradation curve</h2>
 <figure>
 {{.Chart}}
-<figcaption>{{.XAxis}} on a logarithmic scale, one point per level; each series has its own colour, line and marker. Per-user tok/s: the line is the median, the light band around it p10 to p90; the red band is below the target. Aggregate tok/s: every user's tokens together. TTFT p95: time to the first token. ◆ marks each series' capacity.</figcaption>
+<figcaption>{{.XAxis}}; each series has its own colour, line and marker. Per-user tok/s: the line is the median, the light band around it p10 to p90; the red band is below the target. Aggregate tok/s: {{if .Requests}}every request's{{else}}every user's{{end}} tokens together. TTFT p95: time to the first token.{{if not .Trace}} ◆ marks each series' capacity.{{end}}</figcaption>
 </figure>
 <h2>Levels</h2>
 {{range .Tables}}<h3>{{.Swatch}}{{.Heading}}</h3>
@@ -111,6 +111,7 @@ type htmlTable struct {
 
 type htmlData struct {
 	Title, Criteria, XAxis             string
+	Requests, Trace                    bool // the aggregate sums requests, not users; the X axis is a trace's windows (no capacity)
 	Text, Faint, Grid, Good, Bad, Warn string
 	Lines                              []htmlLine
 	Diagnosis                          []htmlDiagnosis
@@ -127,8 +128,9 @@ func writeHTML(w io.Writer, runs []*Run, series []Series) error {
 	}
 	pal := newPalette()
 	v := VerdictOf(series)
+	ax := axisWords(series)
 	d := htmlData{
-		Title: Title(series), Criteria: v.Criteria, Changes: v.Changes, XAxis: axisWords(series).caption,
+		Title: Title(series), Criteria: v.Criteria, Changes: v.Changes, XAxis: ax.caption, Requests: ax.all != "all users", Trace: !ax.log,
 		Text: hex(pal.text), Faint: hex(pal.faint), Grid: hex(pal.grid), Good: hex(pal.good), Bad: hex(pal.bad), Warn: hex(pal.warn),
 		Chart: chart, Runs: runs,
 	}

@@ -143,6 +143,9 @@ func Title(series []Series) string {
 		labels[i] = series[i].Label
 	}
 	t := "tpsmon: degradation curve of " + strings.Join(labels, " vs ")
+	if len(series) > 0 && series[0].Judgement.Trace != nil {
+		t = "tpsmon: trace replayed on " + strings.Join(labels, " vs ")
+	}
 	for i := range series {
 		if series[i].Endpoint.Simulated {
 			return t + " (simulated)"

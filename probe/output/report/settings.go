@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // Setting is one setting of a run, named and worded for people.
@@ -41,12 +43,21 @@ func (r *Run) Settings() []Setting {
 	if x := r.extra.Settings.IgnoreEOS; x != nil {
 		add("ignore_eos", map[bool]string{true: "on", false: "off"}[*x])
 	}
-	add("ramp", joinInts(st.Ramp)+" users")
-	if st.HoldS > 0 {
-		add("hold", seconds(st.HoldS))
-	}
-	if x := r.extra.Settings.MaxHoldS; x != nil && *x > 0 {
-		add("max hold", seconds(*x))
+	add("conversations", strings.Join(conversationWords(&st), " · "))
+	switch {
+	case st.TraceRun(): // its windows, each held exactly its span: no ramp, no hold of its own
+		if st.Trace != nil {
+			add("trace", strings.TrimPrefix(st.Trace.Words(), "trace "))
+		}
+		add("windows", strconv.Itoa(len(st.Ramp))+", each held exactly its span of the trace (no ramp)")
+	default:
+		add("ramp", model.LevelNames(st.Mode == "rate", st.Ramp))
+		if st.HoldS > 0 {
+			add("hold", seconds(st.HoldS))
+		}
+		if x := r.extra.Settings.MaxHoldS; x != nil && *x > 0 {
+			add("max hold", seconds(*x))
+		}
 	}
 	if x := r.extra.Settings.TimeoutS; x != nil && *x > 0 {
 		add("timeout", seconds(*x))

@@ -77,7 +77,12 @@ func writeSettings(b *strings.Builder, r *model.Report, title string) {
 		work = append(work, "prompt seed "+strconv.FormatUint(s.Seed, 10))
 	}
 	line(b, "workload", work)
-	line(b, "ramp", rampWords(s))
+	line(b, "conversations", conversationWords(s))
+	if s.Trace != nil {
+		b.WriteString("- trace: " + s.Trace.Words() + "; each level is a window of the trace, held exactly its span\n")
+	} else {
+		line(b, "ramp", rampWords(s))
+	}
 	b.WriteString("- criteria: " + s.SLO.SLO().String() + "\n")
 	if r.Interrupted {
 		b.WriteString("\n**Interrupted**: the run was stopped before its end: levels it did not reach were not measured, " +
@@ -188,16 +193,16 @@ func writeEndpoint(b *strings.Builder, e *model.ReportEndpoint, j *model.Endpoin
 	if !j.TTFO {
 		cols = slices.Delete(cols, mdTTFO, mdTTFO+2)
 	}
-	if j.Rate {
-		cols[0] = "rate req/s"
-	}
+	cols[0] = j.LevelColumn()
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---:|", len(cols)) + "\n")
 	for i := range e.Levels {
 		b.WriteString(levelRow(&e.Levels[i], j.Levels[i], slo, j.TTFO))
 	}
 	b.WriteString("\n")
-	writeTraffic(b, e, j.Rate)
-	writeServer(b, e, j.Rate)
+	writeTraffic(b, e, j)
+	writeTurns(b, e, j)
+	writeServer(b, e, j)
+	writePrefixCache(b, e, j)
 	writeJudgement(b, j)
 }
 

@@ -8,8 +8,8 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 )
 
-// mdServerHeader is the header of the server's-view table (its first column names the
-// levels: users, or "rate req/s" in rate mode).
+// mdServerHeader is the header of the server's-view table; its first column is the
+// level's (model.EndpointJudgement.LevelColumn).
 const mdServerHeader = "| users | waiting mean | waiting max | running mean | KV mean % | server tok/s | received tok/s | preemptions |\n" +
 	"|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 
@@ -17,8 +17,8 @@ const mdServerHeader = "| users | waiting mean | waiting max | running mean | KV
 // level has one: mean and max waiting requests, mean running, mean KV-cache use, the
 // tokens the server generated per second beside those tpsmon received, and the
 // preemptions. Nothing when no level has one. The cross-check of the two is the
-// judgement's (a note). Levels are arrival rates when rate.
-func writeServer(b *strings.Builder, e *model.ReportEndpoint, rate bool) {
+// judgement's (a note).
+func writeServer(b *strings.Builder, e *model.ReportEndpoint, j *model.EndpointJudgement) {
 	any := false
 	for i := range e.Levels {
 		any = any || e.Levels[i].Server != nil
@@ -27,11 +27,7 @@ func writeServer(b *strings.Builder, e *model.ReportEndpoint, rate bool) {
 		return
 	}
 	b.WriteString("Server's view (its own /metrics, scraped once a second in each level's steady time):\n\n")
-	head := mdServerHeader
-	if rate {
-		head = "| rate req/s |" + strings.TrimPrefix(head, "| users |")
-	}
-	b.WriteString(head)
+	b.WriteString(strings.Replace(mdServerHeader, "users", j.LevelColumn(), 1))
 	for i := range e.Levels {
 		l := &e.Levels[i]
 		sv := l.Server

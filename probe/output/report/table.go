@@ -39,9 +39,7 @@ func levelTable(s *Series) (header []string, rows [][]string) {
 	if !s.Judgement.TTFO {
 		drop(ttfoColumn, 2)
 	}
-	if s.Judgement.Rate {
-		header[0] = "rate req/s"
-	}
+	header[0] = s.Judgement.LevelColumn()
 	return header, rows
 }
 

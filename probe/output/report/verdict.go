@@ -23,12 +23,9 @@ type VerdictLine struct {
 	Criteria  string // this series' criteria, when they differ between series
 }
 
-// Meets reports whether a capacity was found: some level measured in full meets the
-// criteria.
-func (l VerdictLine) Meets() bool {
-	k := l.Judgement.Capacity.Kind
-	return k == model.CapExact || k == model.CapAtLeast
-}
+// Meets reports whether a capacity was found (some level measured in full meets the
+// criteria), or a trace's load was held (model.EndpointJudgement.Meets).
+func (l VerdictLine) Meets() bool { return l.Judgement.Meets() }
 
 // Class is the verdict's weight as the HTML page colours it: "bad" when no level meets
 // the criteria, "warn" when the capacity was not measured, "ok" otherwise.
@@ -113,14 +110,20 @@ func change(a, b *Series) string {
 	la, lb, ok := highestCommon(a.Endpoint.Levels, b.Endpoint.Levels)
 	if !ok {
 		what := "number of users"
-		if a.Judgement.Rate {
+		switch {
+		case a.Judgement.Trace != nil:
+			what = "window of the trace"
+		case a.Judgement.Rate:
 			what = "rate"
 		}
 		return fmt.Sprintf("%s vs %s: no level with the same %s in both", b.Label, a.Label, what)
 	}
-	s := fmt.Sprintf("%s vs %s: capacity %s vs %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s (%s)",
-		b.Label, a.Label, b.Judgement.Capacity.Words(b.Judgement.Rate), a.Judgement.Capacity.Words(a.Judgement.Rate),
-		model.LevelName(a.Judgement.Rate, la.Concurrency),
+	claim := "capacity " + b.Judgement.Capacity.Words(b.Judgement.Rate) + " vs " + a.Judgement.Capacity.Words(a.Judgement.Rate)
+	if a.Judgement.Trace != nil && b.Judgement.Trace != nil {
+		claim = b.Judgement.Trace.Words() + " vs " + a.Judgement.Trace.Words()
+	}
+	s := fmt.Sprintf("%s vs %s: %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s (%s)",
+		b.Label, a.Label, claim, a.Judgement.LevelName(la.Concurrency),
 		num(lb.UserTPS.P50), num(la.UserTPS.P50), Percent(la.UserTPS.P50, lb.UserTPS.P50),
 		num(lb.AggregateTPS), num(la.AggregateTPS), Percent(la.AggregateTPS, lb.AggregateTPS),
 		model.Millis(lb.TTFTMs.P95), model.Millis(la.TTFTMs.P95), Percent(la.TTFTMs.P95, lb.TTFTMs.P95))

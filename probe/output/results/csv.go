@@ -12,6 +12,41 @@ import (
 // models think first: TTFT is then the first reasoning token).
 var csvTTFOHeader = []string{"ttfo_p50_ms", "ttfo_p95_ms"}
 
+// csvRealTrafficHeader are CSV's columns after TTFO's, last: conversations' first and
+// later turns' TTFT, the server's prefix-cache hits, and a trace run's late requests
+// and window spans (empty where the run has none).
+var csvRealTrafficHeader = []string{
+	"ttft_first_turns_p50_ms", "ttft_first_turns_p95_ms", "ttft_later_turns_p50_ms", "ttft_later_turns_p95_ms",
+	"server_prefix_cache_hit_pct", "late_requests", "trace_window_from_s", "trace_window_to_s",
+}
+
+// realTrafficCells are a level's cells under csvRealTrafficHeader.
+func realTrafficCells(l *model.ReportLevel, f func(bool, float64) string) []string {
+	out := make([]string, 0, len(csvRealTrafficHeader))
+	t := l.Turns
+	first, later := t != nil && t.First.Count > 0, t != nil && t.Later.Count > 0
+	if t == nil {
+		t = &model.TurnStats{}
+	}
+	out = append(out, f(first, t.First.P50), f(first, t.First.P95), f(later, t.Later.P50), f(later, t.Later.P95))
+	prefix := l.Server != nil && l.Server.PrefixHitPct != nil
+	if prefix {
+		out = append(out, f(true, *l.Server.PrefixHitPct))
+	} else {
+		out = append(out, "")
+	}
+	if w := l.ClientWaitMs; w != nil && w.Arrivals > 0 {
+		out = append(out, strconv.Itoa(w.Late))
+	} else {
+		out = append(out, "")
+	}
+	span := len(l.TraceWindowS) == 2
+	if !span {
+		return append(out, "", "")
+	}
+	return append(out, f(true, l.TraceWindowS[0]), f(true, l.TraceWindowS[1]))
+}
+
 // csvHeader is the header row of CSV.
 var csvHeader = []string{
 	"endpoint", "model", "simulated", "concurrency", "duration_s", "requests", "succeeded",
@@ -30,7 +65,8 @@ func CSV(r *model.Report) string {
 	w := csv.NewWriter(&b)
 	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
 	head = append(head, csvServerHeader...)
-	_ = w.Write(append(head, csvTTFOHeader...)) // a strings.Builder does not fail
+	head = append(head, csvTTFOHeader...)
+	_ = w.Write(append(head, csvRealTrafficHeader...)) // a strings.Builder does not fail
 	f := func(ok bool, v float64) string {
 		if !ok {
 			return ""
@@ -41,6 +77,7 @@ func CSV(r *model.Report) string {
 		for _, l := range e.Levels {
 			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
 			traffic = append(traffic, f(l.TTFOMs != (model.LatencyJSON{}), l.TTFOMs.P50), f(l.TTFOMs != (model.LatencyJSON{}), l.TTFOMs.P95))
+			traffic = append(traffic, realTrafficCells(&l, f)...)
 			ttft, user := l.TTFTMs != (model.LatencyJSON{}), l.UserTPS != (model.RateJSON{})
 			steady := l.DurationS > 0
 			_ = w.Write(append([]string{

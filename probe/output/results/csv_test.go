@@ -85,3 +85,34 @@ func TestCSVServerColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVRealTrafficColumns: a trace's window and a conversation level fill the last
+// columns (first and later turns' TTFT, the server's prefix-cache hits, the late
+// requests, the window's span); a level without them leaves them empty, and they come
+// after every earlier column.
+func TestCSVRealTrafficColumns(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	window := model.ReportLevel{Concurrency: 2, Errors: map[string]int{}, TraceWindowS: []float64{9.64, 19.29},
+		ClientWaitMs: &model.WaitStats{Arrivals: 96, Late: 3, P95: 4.5}, Server: &model.ServerLevel{Scrapes: 9, PrefixHitPct: v(78.5)}}
+	window.Turns = &model.TurnStats{First: model.TurnTTFT{Count: 14, P50: 51.2, P95: 117}, Later: model.TurnTTFT{Count: 24, P50: 26, P95: 38.5}}
+	r := &model.Report{Endpoints: []model.ReportEndpoint{{Name: "a", Levels: []model.ReportLevel{window, {Concurrency: 4, Errors: map[string]int{}}}}}}
+	rows, err := csv.NewReader(strings.NewReader(CSV(r))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.Index(rows[0], "ttfo_p95_ms"); i < 0 || !slices.Equal(rows[0][i+1:], csvRealTrafficHeader) {
+		t.Fatalf("the new columns are not the last ones: %q", rows[0])
+	}
+	want := map[string]string{"ttft_first_turns_p50_ms": "51.2", "ttft_first_turns_p95_ms": "117", "ttft_later_turns_p50_ms": "26",
+		"ttft_later_turns_p95_ms": "38.5", "server_prefix_cache_hit_pct": "78.5", "late_requests": "3",
+		"trace_window_from_s": "9.64", "trace_window_to_s": "19.29", "concurrency": "2"}
+	for name, w := range want {
+		i := slices.Index(rows[0], name)
+		if got := rows[1][i]; got != w {
+			t.Errorf("window 2: %s = %q, want %q", name, got, w)
+		}
+		if got := rows[2][i]; got != "" && name != "concurrency" {
+			t.Errorf("a level without them: %s = %q, want empty", name, got)
+		}
+	}
+}

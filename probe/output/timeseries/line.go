@@ -33,6 +33,7 @@ type Line struct {
 	Endpoint    string  `json:"endpoint"`       // the endpoint's name
 	Index       int     `json:"endpoint_index"` // its position in the run (0-based)
 	Model       string  `json:"model,omitempty"`
+	API         string  `json:"api,omitempty"`         // the endpoint's API when it is not chat (completions, messages, responses)
 	Simulated   bool    `json:"simulated,omitempty"`   // tpsmon's built-in simulator, not a real server
 	TargetUsers int     `json:"target_users"`          // users (concurrent streams) asked for at the bucket's end; in rate mode the rate
 	TargetRate  *int    `json:"target_rate,omitempty"` // rate mode only: requests/s asked for at the bucket's end
@@ -77,6 +78,10 @@ type Line struct {
 	// SLO is the criteria the levels are judged against, on an endpoint's first line
 	// (a reader keeps it): replay says the verdict the live screen said.
 	SLO *model.ReportSLO `json:"slo,omitempty"`
+	// Trace is the trace a trace run replays, on an endpoint's first line (a reader
+	// keeps it): the levels are its windows (users and target_users hold the window's
+	// number), judged as results.json's are.
+	Trace *model.ReportTrace `json:"trace,omitempty"`
 	// Diagnosis is what the diagnosis said of the endpoint at its latest second (kind,
 	// words, severity, evidence, first and last seen), the most telling first; left
 	// out when nothing was wrong.
@@ -146,6 +151,13 @@ type Level struct {
 	TTFTP95        *float64 `json:"ttft_p95_ms,omitempty"`
 	TTFOP50        *float64 `json:"ttfo_p50_ms,omitempty"` // the first answer token (reasoning models)
 	TTFOP95        *float64 `json:"ttfo_p95_ms,omitempty"`
+	// The arrivals' wait on tpsmon's side (rate mode and traces, once some arrived):
+	// arrivals, those that left more than 10 ms late, those the concurrency cap held,
+	// and the longest wait.
+	Arrivals  int      `json:"arrivals,omitempty"`
+	Late      int      `json:"late,omitempty"`
+	Capped    int      `json:"capped,omitempty"`
+	WaitMaxMs *float64 `json:"wait_max_ms,omitempty"`
 }
 
 // Server is the server's own view in the bucket, from its /metrics (keys it does not

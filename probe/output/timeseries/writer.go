@@ -134,7 +134,14 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 		TargetUserTPS: e.SLO().UserTPSMin,
 		Steady:        st.seg.Open && !st.seg.SteadyAt.IsZero() && st.seg.Concurrency == ctl.Concurrency(),
 	}
-	if e.RateMode() {
+	if info.API != "" && info.API != "chat" {
+		l.API = info.API
+	}
+	trace := e.TraceMode() // a trace's windows are no rates, and have no capacity
+	if trace {
+		l.Capacity = 0
+	}
+	if e.RateMode() && !trace {
 		l.TargetRate, l.CapacityRate = iptr(tk.Target), iptr(l.Capacity)
 	}
 	if b := book.Buckets(1); len(b) == 1 && b[0].HasUser {
@@ -148,13 +155,13 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	}
 	if !st.sloSent {
 		slo := e.SLO().Report()
-		l.SLO, l.Recorded, l.Host, st.sloSent = &slo, RecordedKeys, e.Host(i), true
+		l.SLO, l.Trace, l.Recorded, l.Host, st.sloSent = &slo, e.Trace(), RecordedKeys, e.Host(i), true
 	}
 	l.Said, st.said = st.said, nil
 	if p, ok := e.Status(i, end); ok {
 		l.Ramp = &Ramp{Level: p.Index + 1, Levels: p.Levels, Users: p.Users, Steady: p.Steady, Need: p.Need,
 			Warming: p.Warming, LeftS: round(p.Left.Seconds(), 1), MaxLeftS: round(p.MaxLeft.Seconds(), 1)}
-		if e.RateMode() {
+		if e.RateMode() && !trace {
 			l.Ramp.Rate = iptr(p.Users)
 		}
 	}
@@ -169,7 +176,7 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	l.Self = selfOf(e.Self())
 	l.Diagnosis = e.Diagnosis(i)
 	w.totals(l, book, st)
-	w.levels(l, book.Levels(), e.RateMode(), st)
+	w.levels(l, book.Levels(), e.RateMode(), st, trace)
 	return l
 }
 
@@ -202,7 +209,7 @@ func (w *Writer) totals(l *Line, book engine.Book, st *epState) {
 // levels adds the levels of the mode in use (rate) that changed since the previous line.
 // A switch of mode clears nothing: each mode keeps its levels (a line's level says its
 // mode by its rate).
-func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, st *epState) {
+func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, st *epState, trace bool) {
 	marked := 0
 	for k := range st.levels {
 		if k.rate == rate {
@@ -225,6 +232,9 @@ func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, st *epSta
 		if l.TargetRate != nil { // rate mode: a level with no request yet does not know it is a rate
 			lv.Rate = iptr(ls.Concurrency)
 		}
+		if trace { // a window of the trace, its number in users
+			lv.Rate = nil
+		}
 		l.Levels = append(l.Levels, lv)
 	}
 }
@@ -238,6 +248,9 @@ func LevelOf(ls *model.LevelStats) Level {
 	}
 	if ls.OpenLoop {
 		lv.Rate = iptr(ls.Concurrency)
+		if w := ls.Wait; w.Arrivals > 0 {
+			lv.Arrivals, lv.Late, lv.Capped, lv.WaitMaxMs = w.Arrivals, w.Late, w.Capped, ptr(round(w.Max, 2))
+		}
 	}
 	if ls.UserTPS.Count > 0 {
 		lv.UserTPSP50, lv.UserTPSP10 = ptr(round(ls.UserTPS.P50, 2)), ptr(round(ls.UserTPS.P10, 2))
