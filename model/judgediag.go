@@ -5,20 +5,32 @@ import (
 	"time"
 )
 
-// SayHealthy is the kind of the statement a diagnosis makes when no finding held.
-const SayHealthy = "nothing-wrong"
+// SayHealthy is the kind of the statement a diagnosis makes when no finding held and
+// no request failed; SayUnnamed when requests failed but too few at a time for a rule
+// to name a cause (never "nothing wrong" beside failures).
+const (
+	SayHealthy = "nothing-wrong"
+	SayUnnamed = "failures-unnamed"
+)
 
 // DiagnosisStatements is what the judgement says of a diagnosis: each finding as a
 // statement with its evidence and when it held ("from 21 s to 31 s"), in the order
 // given (most telling first); with none, once some of requests ended, that nothing
-// wrong was seen ("nothing wrong seen (570 requests)"). diagnosed says the diagnosis
+// wrong was seen ("nothing wrong seen (570 requests)"), or, when failed of them failed
+// (the run's failures, or the live screen's of the last minute), that no cause was
+// named for them ("3 requests failed and no cause was named: too few at a time to tell
+// why"). diagnosed says the diagnosis
 // watched the run: a file that does not say so (an older tpsmon's) says nothing of it.
 // Every surface (the screen's diagnosis line and its d view, bench's Markdown, the
 // reports, replay) says the diagnosis with these statements.
-func DiagnosisStatements(fs []Finding, requests int, diagnosed bool) []Statement {
+func DiagnosisStatements(fs []Finding, requests, failed int, diagnosed bool) []Statement {
 	if len(fs) == 0 {
 		if !diagnosed || requests == 0 {
 			return nil
+		}
+		if failed > 0 {
+			return []Statement{{Kind: SayUnnamed, Severity: SevWarning,
+				Text: Plural(failed, "request") + " failed and no cause was named: too few at a time to tell why"}}
 		}
 		return []Statement{{Kind: SayHealthy, Severity: SevInfo, Text: NothingWrong + " (" + Plural(requests, "request") + ")"}}
 	}
@@ -62,11 +74,13 @@ func runSpan(d time.Duration) string {
 	return fmt.Sprintf("%d min %d s", s/60, s%60)
 }
 
-// requestsOf is how many requests ended over e's levels.
-func (e *ReportEndpoint) requestsOf() int {
-	n := 0
+// requestsOf is how many requests ended over e's levels, and how many of them failed.
+func (e *ReportEndpoint) requestsOf() (n, failed int) {
 	for i := range e.Levels {
 		n += e.Levels[i].Requests
+		for _, k := range e.Levels[i].Errors {
+			failed += k
+		}
 	}
-	return n
+	return n, failed
 }

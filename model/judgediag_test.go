@@ -15,7 +15,7 @@ func TestDiagnosisStatements(t *testing.T) {
 		{Rule: DiagBack, Text: "the server is back", FirstS: 150, LastS: 150},
 		{Rule: DiagQueue, Severity: SevWarning, Text: "requests queue"},
 	}
-	ds := DiagnosisStatements(fs, 90, true)
+	ds := DiagnosisStatements(fs, 90, 0, true)
 	if len(ds) != 3 {
 		t.Fatalf("%d statements", len(ds))
 	}
@@ -28,17 +28,42 @@ func TestDiagnosisStatements(t *testing.T) {
 	if d := ds[2]; d.HeldLine() != "warning: requests queue" {
 		t.Errorf("untracked times: %q", d.HeldLine())
 	}
-	if ds := DiagnosisStatements(nil, 570, true); len(ds) != 1 || ds[0].Text != "nothing wrong seen (570 requests)" || ds[0].Kind != SayHealthy {
+	if ds := DiagnosisStatements(nil, 570, 0, true); len(ds) != 1 || ds[0].Text != "nothing wrong seen (570 requests)" || ds[0].Kind != SayHealthy {
 		t.Errorf("healthy: %+v", ds)
 	}
-	if ds := DiagnosisStatements(nil, 1, true); ds[0].Text != "nothing wrong seen (1 request)" {
+	if ds := DiagnosisStatements(nil, 1, 0, true); ds[0].Text != "nothing wrong seen (1 request)" {
 		t.Errorf("healthy, one request: %+v", ds)
 	}
-	if ds := DiagnosisStatements(nil, 0, true); ds != nil {
+	if ds := DiagnosisStatements(nil, 0, 0, true); ds != nil {
 		t.Errorf("no request ended yet: %+v", ds)
 	}
-	if ds := DiagnosisStatements(nil, 570, false); ds != nil {
+	if ds := DiagnosisStatements(nil, 570, 0, false); ds != nil {
 		t.Errorf("never diagnosed: %+v", ds)
+	}
+	if ds := DiagnosisStatements(nil, 15, 3, true); len(ds) != 1 || ds[0].Kind != SayUnnamed || ds[0].Severity != SevWarning ||
+		ds[0].Text != "3 requests failed and no cause was named: too few at a time to tell why" {
+		t.Errorf("failures no rule named: %+v", ds)
+	}
+}
+
+// TestJudgementNeverHealthyBesideFailures: a run whose levels hold failures that no
+// finding named (too few at a time) is not said to be healthy on any surface: the
+// judgement says how many failed; a run without failures is healthy.
+func TestJudgementNeverHealthyBesideFailures(t *testing.T) {
+	s := ReportSettings{}
+	e := ReportEndpoint{Name: "a", Diagnosed: true, Levels: []ReportLevel{
+		{Concurrency: 1, Requests: 8, Errors: map[string]int{}},
+		{Concurrency: 2, Requests: 7, Errors: map[string]int{"stream_error": 2, "http_500": 1}},
+	}}
+	j := JudgeEndpoint(&s, &e, false, false)
+	if len(j.Diagnosis) != 1 || j.Diagnosis[0].Kind != SayUnnamed ||
+		j.Diagnosis[0].Text != "3 requests failed and no cause was named: too few at a time to tell why" {
+		t.Errorf("failures without a finding: %+v", j.Diagnosis)
+	}
+	e.Levels[1].Errors = nil
+	j = JudgeEndpoint(&s, &e, false, false)
+	if len(j.Diagnosis) != 1 || j.Diagnosis[0].Text != "nothing wrong seen (15 requests)" {
+		t.Errorf("a healthy run: %+v", j.Diagnosis)
 	}
 }
 

@@ -135,7 +135,8 @@ func JudgeEndpoint(s *ReportSettings, e *ReportEndpoint, interrupted, walking bo
 		j.Verdict = j.verdict()
 	}
 	j.Notes = j.notes(s, e)
-	j.Diagnosis = DiagnosisStatements(e.Diagnosis, e.requestsOf(), e.Diagnosed)
+	requests, failed := e.requestsOf()
+	j.Diagnosis = DiagnosisStatements(e.Diagnosis, requests, failed, e.Diagnosed)
 	return j
 }
 

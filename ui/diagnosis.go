@@ -79,17 +79,18 @@ func (m *root) toggleDiagnosis() {
 // diagnosisView is the findings of the focused endpoint, in place of the curve and
 // the table (d).
 func (m *root) diagnosisView(w, h int) string {
-	req, _, _ := m.eng.Book(m.focus).Totals()
-	return findingsView(m.st, m.eng.Info(m.focus).Name, m.eng.Diagnosis(m.focus), m.eng.Findings(m.focus), req, w, h)
+	req, _, errs := m.eng.Book(m.focus).Totals()
+	failed := sumKinds(m.errWin[m.focus].Recent(errs))
+	return findingsView(m.st, m.eng.Info(m.focus).Name, m.eng.Diagnosis(m.focus), m.eng.Findings(m.focus), req, failed, w, h)
 }
 
 // findingsView is an endpoint's findings (the live screen's and replay's d): each
 // finding now, most telling first, with its evidence; then the findings of the run
 // (all) that held earlier and no longer do, with when they held. The words are the
 // judgement's (model.DiagnosisStatements).
-func findingsView(st Styles, name string, now, all []model.Finding, req, w, h int) string {
+func findingsView(st Styles, name string, now, all []model.Finding, req, failed, w, h int) string {
 	lines := []string{st.Title.Render("diagnosis of "+name) + st.Faint.Render(" · d closes")}
-	ds := model.DiagnosisStatements(now, req, true)
+	ds := model.DiagnosisStatements(now, req, failed, true)
 	if len(ds) == 0 {
 		lines = append(lines, st.Faint.Render("no answer yet"))
 	}
@@ -104,7 +105,7 @@ func findingsView(st Styles, name string, now, all []model.Finding, req, w, h in
 	}
 	if len(earlier) > 0 {
 		lines = append(lines, "", st.Faint.Render("earlier in the run:"))
-		for _, d := range model.DiagnosisStatements(earlier, req, true) {
+		for _, d := range model.DiagnosisStatements(earlier, req, 0, true) {
 			text := d.Text
 			if d.Held != "" {
 				text += " (" + d.Held + ")"

@@ -68,6 +68,15 @@ func (w *errorWindow) Add(now time.Time, totals map[model.ErrorKind]int) {
 	w.full = w.full || drop > 0
 }
 
+// sumKinds is the errors of every kind together.
+func sumKinds(errs map[model.ErrorKind]int) int {
+	n := 0
+	for _, v := range errs {
+		n += v
+	}
+	return n
+}
+
 // Recent is totals minus the snapshot of about recentSpan ago: the errors by kind of
 // the last minute. In the first minute (of the run, or since the totals were reset),
 // totals.

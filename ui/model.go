@@ -262,8 +262,9 @@ func (m *root) refresh(force bool) {
 	} else if m.dataDirty && m.lay.Table > 0 {
 		m.table.SetData(info.Name, withRequests(book.Levels()), m.capacity(i), userMin)
 	}
-	req, _, _ := book.Totals()
-	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i), Requests: req})
+	req, _, errs := book.Totals()
+	m.server.SetData(serverData{Status: m.eng.Server(i), Self: m.eng.Self(), Findings: m.eng.Diagnosis(i), Requests: req,
+		Failed: sumKinds(m.errWin[i].Recent(errs))})
 	m.table.SetProgress(m.levelProgress())
 	m.watchEndpoints()
 	m.refreshStatus(force)

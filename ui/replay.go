@@ -238,5 +238,5 @@ func (m *replayRoot) View() tea.View {
 // and those earlier lines held.
 func (m *replayRoot) findingsView(w, h int) string {
 	ep := m.eps[m.focus]
-	return findingsView(m.st, ep.name, ep.findings, ep.seen, ep.requests, w, h)
+	return findingsView(m.st, ep.name, ep.findings, ep.seen, ep.requests, sumKinds(ep.errWin.Recent(ep.errors)), w, h)
 }

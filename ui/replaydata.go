@@ -106,7 +106,8 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 // server panel shows them; diagnosed is whether the recording holds the diagnosis (an
 // older one does not: its panel says so rather than that nothing was wrong).
 func (r *replayEndpoint) serverData(diagnosed bool) serverData {
-	d := serverData{Findings: r.findings, Requests: r.requests, Status: engine.ServerStatus{State: engine.ServerOff},
+	d := serverData{Findings: r.findings, Requests: r.requests, Failed: sumKinds(r.errWin.Recent(r.errors)),
+		Status:     engine.ServerStatus{State: engine.ServerOff},
 		Unrecorded: !diagnosed}
 	if u := r.self; u != nil {
 		d.Self.Use = selfwatch.Use{CPU: u.CPUPct / 100, Cores: u.Cores, Sched: msDur(u.SchedMs), Known: true}

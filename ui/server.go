@@ -19,6 +19,7 @@ type serverData struct {
 	Self     engine.SelfUse
 	Findings []model.Finding
 	Requests int // ended since the start or the clear: a diagnosis without findings is healthy only once some did
+	Failed   int // failed over the last minute: without findings, they are said as failures with no cause named, never "nothing wrong"
 	// Unrecorded is set in replay of a recording made before the diagnosis was recorded.
 	Unrecorded bool
 }
@@ -43,7 +44,7 @@ func (p *serverPanel) SetData(d serverData) {
 }
 
 func sameServerData(a, b serverData) bool {
-	if a.Status != b.Status || a.Self != b.Self || len(a.Findings) != len(b.Findings) || a.Requests != b.Requests || // "nothing wrong seen (N requests)" counts them
+	if a.Status != b.Status || a.Self != b.Self || len(a.Findings) != len(b.Findings) || a.Requests != b.Requests || a.Failed != b.Failed || // "nothing wrong seen (N requests)" counts them
 		a.Unrecorded != b.Unrecorded {
 		return false
 	}
@@ -193,7 +194,7 @@ func (p *serverPanel) diagnosis() string {
 	if p.data.Unrecorded {
 		return st.Faint.Render("diagnosis: not recorded (an older tpsmon)")
 	}
-	ds := model.DiagnosisStatements(p.data.Findings, p.data.Requests, true)
+	ds := model.DiagnosisStatements(p.data.Findings, p.data.Requests, p.data.Failed, true)
 	if len(ds) == 0 {
 		return st.Faint.Render("diagnosis: no answer yet")
 	}

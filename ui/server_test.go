@@ -124,3 +124,20 @@ func TestScreenShowsTheServer(t *testing.T) {
 		})
 	}
 }
+
+// TestServerPanelNeverHealthyBesideFailures: requests that failed in the last minute
+// with no finding naming a cause are said as such, never "nothing wrong seen".
+func TestServerPanelNeverHealthyBesideFailures(t *testing.T) {
+	p := serverPanel{}
+	p.SetStyles(testStyles())
+	p.SetSize(120, 3)
+	p.SetData(serverData{Status: upStatus(), Requests: 15, Failed: 2})
+	v := ansi.Strip(p.View())
+	if strings.Contains(v, "nothing wrong") || !strings.Contains(v, "diagnosis: 2 requests failed and no cause was named: too few at a time to tell why") {
+		t.Errorf("two failures, no finding:\n%s", v)
+	}
+	p.SetData(serverData{Status: upStatus(), Requests: 15})
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "diagnosis: nothing wrong seen (15 requests)") {
+		t.Errorf("no failure:\n%s", v)
+	}
+}
