@@ -62,6 +62,12 @@ func (e *Engine) Run(ctx context.Context, progress func(Progress)) (*Result, err
 		interrupted = b.walk(ctx)
 	}
 	interrupted = b.drain(ctx, interrupted) || interrupted
+	// A last look once every request ended: failures of the run's final second (a stop
+	// rule can end a level between two looks) are named, not left unexplained.
+	e.diagAt = time.Time{}
+	for _, n := range e.stepServer(time.Now()) {
+		b.note(n)
+	}
 	e.done = true
 	res := &Result{Report: e.Report(interrupted), Notices: b.notices, Over: e.over, Late: late}
 	for i, ep := range e.eps {

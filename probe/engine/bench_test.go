@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -355,5 +356,52 @@ func TestRunMaxDurationCutsTheDrain(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second || !res.Over || !res.Report.Interrupted {
 		t.Errorf("took %s, over %v, interrupted %v; want the drain cut at the maximum duration", d, res.Over, res.Report.Interrupted)
+	}
+}
+
+// breaksAfter is a fake that succeeds until its moment and fails with HTTP 500 after.
+type breaksAfter struct {
+	ok, bad fakeStreamer
+	at      time.Time
+}
+
+func (b *breaksAfter) Stream(ctx context.Context, p *probe.Progress) model.Sample {
+	if time.Now().Before(b.at) {
+		return b.ok.Stream(ctx, p)
+	}
+	return b.bad.Stream(ctx, p)
+}
+
+// TestRunNamesTheFailuresOfItsLastMoments: an endpoint that breaks after the
+// diagnosis' first look, and a stop rule that ends the run before its next look (once
+// a second), still has its failures named: the run takes a last look once every
+// request ended, says it as a note and writes it in the report, never leaving them
+// unexplained.
+func TestRunNamesTheFailuresOfItsLastMoments(t *testing.T) {
+	var notes []string
+	f := &breaksAfter{ok: fakeStreamer{tokens: 1, gap: time.Millisecond},
+		bad: fakeStreamer{tokens: 1, gap: time.Millisecond, err: model.HTTPError(500)}, at: time.Now().Add(250 * time.Millisecond)}
+	res, err := runBench(context.Background(), Config{
+		Endpoints:   []client.Endpoint{{Name: "breaks"}},
+		Ramp:        Ramp{Levels: []int{2}, Hold: 10 * time.Second},
+		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) { return f, nil },
+		PoolOptions: fastTicks,
+	}, func(p Progress) {
+		if p.Note != "" {
+			notes = append(notes, p.Note)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ramps[0].Kind != EndStopped {
+		t.Fatalf("ramp %+v; want stopped by its errors", res.Ramps[0])
+	}
+	d := res.Report.Endpoints[0].Diagnosis
+	if len(d) == 0 || d[0].Rule != model.DiagServerErrors || !strings.HasPrefix(d[0].Text, "server errors: HTTP 500 on ") {
+		t.Fatalf("the report's diagnosis: %+v", d)
+	}
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "diagnosis: server errors: HTTP 500 on ") }) {
+		t.Errorf("the notes said %q", notes)
 	}
 }
