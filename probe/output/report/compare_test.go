@@ -32,7 +32,7 @@ func TestCompareDefaultAgainstSmallGPUIsARegression(t *testing.T) {
 	want := []string{
 		"small-gpu vs base: capacity fell from at least 8 users to 2 users",
 		"small-gpu vs base at 8 users: per-user tok/s p50 52.2 → 26 tok/s (-50.3%)",
-		"small-gpu vs base at 1 user: TTFT p95 22 ms → 88 ms (+293.6%)",
+		"small-gpu vs base at 1 user: TTFT p95 22 ms → 88 ms (3.9x)",
 	}
 	all := strings.Join(c.Regressions, "\n")
 	for _, w := range want {
@@ -40,7 +40,7 @@ func TestCompareDefaultAgainstSmallGPUIsARegression(t *testing.T) {
 			t.Errorf("regressions lack %q:\n%s", w, all)
 		}
 	}
-	for _, w := range []string{"| 8 | 52.2 → 26 | **-50.3%** | 412.6 → 185.7 | **-55%** | 54.1 → 126.4 | **+133.6%** | 0% → 0% | 0 pt |",
+	for _, w := range []string{"| 8 | 52.2 → 26 | **-50.3%** | 412.6 → 185.7 | **-55%** | 54.1 → 126.4 | **2.3x** | 0% → 0% | 0 pt |",
 		"- BASE base: capacity at least 8 users (limit not reached: the highest level measured in full meets the criteria)",
 		"- NEW small-gpu: capacity 2 users;",
 		"Capacity: BASE at least 8 users, NEW 2 users (**worse**)", "Model: BASE sim-14b-h100, NEW sim-8b-awq-l4", "**Result: NEW is worse than BASE**"} {
@@ -173,7 +173,8 @@ func TestPercent(t *testing.T) {
 	for _, tc := range []struct {
 		a, b float64
 		want string
-	}{{100, 110, "+10%"}, {100, 94.5, "-5.5%"}, {100, 100.01, "0%"}, {100, 99.99, "0%"}, {0, 0, "0%"}, {0, 5, "-"}} {
+	}{{100, 110, "+10%"}, {100, 94.5, "-5.5%"}, {100, 100.01, "0%"}, {100, 99.99, "0%"}, {0, 0, "0%"}, {0, 5, "-"},
+		{100, 199, "+99%"}, {100, 200, "2x"}, {100, 245, "2.5x"}, {93, 15700, "169x"}} {
 		if got := Percent(tc.a, tc.b); got != tc.want {
 			t.Errorf("Percent(%v, %v) = %q, want %q", tc.a, tc.b, got, tc.want)
 		}

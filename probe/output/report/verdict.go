@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -146,13 +147,20 @@ func highestCommon(a, b []model.ReportLevel) (la, lb model.ReportLevel, ok bool)
 	return la, lb, ok
 }
 
-// Percent is the change from a to b in percent, signed ("+12.5%", "-3%"); "-" when a is 0.
+// Percent is the change from a to b in percent, signed ("+12.5%", "-3%"); from twice
+// a on, as a factor ("2.4x", "169x": "+16846.8%" reads as noise); "-" when a is 0.
 func Percent(a, b float64) string {
 	if a == 0 {
 		if b == 0 {
 			return "0%"
 		}
 		return "-"
+	}
+	if r := b / a; a > 0 && r >= 2 {
+		if r < 10 {
+			return strings.TrimSuffix(strconv.FormatFloat(r, 'f', 1, 64), ".0") + "x"
+		}
+		return strconv.FormatFloat(math.Round(r), 'f', 0, 64) + "x"
 	}
 	p := (b - a) / a * 100
 	s := strconv.FormatFloat(p, 'f', 1, 64)
