@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-// book is one endpoint's level book: a level per concurrency (every ended request in
+// book is one endpoint's level book of one mode (users or rate: a Tracker keeps one of
+// each, so that 2 users and 2 requests/s are two levels, never merged): a level per
+// concurrency (every ended request in
 // its counts, the steady successful ones in its histograms) and the latest state of
 // every segment (their steady windows, cut at the latest Reset). Memory is bounded: one
 // set of histograms per concurrency, one state per segment since the latest Reset.
@@ -16,6 +18,7 @@ type book struct {
 	levels   map[int]*level
 	segments map[int]*segState
 	target   GoodputTarget // the per-request SLO of every level's goodput
+	rate     bool          // the book of rate mode: its levels are arrival rates
 }
 
 // level accumulates the samples of one concurrency: every ended one in the counts,
@@ -54,7 +57,10 @@ type segState struct {
 	baseChunks int64
 }
 
-func newBook() book { return book{levels: map[int]*level{}, segments: map[int]*segState{}} }
+// newBook is an empty book of users levels, or of rate levels (arrival rates) when rate.
+func newBook(rate bool) book {
+	return book{levels: map[int]*level{}, segments: map[int]*segState{}, rate: rate}
+}
 
 // forgotten reports whether s ended before the latest Reset.
 func (t *book) forgotten(s *Sample) bool {
@@ -140,6 +146,7 @@ func (t *book) level(c int) *level {
 			traffic: NewTraffic(t.target),
 			wait:    NewClientWait(),
 		}
+		l.openLoop = t.rate
 		t.levels[c] = l
 	}
 	return l

@@ -28,8 +28,13 @@ type LevelRule struct {
 	needBase bool  // steady, but no delivered total seen since SteadyAt
 	base     int64 // delivered total at SteadyAt
 
+	openLoop   bool // the segments opened now are arrival rates (SetOpenLoop)
 	continuous bool // Continuous: a level after a steady one is steady at once
 }
+
+// SetOpenLoop says whether the segments Begin opens from now on are arrival rates (rate
+// mode: Segment.OpenLoop) or users. The open segment keeps its mode.
+func (r *LevelRule) SetOpenLoop(on bool) { r.openLoop = on }
 
 // Continuous makes the rule treat a change of level as a cut in time, not a change of
 // load: a segment opened right after a steady one is steady at once (a trace's windows:
@@ -70,6 +75,7 @@ func (r *LevelRule) Begin(c int, open bool, delivered int64, now time.Time) (clo
 	if r.inflight == 0 || (r.continuous && wasSteady) {
 		r.steady(delivered, now)
 	}
+	r.cur.OpenLoop = r.openLoop
 	return closed, hadClosed, r.cur
 }
 

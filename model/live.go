@@ -50,6 +50,9 @@ type Segment struct {
 	End          time.Time
 	Open         bool
 	SteadyChunks int64 // token-bearing events delivered in [SteadyAt, End)
+	// OpenLoop says the segment's Concurrency is an arrival rate (rate mode): its level is
+	// a rate level, never merged with the users level of the same number.
+	OpenLoop bool
 }
 
 // Steady is the length of the segment's steady window, zero when it never turned over.

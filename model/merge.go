@@ -122,7 +122,7 @@ func mergeEndpoint(files []MergeFile, i int, settings *ReportSettings, interrupt
 			rl := &fe.Levels[j]
 			m := acc[rl.Concurrency]
 			if m == nil {
-				b := newBook()
+				b := newBook(false)
 				m = &mergeLevel{l: b.level(rl.Concurrency)}
 				acc[rl.Concurrency] = m
 			}

@@ -12,7 +12,10 @@ import (
 func traceRun(t *testing.T, start time.Duration, wait func(k int) time.Duration) *Report {
 	t.Helper()
 	tr := NewTracker(TrackerOptions{})
-	tr.UpdateSegment(seg(1, 1, start, start, start+10*sec, 3000, false))
+	tr.SetRateMode(true) // a trace is replayed in rate mode: its segments and samples are open loop
+	sg := seg(1, 1, start, start, start+10*sec, 3000, false)
+	sg.OpenLoop = true
+	tr.UpdateSegment(sg)
 	for k := range 30 {
 		s := ok(1, start+time.Duration(k)*300*msec, 80*msec, sec, 41)
 		s.OpenLoop, s.ClientWait = true, wait(k)

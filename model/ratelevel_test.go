@@ -35,7 +35,8 @@ func TestSLOGoodputTerm(t *testing.T) {
 func TestRateLevel(t *testing.T) {
 	tr := NewTracker(TrackerOptions{SLO: SLO{UserTPSMin: 10, TTFTP95Max: time.Second, ErrorRateMax: 0.01}})
 	t0 := time.Unix(1000, 0)
-	tr.UpdateSegment(Segment{ID: 1, Concurrency: 8, Open: true, Start: t0, SteadyAt: t0, End: t0.Add(10 * time.Second)})
+	tr.SetRateMode(true)
+	tr.UpdateSegment(Segment{ID: 1, Concurrency: 8, Open: true, OpenLoop: true, Start: t0, SteadyAt: t0, End: t0.Add(10 * time.Second)})
 	for i := range 20 {
 		send := t0.Add(time.Duration(i) * 500 * time.Millisecond)
 		g := new(GapSketch)

@@ -239,14 +239,23 @@ type EndpointInfo struct {
 	Clock WallClock
 }
 
-// ReportEndpoint builds the report entry of the endpoint this Tracker measures: every
-// level measured (ordered by concurrency) with its histograms and steady windows, with
-// floats rounded for reading, and the capacity and saturation its judgement claims
-// (SetClaims, with the Tracker's level rule, TrackerOptions.MinRequests: the engine sets
-// them again with the run's settings).
+// ReportEndpoint builds the report entry of the endpoint this Tracker measures in the
+// mode in use (SetRateMode): see ReportMode.
 func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
-	levels := t.Levels()
-	e := ReportEndpoint{
+	e, _ := t.ReportMode(info, t.RateMode())
+	return e
+}
+
+// ReportMode builds the report entry of the endpoint this Tracker measures, from its
+// levels of one mode (rate levels when rate, else users levels): every level (ordered
+// by concurrency) with its histograms and steady windows, with floats rounded for
+// reading, and the capacity and saturation its judgement claims (SetClaims, with the
+// Tracker's level rule, TrackerOptions.MinRequests: the engine sets them again with the
+// run's settings). ok says some level of that mode has requests or is being measured.
+func (t *Tracker) ReportMode(info EndpointInfo, rate bool) (e ReportEndpoint, ok bool) {
+	b := t.bookOf(rate)
+	levels := b.stats(t.totals.tokensPerChunk())
+	e = ReportEndpoint{
 		Name:        info.Name,
 		URL:         info.URL,
 		Model:       info.Model,
@@ -258,12 +267,13 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 	for i := range levels {
 		rl := levels[i].Report()
 		c := levels[i].Concurrency
-		rl.Hist = t.book.levels[c].hists()
-		rl.Windows = reportWindows(t.book.windows(c), info.Clock)
+		rl.Hist = b.levels[c].hists()
+		rl.Windows = reportWindows(b.windows(c), info.Clock)
 		e.Levels = append(e.Levels, rl)
+		ok = ok || rl.Requests > 0 || rl.Open
 	}
 	e.SetClaims(&t.rule, info.Interrupted)
-	return e
+	return e, ok
 }
 
 // Report converts a level to its report entry, without its histograms and windows

@@ -28,8 +28,10 @@ const (
 // one goroutine (the run engine's loop) feeds it and reads it. Memory is bounded: a ring
 // of buckets, and one set of histograms per concurrency.
 //
-// It composes three parts: the live series (series.go), the level book (book.go) and
-// the totals (totals.go).
+// It composes three parts: the live series (series.go), the level books (book.go: one
+// of users levels, one of rate levels, each sample and segment in that of its mode) and
+// the totals (totals.go). The levels read (Levels, Level, Capacity, ReportEndpoint) are
+// those of the mode set by SetRateMode; ReportMode reads either.
 //
 // Samples with ErrCanceled are ignored everywhere. Every other sample is counted in
 // exactly one level (that of its Concurrency), warm-up included, so that the levels'
@@ -40,7 +42,8 @@ type Tracker struct {
 	slo    SLO
 	rule   ReportSettings // the criteria and level rule its claims read (TrackerOptions.MinRequests)
 	live   series
-	book   book
+	books  [2]book // users levels, rate levels
+	book   *book   // the book of the mode in use (SetRateMode)
 	totals totals
 	ttfo   ttfoWindow
 }
@@ -56,7 +59,7 @@ func NewTracker(opt TrackerOptions) *Tracker {
 	t := &Tracker{
 		slo:    opt.SLO.orDefault(),
 		live:   newSeries(opt.History, opt.TTFTWindow),
-		book:   newBook(),
+		books:  [2]book{newBook(false), newBook(true)},
 		totals: newTotals(),
 		ttfo:   ttfoWindow{window: opt.TTFTWindow},
 	}
@@ -64,8 +67,25 @@ func NewTracker(opt TrackerOptions) *Tracker {
 	if opt.MinRequests > 0 {
 		t.rule.MinRequests = opt.MinRequests
 	}
-	t.book.target = t.slo.Goodput()
+	t.books[0].target, t.books[1].target = t.slo.Goodput(), t.slo.Goodput()
+	t.book = &t.books[0]
 	return t
+}
+
+// SetRateMode sets the mode whose levels Levels, Level, MarkShort, Capacity, Saturation
+// and ReportEndpoint read: rate levels (arrival rates) when on, else users levels. The
+// levels of the other mode are kept (ReportMode reads them).
+func (t *Tracker) SetRateMode(on bool) { t.book = t.bookOf(on) }
+
+// RateMode reports whether the levels read are rate levels (SetRateMode).
+func (t *Tracker) RateMode() bool { return t.book.rate }
+
+// bookOf is the book of rate levels when rate, else that of users levels.
+func (t *Tracker) bookOf(rate bool) *book {
+	if rate {
+		return &t.books[1]
+	}
+	return &t.books[0]
 }
 
 // SLO returns the capacity criteria in use.
@@ -89,7 +109,7 @@ func (t *Tracker) AddSample(s *Sample) {
 	if !s.OK() {
 		t.live.addError(s.End)
 	}
-	t.book.add(s)
+	t.bookOf(s.OpenLoop).add(s)
 }
 
 // AddTick appends one live bucket.
@@ -99,7 +119,7 @@ func (t *Tracker) AddTick(tk *Tick) {
 }
 
 // UpdateSegment records the latest state of a segment (replacing an earlier state with the same ID).
-func (t *Tracker) UpdateSegment(seg Segment) { t.book.updateSegment(seg) }
+func (t *Tracker) UpdateSegment(seg Segment) { t.bookOf(seg.OpenLoop).updateSegment(seg) }
 
 // MarkShort marks the level at concurrency c as short: it reached the maximum hold
 // before it had MinSteady(c) steady requests. The mark stays until Reset, also when the
@@ -122,12 +142,14 @@ func (t *Tracker) MarkRefined(c int) { t.book.markRefined(c) }
 // count in their level like warm-up, those ended before now are ignored.
 func (t *Tracker) Reset(now time.Time) {
 	t.totals.reset()
-	t.book.reset(now)
+	t.books[0].reset(now)
+	t.books[1].reset(now)
 	t.live.reset()
 	t.ttfo.reset()
 }
 
-// Levels returns one LevelStats per concurrency measured, ordered by concurrency.
+// Levels returns one LevelStats per concurrency measured in the mode in use, ordered by
+// concurrency.
 func (t *Tracker) Levels() []LevelStats { return t.book.stats(t.totals.tokensPerChunk()) }
 
 // Level returns the LevelStats of concurrency c alone, as Levels has it (cheaper than

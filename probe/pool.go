@@ -177,6 +177,7 @@ func (p *Pool) Stop() {
 // beginLocked closes the open segment and opens one at the target (recorded under the
 // label) when open is true, queueing the segment states for the collector.
 func (p *Pool) beginLocked(open bool, now int64) {
+	p.rule.SetOpenLoop(p.open != nil)
 	closed, had, opened := p.rule.Begin(p.label, open, p.deliveredLocked(), MonoTime(now))
 	if had {
 		p.segs = append(p.segs, closed)

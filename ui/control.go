@@ -65,17 +65,18 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.say(false, "load keys act on %s only", m.eng.Info(m.focus).Name)
 		}
 	case key.Matches(msg, k.Clear):
+		cleared := m.clearedWords()
 		m.eng.Reset(m.now)
 		m.bucketDirty, m.dataDirty = true, true
-		m.say(false, "levels, curve and errors cleared")
+		m.say(false, "%s", cleared)
 	case key.Matches(msg, k.Theme):
 		m.themeIdx = (m.themeIdx + 1) % len(themes.Names())
 		m.applyTheme()
 		m.say(false, "theme: %s", m.st.Theme)
 	case key.Matches(msg, k.Snapshot):
-		r := m.eng.Report(false)
+		rs := m.eng.Reports(false)
 		m.say(false, "saving snapshot…")
-		return snapshotCmd(m.snapDir, r, m.now)
+		return snapshotCmd(m.snapDir, rs, m.now)
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.relayout()
@@ -107,6 +108,8 @@ func (m *root) setLoad(keyName string, f func(int) int) {
 		m.say(true, "capped at %s: %s", model.Users(capped), m.streamCapWhy())
 	case stopped:
 		m.say(false, "auto-ramp stopped: manual change (%s)", keyName)
+	default: // the load in force, never an earlier one (a switch of mode said its start)
+		m.say(false, "now %s (%s)", m.level(m.eng.Control(m.focus).Concurrency()), keyName)
 	}
 }
 

@@ -19,6 +19,7 @@ type curveSeries struct {
 	Name     string
 	Levels   []model.LevelStats // ordered by concurrency
 	Capacity int                // 0 when no level meets the SLO
+	Rate     bool               // rate mode: the levels are arrival rates (also when there is none yet)
 }
 
 // curveSplitW is the narrowest panel width at which the two charts sit side by side
@@ -64,6 +65,16 @@ func curveArrangement(w, h int) (split bool, cw, ch int) {
 	return false, w, body/2 - 1
 }
 
+// rate reports whether the curve's x axis is arrival rates (rate mode).
+func (p *curvePanel) rate() bool {
+	for _, s := range p.series {
+		if s.Rate || openLoop(s.Levels) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *curvePanel) render() string {
 	st := p.st
 	head := p.head()
@@ -71,6 +82,12 @@ func (p *curvePanel) render() string {
 	points := 0
 	for _, s := range p.series {
 		points += len(s.Levels)
+	}
+	if points == 0 && p.rate() {
+		return fitBlock(head+"\n"+st.Faint.Render(firstFit(p.w,
+			"no rate measured yet: press + to raise the rate or r to auto-ramp",
+			"no rate yet: + raises it, r auto-ramps",
+			"+ raise rate · r auto-ramp")), p.w, p.h)
 	}
 	if points == 0 {
 		return fitBlock(head+"\n"+st.Faint.Render(firstFit(p.w,

@@ -158,6 +158,7 @@ type fakeTracker struct {
 	ticks    int
 	segments int
 	errors   map[model.ErrorKind]int
+	rate     bool // SetRateMode
 }
 
 func (f *fakeTracker) AddSample(*model.Sample)     { f.samples++ }
@@ -214,6 +215,10 @@ func (f *fakeTracker) Capacity() int                  { return f.capacity }
 func (f *fakeTracker) Saturation() (int, bool)        { return 16, true }
 func (f *fakeTracker) ReportEndpoint(info model.EndpointInfo) model.ReportEndpoint {
 	return model.ReportEndpoint{Name: info.Name, URL: info.URL, Model: info.Model, Simulated: info.Simulated}
+}
+func (f *fakeTracker) SetRateMode(on bool) { f.rate = on }
+func (f *fakeTracker) ReportMode(info model.EndpointInfo, rate bool) (model.ReportEndpoint, bool) {
+	return f.ReportEndpoint(info), rate == f.rate
 }
 
 // fullTracker is a tracker an hour into a run.

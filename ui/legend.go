@@ -13,10 +13,8 @@ import (
 func (p *curvePanel) head() string {
 	st := p.st
 	x := " (x = users)"
-	for _, s := range p.series {
-		if openLoop(s.Levels) {
-			x = " (x = requests/s)"
-		}
+	if p.rate() {
+		x = " (x = requests/s)"
 	}
 	if p.trace {
 		x = " (x = windows of the trace)"

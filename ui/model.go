@@ -251,7 +251,7 @@ func (m *root) refresh(force bool) {
 		curves := make([]curveSeries, m.eng.Len())
 		for j := range curves {
 			b := m.eng.Book(j)
-			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels())}
+			curves[j] = curveSeries{Name: m.eng.Info(j).Name, Levels: withRequests(b.Levels()), Rate: m.eng.RateMode()}
 		}
 		m.judge(curves) // sets each curve's capacity
 		m.curve.SetData(curves, userMin)

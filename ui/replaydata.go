@@ -23,9 +23,9 @@ type replayEndpoint struct {
 	api            string // the endpoint's API when it is not chat
 	host           string // host[:port] of its URL, from its first line ("" in older recordings)
 	simulated      bool
-	rate           bool           // rate mode: the levels and the target are arrival rates (requests/s)
-	buckets        []model.Bucket // oldest first
-	levels         map[int]model.LevelStats
+	rate           bool                           // rate mode: the levels and the target are arrival rates (requests/s)
+	buckets        []model.Bucket                 // oldest first
+	levels         map[replayKey]model.LevelStats // the levels of both modes: levelList reads those of the mode shown
 	target         int
 	active         int
 	paused         bool
@@ -49,8 +49,14 @@ type replayEndpoint struct {
 	self           *timeseries.Self   // tpsmon's own load at the newest line (nil: not known)
 }
 
+// replayKey is a recorded level of one mode: users, or an arrival rate.
+type replayKey struct {
+	rate bool
+	n    int
+}
+
 func newReplayEndpoint() *replayEndpoint {
-	return &replayEndpoint{levels: map[int]model.LevelStats{}}
+	return &replayEndpoint{levels: map[replayKey]model.LevelStats{}}
 }
 
 // apply takes one recorded line of this endpoint.
@@ -67,7 +73,8 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 		r.buckets = slices.Delete(r.buckets, 0, n-replayHistory)
 	}
 	for i := range l.Levels {
-		r.levels[l.Levels[i].Users] = levelStatsOf(&l.Levels[i])
+		lv := &l.Levels[i]
+		r.levels[replayKey{rate: lv.Rate != nil, n: lv.Users}] = levelStatsOf(lv)
 	}
 	r.target, r.active, r.paused = l.TargetUsers, l.Active, l.Paused
 	r.requests, r.ok, r.errors = l.Requests, l.Succeeded, maps.Clone(l.ErrorsTotal)
@@ -205,11 +212,19 @@ func (r *replayEndpoint) judge() model.EndpointJudgement {
 	return model.JudgeEndpoint(&s, &e, false, r.ramp != nil)
 }
 
-// levelList is the levels in increasing users.
+// levelList is the levels of the mode shown (rate levels in rate mode), in increasing
+// users or rate.
 func (r *replayEndpoint) levelList() []model.LevelStats {
 	out := make([]model.LevelStats, 0, len(r.levels))
-	for _, c := range slices.Sorted(maps.Keys(r.levels)) {
-		out = append(out, r.levels[c])
+	var ns []int
+	for k := range r.levels {
+		if k.rate == r.rate {
+			ns = append(ns, k.n)
+		}
+	}
+	slices.Sort(ns)
+	for _, c := range ns {
+		out = append(out, r.levels[replayKey{rate: r.rate, n: c}])
 	}
 	return out
 }

@@ -22,20 +22,31 @@ import (
 // snapshotMsg reports where a snapshot was written, or why it was not.
 type snapshotMsg struct {
 	path   string
+	also   string // the other files, as the status line names them: ".md, .svg"
 	err    error
 	svgErr error // the JSON and Markdown were written, the SVG picture was not
 }
 
-// snapshotCmd writes the report as JSON, its Markdown summary and an SVG picture of the
-// degradation curve (probe/output/report) to timestamped files in dir (off the Update goroutine:
-// the report is a copy that nothing else touches).
-func snapshotCmd(dir string, r *model.Report, now time.Time) tea.Cmd {
+// snapshotCmd writes the reports (one per mode the session measured: Engine.Reports) as
+// JSON, their Markdown summary and an SVG picture of each degradation curve
+// (probe/output/report) to timestamped files in dir (off the Update goroutine: the
+// reports are copies that nothing else touches).
+func snapshotCmd(dir string, rs []*model.Report, now time.Time) tea.Cmd {
 	return func() tea.Msg {
-		path, err := writeSnapshot(dir, r, now)
+		files, err := writeSnapshot(dir, rs, now)
 		if err != nil {
 			return snapshotMsg{err: err}
 		}
-		return snapshotMsg{path: path, svgErr: writeSnapshotSVG(strings.TrimSuffix(path, ".json")+".svg", r)}
+		msg := snapshotMsg{path: files.json[0], also: ".md, .svg"}
+		if len(rs) > 1 { // the summary holds every mode: name it first
+			msg.path, msg.also = files.md, "-users.json, -rate.json and their .svg"
+		}
+		for i, r := range rs {
+			if err := writeSnapshotSVG(strings.TrimSuffix(files.json[i], ".json")+".svg", r); err != nil && msg.svgErr == nil {
+				msg.svgErr = err
+			}
+		}
+		return msg
 	}
 }
 
@@ -52,24 +63,35 @@ func writeSnapshotSVG(path string, r *model.Report) error {
 	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }
 
-// writeSnapshot writes tpsmon-YYYYMMDD-HHMMSS.json and .md into dir and returns the
-// JSON file's absolute path (what the status line shows, openable from any directory).
-// A snapshot taken in the same second as an earlier one gets a -2, -3 ... suffix
-// instead of overwriting it. Each file appears whole or not at all (probe/atomicfile).
-func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
+// snapshotFiles are the absolute paths a snapshot wrote: one JSON per report, and the
+// Markdown summary of them all.
+type snapshotFiles struct {
+	json []string
+	md   string
+}
+
+// writeSnapshot writes tpsmon-YYYYMMDD-HHMMSS.json and .md into dir: the JSON of the
+// one report, or of each mode a session measured (-users.json and -rate.json), and one
+// Markdown summary of them all (report.Summaries). A snapshot taken in the same second
+// as an earlier one gets a -2, -3 ... suffix instead of overwriting it. Each file
+// appears whole or not at all (probe/atomicfile).
+func writeSnapshot(dir string, rs []*model.Report, now time.Time) (snapshotFiles, error) {
+	var files snapshotFiles
 	if dir == "" {
 		dir = "."
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("cannot resolve snapshot directory %s: %w", dir, err)
+		return files, fmt.Errorf("cannot resolve snapshot directory %s: %w", dir, err)
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return "", fmt.Errorf("cannot create snapshot directory %s: %w", abs, err)
+		return files, fmt.Errorf("cannot create snapshot directory %s: %w", abs, err)
 	}
-	js, err := results.JSON(r)
-	if err != nil {
-		return "", err
+	js := make([][]byte, len(rs))
+	for i, r := range rs {
+		if js[i], err = results.JSON(r); err != nil {
+			return files, err
+		}
 	}
 	stem := filepath.Join(abs, "tpsmon-"+now.Format("20060102-150405"))
 	for n := 1; n <= 100; n++ {
@@ -77,19 +99,43 @@ func writeSnapshot(dir string, r *model.Report, now time.Time) (string, error) {
 		if n > 1 {
 			base = fmt.Sprintf("%s-%d", stem, n)
 		}
-		err := atomicfile.WriteNew(base+".json", js, 0o644)
+		if _, err := os.Stat(base + ".md"); err == nil {
+			continue // an earlier snapshot of the other modes has this name
+		}
+		names := []string{base + ".json"}
+		if len(rs) > 1 {
+			names = nil
+			for _, r := range rs {
+				names = append(names, base+"-"+modeSuffix(r)+".json")
+			}
+		}
+		err := atomicfile.WriteNew(names[0], js[0], 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("cannot write snapshot %s: %w", base+".json", err)
+			return files, fmt.Errorf("cannot write snapshot %s: %w", names[0], err)
 		}
-		if err := atomicfile.Write(base+".md", []byte(report.Summary(r)), 0o644); err != nil {
-			return "", fmt.Errorf("cannot write snapshot summary %s: %w", base+".md", err)
+		for i := 1; i < len(rs); i++ {
+			if err := atomicfile.Write(names[i], js[i], 0o644); err != nil {
+				return files, fmt.Errorf("cannot write snapshot %s: %w", names[i], err)
+			}
 		}
-		return base + ".json", nil
+		files.json, files.md = names, base+".md"
+		if err := atomicfile.Write(files.md, []byte(report.Summaries(rs)), 0o644); err != nil {
+			return files, fmt.Errorf("cannot write snapshot summary %s: %w", files.md, err)
+		}
+		return files, nil
 	}
-	return "", fmt.Errorf("cannot write snapshot: %s.json and 99 numbered variants exist in %s", stem, abs)
+	return files, fmt.Errorf("cannot write snapshot: %s.json and 99 numbered variants exist in %s", stem, abs)
+}
+
+// modeSuffix names the mode of a report's levels in a file name: "users" or "rate".
+func modeSuffix(r *model.Report) string {
+	if r.Settings.Mode == "rate" {
+		return "rate"
+	}
+	return "users"
 }
 
 // shortenPath fits path into w cells by replacing leading directories with "…"
@@ -114,11 +160,16 @@ func shortenPath(path string, w int) string {
 // saySnapshot says where a snapshot was written; on a narrow screen it keeps the file
 // name and cuts leading directories.
 func (m *root) saySnapshot(msg snapshotMsg) {
+	also := msg.also
+	if also == "" {
+		also = ".md, .svg"
+	}
 	if msg.svgErr != nil {
-		room := m.lay.Width - len("snapshot saved:  (+ .md; no SVG: )") - len(msg.svgErr.Error())
-		m.say(true, "snapshot saved: %s (+ .md; no SVG: %v)", shortenPath(msg.path, room), msg.svgErr)
+		also = strings.TrimSuffix(strings.TrimSuffix(also, ", .svg"), " and their .svg")
+		room := m.lay.Width - len("snapshot saved:  (+ ; no SVG: )") - len(also) - len(msg.svgErr.Error())
+		m.say(true, "snapshot saved: %s (+ %s; no SVG: %v)", shortenPath(msg.path, room), also, msg.svgErr)
 		return
 	}
-	room := m.lay.Width - len("snapshot saved:  (+ .md, .svg)")
-	m.say(false, "snapshot saved: %s (+ .md, .svg)", shortenPath(msg.path, room))
+	room := m.lay.Width - len("snapshot saved:  (+ )") - len(also)
+	m.say(false, "snapshot saved: %s (+ %s)", shortenPath(msg.path, room), also)
 }

@@ -41,7 +41,7 @@ func TestSnapshotAppearsWhole(t *testing.T) {
 		}
 	}()
 	for range 5 {
-		if _, err := writeSnapshot(dir, r, t0); err != nil {
+		if _, err := writeSnapshot(dir, []*model.Report{r}, t0); err != nil {
 			t.Fatal(err)
 		}
 	}

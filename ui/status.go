@@ -14,6 +14,7 @@ import (
 // statusData is the focused endpoint's request counts and errors, the verdicts, and the
 // status message.
 type statusData struct {
+	Load      string // the load in force when the header alone would not say it: "rate 2 req/s" in rate mode
 	Active    int
 	Requests  int // ended since start or `c`
 	Succeeded int
@@ -93,7 +94,11 @@ func firstOf(ss ...string) string {
 func (p *statusPanel) counts() string {
 	d, st := p.data, p.st
 	sep := st.Faint.Render(" · ")
-	return st.Faint.Render("active ") + st.Value.Render(fmt.Sprint(d.Active)) + sep +
+	load := ""
+	if d.Load != "" {
+		load = st.Value.Render(d.Load) + sep
+	}
+	return load + st.Faint.Render("active ") + st.Value.Render(fmt.Sprint(d.Active)) + sep +
 		st.Faint.Render("requests ") + st.Value.Render(fmt.Sprint(d.Requests)) + sep +
 		st.Faint.Render("ok ") + st.Value.Render(fmt.Sprint(d.Succeeded)) + sep +
 		st.Faint.Render("errors ") + p.errorWords()

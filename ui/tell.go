@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"github.com/tpsmon/tpsmon/model"
 )
 
@@ -70,8 +72,12 @@ func (m *root) refreshStatus(force bool) {
 	}
 	m.shownMsg = msg
 	req, ok, errs := book.Totals()
+	load := ""
+	if m.eng.RateMode() {
+		load = fmt.Sprintf("rate %d req/s", ctl.Concurrency())
+	}
 	m.status.SetData(statusData{
-		Active: ctl.Active(), Requests: req, Succeeded: ok, Errors: errs, Recent: m.errWin[i].Recent(errs),
+		Load: load, Active: ctl.Active(), Requests: req, Succeeded: ok, Errors: errs, Recent: m.errWin[i].Recent(errs),
 		LastError: last, Silent: live.Silent, SilentFor: live.SilentFor,
 		Verdicts: m.verds, Focus: i,
 		Message: msg, Bad: m.msgBad,

@@ -71,12 +71,12 @@ func newScreen(ctx context.Context, opt Options, noColor bool) (*root, error) {
 }
 
 // finish stops the load, cuts what is still in flight, and returns the level tables as
-// Markdown. It runs after the program ended, when nothing else uses the engine. A ramp
+// Markdown: a table of each mode the session measured, each with its verdict. It runs after the program ended, when nothing else uses the engine. A ramp
 // still running at the end makes the report say the run was interrupted.
 func (m *root) finish() string {
 	interrupted := m.eng.Interrupt() || m.interrupted
 	m.eng.Cut()
-	md := report.Summary(m.eng.Report(interrupted))
+	md := report.Summaries(m.eng.Reports(interrupted))
 	if m.eng.Over() {
 		md += fmt.Sprintf("\n> The run reached its maximum duration (%s): the ramp was cut and the load stopped.\n", m.eng.MaxDuration())
 	}

@@ -25,6 +25,7 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 		e.hold(ep, c)
 		w.Rebase(steadyOf(ep.book, c))
 		ep.walk, ep.end, ep.stop, ep.refined, ep.byHand, ep.probes = w, RampEnd{}, nil, 0, false, nil
+		ep.rampRate = e.rate
 		clear(ep.warned)
 	}
 }
@@ -97,8 +98,9 @@ func (e *Engine) Pause(i int) (stoppedRamp bool) {
 // Resume resumes endpoint i at its users.
 func (e *Engine) Resume(i int) { e.eps[i].ctl.Resume() }
 
-// Reset forgets every endpoint's levels, curve, errors and live series at now (the
-// screen's `c`); a ramp in progress counts its current level's requests from now.
+// Reset forgets every endpoint's levels of both modes, curve, errors and live series at
+// now (the screen's `c`); a ramp in progress counts its current level's requests from
+// now. How an earlier ramp ended is forgotten with the levels it was about.
 func (e *Engine) Reset(now time.Time) {
 	for _, ep := range e.eps {
 		ep.book.Reset(now)
@@ -106,6 +108,8 @@ func (e *Engine) Reset(now time.Time) {
 		clear(ep.short)
 		if ep.walk != nil {
 			ep.walk.Rebase(0)
+		} else {
+			ep.end = RampEnd{}
 		}
 	}
 }

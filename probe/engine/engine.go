@@ -42,6 +42,12 @@ type Book interface {
 	LastError() (msg string, at time.Time)
 	Capacity() int
 	ReportEndpoint(info model.EndpointInfo) model.ReportEndpoint
+	// SetRateMode sets the mode whose levels Levels, Level, MarkShort, Capacity and
+	// ReportEndpoint read (rate levels when on); each mode keeps its own levels.
+	SetRateMode(on bool)
+	// ReportMode is ReportEndpoint of one mode's levels; ok says it has a level with
+	// requests or one being measured.
+	ReportMode(info model.EndpointInfo, rate bool) (e model.ReportEndpoint, ok bool)
 }
 
 var _ Book = (*model.Tracker)(nil)
@@ -166,6 +172,8 @@ type Engine struct {
 	diagAt                 time.Time       // the latest diagnosis
 	rate                   bool            // rate mode: levels are arrival rates (ratemode.go)
 	userLevels, rateLevels []int           // the ramp's levels of the mode not in use
+	stepAt                 time.Time       // the latest Step
+	switches               []modeSwitch    // every switch of mode, oldest first (modespans.go)
 }
 
 // endpoint is one endpoint's state in the engine.
@@ -183,6 +191,9 @@ type endpoint struct {
 	refined int          // levels the refinement added to the current walk
 	byHand  bool         // the current walk is a refinement started by hand (StartRefine)
 	probes  []int        // the levels the current bisection explored, in order
+	// rampRate says the latest ramp walked rate levels: its end, stop rule and levels
+	// belong to the rate mode's report.
+	rampRate bool
 }
 
 // New builds an engine over parts (endpoint index = position). It validates the ramp
@@ -217,6 +228,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 		if book == nil {
 			book = model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: cfg.SLO, MinRequests: max(MinFloor, cfg.MinRequests)})
 		}
+		book.SetRateMode(e.rate)
 		e.eps = append(e.eps, &endpoint{
 			ep: p.Endpoint, ctl: p.Control, book: book, short: map[int]bool{}, warned: map[int]bool{}, server: newServerView(),
 			// The URL goes into reports and snapshots: never with its user:password part.
@@ -347,6 +359,7 @@ func (e *Engine) clock(now time.Time) {
 	if e.t0.IsZero() {
 		e.t0 = now
 	}
+	e.stepAt = now
 }
 
 // apiOf is the API an endpoint calls ("chat" when unset).

@@ -8,10 +8,20 @@ import (
 	"github.com/tpsmon/tpsmon/probe/client"
 )
 
-// Settings is the report's settings of the run: the ramp, the criteria, the workload
-// of the first endpoint, and the shard and start time when set.
-func (e *Engine) Settings() model.ReportSettings {
+// Settings is the report's settings of the run in the mode in use: see SettingsOf.
+func (e *Engine) Settings() model.ReportSettings { return e.SettingsOf(e.rate) }
+
+// SettingsOf is the report's settings of the run's levels of one mode (rate levels when
+// rate): the ramp of that mode, the criteria, the workload of the first endpoint, and the
+// shard and start time when set.
+func (e *Engine) SettingsOf(rate bool) model.ReportSettings {
 	r := e.cfg.Ramp
+	if rate != e.rate { // the other mode's ramp waits in userLevels or rateLevels
+		r.Levels = e.userLevels
+		if rate {
+			r.Levels = e.rateLevels
+		}
+	}
 	s := model.ReportSettings{
 		Ramp:     append([]int(nil), r.Levels...),
 		HoldS:    r.Hold.Seconds(),
@@ -19,7 +29,7 @@ func (e *Engine) Settings() model.ReportSettings {
 		SLO:      e.cfg.SLO.Report(),
 		Workload: e.cfg.Workload,
 	}
-	if e.rate {
+	if rate {
 		s.Mode, s.Arrival = "rate", "poisson"
 		if o := e.cfg.OpenLoop; o != nil {
 			s.Arrival, s.MaxConcurrency = o.Arrival, o.MaxConcurrency
@@ -63,34 +73,76 @@ func (e *Engine) Settings() model.ReportSettings {
 	return s
 }
 
-// Report is the report of every endpoint as of now (the one place a model.Report is
-// built: bench's results, the screen's snapshots and its summary). A run that its
-// maximum duration ended is reported as interrupted (its capacity may be higher).
+// Report is the report of every endpoint as of now, of its levels in the mode in use:
+// bench's results (a bench holds one mode). See Reports for every mode of a session.
 func (e *Engine) Report(interrupted bool) *model.Report {
+	return e.reportOf(e.rate, interrupted)
+}
+
+// Reports is one report per mode the session measured, users first (the live screen's
+// snapshots and quit summary): a session that held 2 users and later 2 requests/s keeps
+// both, each with its own settings, curve and claims. A mode with no level to report
+// is left out; with none in either, it is the report of the mode in use.
+func (e *Engine) Reports(interrupted bool) []*model.Report {
+	var out []*model.Report
+	for _, rate := range []bool{false, true} {
+		if r := e.reportOf(rate, interrupted); hasLevels(r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, e.Report(interrupted))
+	}
+	return out
+}
+
+// hasLevels reports whether some endpoint of r has a level.
+func hasLevels(r *model.Report) bool {
+	for i := range r.Endpoints {
+		if len(r.Endpoints[i].Levels) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reportOf is the report of every endpoint's levels of one mode as of now (the one
+// place a model.Report is built). A run that its maximum duration ended is reported as
+// interrupted (its capacity may be higher). How a ramp ended belongs to the mode it
+// walked, and the settings name a ramp only when one walked that mode's levels since the
+// latest Reset (the live screen's levels may all be set by hand). A level the load
+// passed through before any request ended (] ] in a second) is left out, as the screen
+// leaves it out.
+func (e *Engine) reportOf(rate, interrupted bool) *model.Report {
 	r := &model.Report{
 		Schema:      model.Schema,
 		ToolVersion: e.cfg.Version,
 		StartedAt:   e.started.UTC().Format(time.RFC3339),
 		FinishedAt:  e.cfg.Now().UTC().Format(time.RFC3339),
 		Interrupted: interrupted || e.over,
-		Settings:    e.Settings(),
+		Settings:    e.SettingsOf(rate),
+	}
+	if !e.ramped(rate) {
+		r.Settings.Ramp, r.Settings.HoldS, r.Settings.MaxHoldS = []int{}, 0, 0
 	}
 	for i, ep := range e.eps {
 		info := ep.info
 		info.Interrupted = r.Interrupted
 		info.Clock = e.wall
-		re := ep.book.ReportEndpoint(info)
+		re, _ := ep.book.ReportMode(info, rate)
 		for j := range re.Levels {
-			if sv, ok := ep.server.series.Level(re.Levels[j].Concurrency); ok {
+			if sv, ok := ep.server.series.Level(serverKey(rate, re.Levels[j].Concurrency)); ok {
 				re.Levels[j].Server = sv.Report()
 			}
 		}
 		re.ServerMetrics = ep.server.status.URL // "" when nothing is scraped
-		re.RampEnd = ep.rampEnd(r.Interrupted)
-		re.Diagnosis, re.Diagnosed = e.Findings(i), true
-		if ep.end.Kind == EndStopped && ep.walk == nil {
-			for j := range re.Levels {
-				re.Levels[j].Stopped = re.Levels[j].Concurrency == ep.end.Users
+		re.Diagnosis, re.Diagnosed = e.findingsOf(i, rate), true
+		if ep.rampRate == rate {
+			re.RampEnd = ep.rampEnd(r.Interrupted)
+			if ep.end.Kind == EndStopped && ep.walk == nil {
+				for j := range re.Levels {
+					re.Levels[j].Stopped = re.Levels[j].Concurrency == ep.end.Users
+				}
 			}
 		}
 		if e.done { // the run is over: a level it left unfinished is no longer being measured
@@ -98,12 +150,33 @@ func (e *Engine) Report(interrupted bool) *model.Report {
 				re.Levels[j].Open = false
 			}
 		}
+		if e.cfg.Trace == nil { // a trace's windows are all listed, an idle one too
+			re.Levels = slices.DeleteFunc(re.Levels, passedThrough)
+		}
 		e.traceLevels(&re)
 		re.SetClaims(&r.Settings, r.Interrupted) // with the run's level rule
 		r.Endpoints = append(r.Endpoints, re)
 	}
 	r.Settings.Trace = e.traceSettings(r)
 	return r
+}
+
+// passedThrough reports whether the load passed through level l without a request
+// ending there nor a token counted in a steady window, and it is not being measured:
+// a row of dashes that says nothing.
+func passedThrough(l model.ReportLevel) bool {
+	return l.Requests == 0 && !l.Open && l.SteadyTokens == 0
+}
+
+// ramped reports whether a ramp walked the levels of one mode since the latest Reset:
+// it walks them now, or its end is recorded.
+func (e *Engine) ramped(rate bool) bool {
+	for _, ep := range e.eps {
+		if ep.rampRate == rate && (ep.walk != nil || ep.end.Kind != NotEnded) {
+			return true
+		}
+	}
+	return false
 }
 
 // rampEnd is the report's ramp_end of the endpoint: why its latest ramp ended ("" when

@@ -88,13 +88,23 @@ func newServerView() *serverView {
 	return &serverView{series: model.NewServerSeries(), diag: newDiagState()}
 }
 
-// level is the concurrency a scrape now counts in: the pool's open segment once it is
-// steady and not paused; 0 in warm-up, pauses and between segments.
+// level is the level a scrape now counts in (serverKey): the pool's open segment once it
+// is steady and not paused; 0 in warm-up, pauses and between segments.
 func (v *serverView) level(paused bool) int {
 	if paused || !v.seg.Open || v.seg.SteadyAt.IsZero() {
 		return 0
 	}
-	return v.seg.Concurrency
+	return serverKey(v.seg.OpenLoop, v.seg.Concurrency)
+}
+
+// serverKey is the key of a level in the server series: its users, or for a rate level
+// its rate above MaxUsers (a rate is at most MaxUsers too), so that 2 users and 2
+// requests/s are two levels.
+func serverKey(rate bool, n int) int {
+	if rate && n > 0 {
+		return MaxUsers + n
+	}
+	return n
 }
 
 // onSegment keeps the pool's newest segment (a late state of an older one is ignored).
@@ -158,9 +168,10 @@ func (e *Engine) HandleServer(u ServerUpdate) (said Notice, ok bool) {
 // Server is endpoint i's server view as of the latest scrape.
 func (e *Engine) Server(i int) ServerStatus { return e.eps[i].server.status }
 
-// ServerLevel is the server's view of endpoint i over its level at users.
+// ServerLevel is the server's view of endpoint i over its level at users (a rate in
+// rate mode).
 func (e *Engine) ServerLevel(i, users int) (model.ServerLevel, bool) {
-	return e.eps[i].server.series.Level(users)
+	return e.eps[i].server.series.Level(serverKey(e.rate, users))
 }
 
 // ServerLast is endpoint i's newest server scrape (ok false before the first).

@@ -18,9 +18,12 @@ import (
 // notes, the diagnosis). A value that was not measured (no successful request, no
 // steady window, or a distribution nothing was recorded into, such as per-user tok/s of
 // one-token answers) shows as "-".
-func Summary(r *model.Report) string {
+func Summary(r *model.Report) string { return summary(r, "tpsmon results") }
+
+// summary is Summary under the heading title.
+func summary(r *model.Report, title string) string {
 	var b strings.Builder
-	writeSettings(&b, r)
+	writeSettings(&b, r, title)
 	j := model.Judge(r)
 	for i := range r.Endpoints {
 		b.WriteString("\n")
@@ -31,9 +34,9 @@ func Summary(r *model.Report) string {
 
 // writeSettings writes the heading, one line per group of settings (a group nobody set
 // is left out) and, when the run was interrupted, a line that says so.
-func writeSettings(b *strings.Builder, r *model.Report) {
+func writeSettings(b *strings.Builder, r *model.Report, title string) {
 	s := &r.Settings
-	b.WriteString("## tpsmon results\n\n")
+	b.WriteString("## " + title + "\n\n")
 	var when []string
 	if r.StartedAt != "" {
 		when = append(when, "started "+r.StartedAt)
@@ -117,6 +120,9 @@ func endpointValues(r *model.Report, f func(*model.ReportEndpoint) string, def s
 // sequential level rule: "until max(20, 2 x users) steady requests").
 func rampWords(s *model.ReportSettings) []string {
 	var out []string
+	if len(s.Ramp) == 0 && s.HoldS == 0 && s.MaxHoldS == 0 && s.StartAt == "" {
+		return byHandWords(s) // the live screen, whose levels were all set by keys
+	}
 	if len(s.Ramp) > 0 {
 		n := make([]string, len(s.Ramp))
 		for i, c := range s.Ramp {

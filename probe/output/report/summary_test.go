@@ -226,6 +226,13 @@ func TestSummaryServerTable(t *testing.T) {
 		!strings.Contains(md, "- cross-check at 4 users: the server generated 5.25x what tpsmon received") {
 		t.Errorf("markdown:\n%s", md)
 	}
+	if !strings.Contains(md, "| users | waiting mean |") {
+		t.Errorf("users mode: the server table's levels are not users:\n%s", md)
+	}
+	asRate(r) // in rate mode its levels are arrival rates, as in every other table
+	if md := Summary(r); !strings.Contains(md, "| rate req/s | waiting mean |") || strings.Contains(md, "| users |") {
+		t.Errorf("rate mode: the server table's levels:\n%s", md)
+	}
 }
 
 // TestSummaryTrafficRow: a level without lengths nor chunk gaps (here the one model's

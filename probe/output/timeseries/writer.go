@@ -33,9 +33,15 @@ type epState struct {
 	seg      model.Segment
 	requests int
 	errs     map[model.ErrorKind]int
-	levels   map[int]levelMark
+	levels   map[levelKey]levelMark
 	sloSent  bool   // the criteria (and the recorded keys) went out on a line
 	said     []Said // notices heard since the previous line
+}
+
+// levelKey is a level of one mode: users, or an arrival rate (the book keeps both apart).
+type levelKey struct {
+	rate bool
+	n    int
 }
 
 // levelMark is what a level showed at the previous line.
@@ -107,7 +113,7 @@ func (w *Writer) ObserveNotice(e *engine.Engine, n engine.Notice) {
 func (w *Writer) state(i int) *epState {
 	s := w.eps[i]
 	if s == nil {
-		s = &epState{levels: map[int]levelMark{}}
+		s = &epState{levels: map[levelKey]levelMark{}}
 		w.eps[i] = s
 	}
 	return s
@@ -173,7 +179,7 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	l.Self = selfOf(e.Self())
 	l.Diagnosis = e.Diagnosis(i)
 	w.totals(l, book, st)
-	w.levels(l, book.Levels(), st, trace)
+	w.levels(l, book.Levels(), e.RateMode(), st, trace)
 	return l
 }
 
@@ -203,9 +209,17 @@ func (w *Writer) totals(l *Line, book engine.Book, st *epState) {
 	l.LastError, _ = book.LastError()
 }
 
-// levels adds the levels that changed since the previous line.
-func (w *Writer) levels(l *Line, levels []model.LevelStats, st *epState, trace bool) {
-	if len(levels) < len(st.levels) && !l.Cleared {
+// levels adds the levels of the mode in use (rate) that changed since the previous line.
+// A switch of mode clears nothing: each mode keeps its levels (a line's level says its
+// mode by its rate).
+func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, st *epState, trace bool) {
+	marked := 0
+	for k := range st.levels {
+		if k.rate == rate {
+			marked++
+		}
+	}
+	if len(levels) < marked && !l.Cleared {
 		l.Cleared = true // a clear with no request since (the totals did not go down)
 		clear(st.levels)
 	}
@@ -213,10 +227,11 @@ func (w *Writer) levels(l *Line, levels []model.LevelStats, st *epState, trace b
 		ls := &levels[i]
 		mark := levelMark{requests: ls.Requests, steady: ls.Steady, open: ls.Open, short: ls.Short, dur: ls.Duration,
 			undecided: strings.Join(ls.Undecided, ","), refined: ls.Refined}
-		if old, ok := st.levels[ls.Concurrency]; ok && old == mark {
+		key := levelKey{rate: rate, n: ls.Concurrency}
+		if old, ok := st.levels[key]; ok && old == mark {
 			continue
 		}
-		st.levels[ls.Concurrency] = mark
+		st.levels[key] = mark
 		lv := LevelOf(ls)
 		if l.TargetRate != nil { // rate mode: a level with no request yet does not know it is a rate
 			lv.Rate = iptr(ls.Concurrency)
