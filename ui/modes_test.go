@@ -410,3 +410,33 @@ func TestTimeSeriesKeepsModesApart(t *testing.T) {
 		t.Errorf("replay back in users mode shows %+v, want 1 and 2 users (both visits of 2)", users)
 	}
 }
+
+// TestScreenSaysTheStopRulesVerdict: a ramp that a stop rule ended at its first level,
+// before the level's steady requests (a third of the requests fail), is judged on the live screen as the run's report
+// judges it (the stopped level bounds the capacity: "none"), never "not measured" on
+// the screen beside "none" in the files.
+func TestScreenSaysTheStopRulesVerdict(t *testing.T) {
+	m, p := newSimRoot(t, testRamp())
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	n := 0
+	p.fail = func(int, bool) bool { n++; return n%3 == 0 } // a third fail: the rule stops before the level's 20 requests
+	keys(m, "r")
+	for range 60 {
+		if !m.eng.Ramping() {
+			break
+		}
+		p.run(m, 5*time.Second)
+	}
+	if end := m.eng.End(0); end.Kind != engine.EndStopped {
+		t.Fatalf("the ramp ended %+v, want stopped by a stop rule", end)
+	}
+	p.run(m, 2*time.Second)
+	verdict := model.Judge(m.eng.Report(false)).Endpoints[0].Verdict.Text
+	if !strings.HasPrefix(verdict, "capacity none") {
+		t.Fatalf("the report's verdict %q", verdict)
+	}
+	capacity, _, _ := strings.Cut(verdict, "; saturation") // the screen's width keeps the capacity whole
+	if out := screen(m); !strings.Contains(out, capacity) {
+		t.Errorf("the screen does not say the report's capacity %q:\n%s", capacity, out)
+	}
+}

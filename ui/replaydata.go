@@ -26,6 +26,7 @@ type replayEndpoint struct {
 	rate           bool                           // rate mode: the levels and the target are arrival rates (requests/s)
 	buckets        []model.Bucket                 // oldest first
 	levels         map[replayKey]model.LevelStats // the levels of both modes: levelList reads those of the mode shown
+	stopped        map[bool]int                   // per mode (rate), the level a stop rule ended, as recorded
 	target         int
 	active         int
 	paused         bool
@@ -56,7 +57,7 @@ type replayKey struct {
 }
 
 func newReplayEndpoint() *replayEndpoint {
-	return &replayEndpoint{levels: map[replayKey]model.LevelStats{}}
+	return &replayEndpoint{levels: map[replayKey]model.LevelStats{}, stopped: map[bool]int{}}
 }
 
 // apply takes one recorded line of this endpoint.
@@ -67,6 +68,7 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	}
 	if l.Cleared {
 		clear(r.levels)
+		clear(r.stopped)
 	}
 	r.buckets = append(r.buckets, bucketOf(l))
 	if n := len(r.buckets); n > replayHistory {
@@ -74,7 +76,13 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	}
 	for i := range l.Levels {
 		lv := &l.Levels[i]
-		r.levels[replayKey{rate: lv.Rate != nil, n: lv.Users}] = levelStatsOf(lv)
+		k := replayKey{rate: lv.Rate != nil, n: lv.Users}
+		r.levels[k] = levelStatsOf(lv)
+		if lv.Stopped {
+			r.stopped[k.rate] = k.n
+		} else if r.stopped[k.rate] == k.n {
+			delete(r.stopped, k.rate)
+		}
 	}
 	r.target, r.active, r.paused = l.TargetUsers, l.Active, l.Paused
 	r.requests, r.ok, r.errors = l.Requests, l.Succeeded, maps.Clone(l.ErrorsTotal)
@@ -209,6 +217,11 @@ func (r *replayEndpoint) judge() model.EndpointJudgement {
 		s.Mode, s.Trace = "trace", r.trace
 	}
 	e := model.ReportEndpoint{Name: r.name, Levels: model.ReportLevels(r.levelList())}
+	if n, ok := r.stopped[r.rate]; ok { // as the live screen marks it (engine.MarkStopped)
+		for j := range e.Levels {
+			e.Levels[j].Stopped = e.Levels[j].Concurrency == n
+		}
+	}
 	return model.JudgeEndpoint(&s, &e, false, r.ramp != nil)
 }
 

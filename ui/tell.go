@@ -26,6 +26,7 @@ func (m *root) judge(curves []curveSeries) {
 	for i := range curves {
 		c := &curves[i]
 		e := model.ReportEndpoint{Name: c.Name, Levels: model.ReportLevels(c.Levels)}
+		m.eng.MarkStopped(i, m.eng.RateMode(), e.Levels) // as the report marks them
 		j := model.JudgeEndpoint(&settings, &e, false, m.eng.Walking(i))
 		c.Capacity = j.Capacity.Report().Users
 		m.caps[i] = c.Capacity

@@ -139,12 +139,8 @@ func (e *Engine) reportOf(rate, interrupted bool) *model.Report {
 		re.Diagnosis, re.Diagnosed = e.findingsOf(i, rate), true
 		if ep.rampRate == rate {
 			re.RampEnd = ep.rampEnd(r.Interrupted)
-			if ep.end.Kind == EndStopped && ep.walk == nil {
-				for j := range re.Levels {
-					re.Levels[j].Stopped = re.Levels[j].Concurrency == ep.end.Users
-				}
-			}
 		}
+		e.MarkStopped(i, rate, re.Levels)
 		if e.done { // the run is over: a level it left unfinished is no longer being measured
 			for j := range re.Levels {
 				re.Levels[j].Open = false
@@ -234,4 +230,25 @@ func countErrors(errs map[model.ErrorKind]int) int {
 		}
 	}
 	return n
+}
+
+// MarkStopped marks, among endpoint i's levels of the mode given (rate or users), the
+// level a stop rule ended (ReportLevel.Stopped), so that the live screen's verdict,
+// judged from its levels, says what the report's will: the level bounds the capacity
+// and the run's levels met none of the criteria ("capacity none"), not "not measured".
+func (e *Engine) MarkStopped(i int, rate bool, levels []model.ReportLevel) {
+	n, ok := e.StoppedLevel(i, rate)
+	for j := range levels {
+		levels[j].Stopped = ok && levels[j].Concurrency == n
+	}
+}
+
+// StoppedLevel is the level (users, or requests/s in rate mode) of endpoint i's ramp in
+// the mode given that a stop rule ended, once the ramp is over; false when none did.
+func (e *Engine) StoppedLevel(i int, rate bool) (int, bool) {
+	ep := e.eps[i]
+	if ep.rampRate != rate || ep.end.Kind != EndStopped || ep.walk != nil {
+		return 0, false
+	}
+	return ep.end.Users, true
 }

@@ -139,11 +139,12 @@ type Ramp struct {
 
 // Level is one level's statistics as the level table shows them.
 type Level struct {
-	Users          int      `json:"users"`           // the level's users (in rate mode its rate)
-	Rate           *int     `json:"rate,omitempty"`  // rate mode only: the level's arrival rate, requests/s
-	Open           bool     `json:"open,omitempty"`  // being measured now
-	Short          bool     `json:"short,omitempty"` // reached the maximum hold before enough steady requests
-	Requests       int      `json:"requests"`        // ended requests, warm-up and failed ones included
+	Users          int      `json:"users"`             // the level's users (in rate mode its rate)
+	Rate           *int     `json:"rate,omitempty"`    // rate mode only: the level's arrival rate, requests/s
+	Open           bool     `json:"open,omitempty"`    // being measured now
+	Short          bool     `json:"short,omitempty"`   // reached the maximum hold before enough steady requests
+	Stopped        bool     `json:"stopped,omitempty"` // a stop rule of the ramp ended it (it bounds the capacity)
+	Requests       int      `json:"requests"`          // ended requests, warm-up and failed ones included
 	Succeeded      int      `json:"succeeded"`
 	SteadyRequests int      `json:"steady_requests"`        // of requests, those not in the warm-up
 	ErrorRate      float64  `json:"error_rate"`             // charged failures / requests (0 to 1)

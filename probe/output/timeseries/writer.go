@@ -46,11 +46,11 @@ type levelKey struct {
 
 // levelMark is what a level showed at the previous line.
 type levelMark struct {
-	requests, steady int
-	open, short      bool
-	dur              time.Duration
-	undecided        string // the criteria it stayed undecided on, joined
-	refined          bool
+	requests, steady     int
+	open, short, stopped bool
+	dur                  time.Duration
+	undecided            string // the criteria it stayed undecided on, joined
+	refined              bool
 }
 
 var _ engine.NoticeObserver = (*Writer)(nil)
@@ -179,7 +179,11 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	l.Self = selfOf(e.Self())
 	l.Diagnosis = e.Diagnosis(i)
 	w.totals(l, book, st)
-	w.levels(l, book.Levels(), e.RateMode(), st, trace)
+	stopped, ok := e.StoppedLevel(i, e.RateMode())
+	if !ok {
+		stopped = -1
+	}
+	w.levels(l, book.Levels(), e.RateMode(), stopped, st, trace)
 	return l
 }
 
@@ -212,7 +216,8 @@ func (w *Writer) totals(l *Line, book engine.Book, st *epState) {
 // levels adds the levels of the mode in use (rate) that changed since the previous line.
 // A switch of mode clears nothing: each mode keeps its levels (a line's level says its
 // mode by its rate).
-func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, st *epState, trace bool) {
+// stopped is the level a stop rule ended (-1: none).
+func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, stopped int, st *epState, trace bool) {
 	marked := 0
 	for k := range st.levels {
 		if k.rate == rate {
@@ -225,14 +230,15 @@ func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, st *epSta
 	}
 	for i := range levels {
 		ls := &levels[i]
-		mark := levelMark{requests: ls.Requests, steady: ls.Steady, open: ls.Open, short: ls.Short, dur: ls.Duration,
-			undecided: strings.Join(ls.Undecided, ","), refined: ls.Refined}
+		mark := levelMark{requests: ls.Requests, steady: ls.Steady, open: ls.Open, short: ls.Short,
+			stopped: ls.Concurrency == stopped, dur: ls.Duration, undecided: strings.Join(ls.Undecided, ","), refined: ls.Refined}
 		key := levelKey{rate: rate, n: ls.Concurrency}
 		if old, ok := st.levels[key]; ok && old == mark {
 			continue
 		}
 		st.levels[key] = mark
 		lv := LevelOf(ls)
+		lv.Stopped = mark.stopped
 		if l.TargetRate != nil { // rate mode: a level with no request yet does not know it is a rate
 			lv.Rate = iptr(ls.Concurrency)
 		}
