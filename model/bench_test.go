@@ -62,3 +62,21 @@ func BenchmarkLevels(b *testing.B) {
 		_ = tr.Levels()
 	}
 }
+
+// BenchmarkLevelCall is what the level rule reads at each step (10 times a second in
+// bench): the current level, its calls at 99%, and the estimate of the requests it
+// still needs for a criterion near its target.
+func BenchmarkLevelCall(b *testing.B) {
+	tr := NewTracker(TrackerOptions{SLO: SLO{UserTPSMin: 60, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0.01}})
+	for i := range 400 {
+		tr.AddSample(ok(16, time.Duration(i)*time.Millisecond, time.Duration(50+i%900)*time.Millisecond, time.Duration(1000+i%3000)*time.Millisecond, 50+i%300))
+	}
+	slo := tr.SLO()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		l, _ := tr.Level(16)
+		c := slo.Call(&l)
+		_, _ = slo.MoreRequests(&l, Terms(c.Waiting(true)), c.Curve)
+	}
+}

@@ -39,6 +39,10 @@ type level struct {
 	busy     time.Duration // sum of the steady requests' E2E (mean in flight = busy / window)
 	openLoop bool          // the level is an arrival rate (rate mode)
 	bursts   int           // steady successes that arrived in one burst (Sample.Burst)
+
+	agg       AggSums  // the steady successful requests' tokens and E2E: the aggregate's interval
+	undecided []string // criteria still undecided when the level reached its maximum hold
+	refined   bool     // the capacity's bisection added the level (it is not on the ramp's list)
 }
 
 // segState is the latest state of one segment, with what a Reset cut off.
@@ -73,25 +77,39 @@ func (t *book) add(s *Sample) {
 	l := t.level(s.Concurrency)
 	l.requests++
 	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
+	judged := steady && !t.cooldown(s) // its whole life ran at the level's load
 	if s.OpenLoop {
 		l.openLoop = true
 		l.wait.Add(s.ClientWait, s.Capped)
 	}
 	if steady {
 		l.steady++
-		l.traffic.Add(s)
 		if !s.Send.IsZero() && s.End.After(s.Send) {
 			l.busy += s.End.Sub(s.Send)
 		}
+	}
+	if judged {
+		l.traffic.Add(s)
 	}
 	if !s.OK() {
 		l.errors[s.Err]++
 		return
 	}
 	l.success++
-	if steady {
+	if judged {
 		l.record(s)
 	}
+}
+
+// cooldown reports whether s ended after its segment closed: it was still in flight
+// when its level ended (the load changed, paused or stopped), so the end of its life ran
+// at another load. It counts in its level's requests, errors and steady requests (it was
+// sent in the steady window: the request rate counts it), not in its distributions nor
+// its goodput. (The pool sends a segment's closed state before the samples that end
+// after it.)
+func (t *book) cooldown(s *Sample) bool {
+	st := t.segments[s.Segment]
+	return st != nil && !st.seg.Open && !s.End.IsZero() && s.End.After(st.seg.End)
 }
 
 // reset forgets the levels and the closed segments at now. Open segments go on: their
@@ -157,6 +175,7 @@ func (l *level) record(s *Sample) {
 	}
 	if d, ok := s.E2E(); ok {
 		l.e2e.RecordDuration(d)
+		l.agg.Add(float64(s.Tokens), d.Seconds())
 	}
 	if s.Chunks >= 2 {
 		l.stall.RecordDuration(s.MaxGap)
@@ -170,6 +189,23 @@ func (l *level) record(s *Sample) {
 func (t *book) markShort(c int) {
 	if c > 0 {
 		t.level(c).short = true
+	}
+}
+
+// markUndecided marks the level at concurrency c as undecided on the given criteria
+// (see Tracker.MarkUndecided).
+func (t *book) markUndecided(c int, terms []string) {
+	if l := t.levels[c]; l != nil {
+		l.undecided = slices.Clone(terms)
+	} else if c > 0 && len(terms) > 0 {
+		t.level(c).undecided = slices.Clone(terms)
+	}
+}
+
+// markRefined marks the level at concurrency c as added by the capacity's bisection.
+func (t *book) markRefined(c int) {
+	if c > 0 {
+		t.level(c).refined = true
 	}
 }
 
@@ -306,6 +342,9 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		ls.RequestRate = float64(l.steady) / sec
 		ls.InFlight = l.busy.Seconds() / sec
 	}
+	l.setCI(&ls)
+	ls.Undecided = slices.Clone(l.undecided)
+	ls.Refined = l.refined
 	return ls
 }
 

@@ -64,6 +64,7 @@ type judged struct {
 	ttfoP95      float64 // ms
 	judgedGood   int     // requests judged for goodput
 	goodput      float64 // share of them that met the per-request SLO
+	ci           LevelCI // the figures' 95% intervals
 	bursts       int     // steady answers that arrived in one burst (no per-user tok/s)
 }
 
@@ -71,14 +72,14 @@ func judgeStats(l *LevelStats) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFT.Count > 0, userMeasured: l.UserTPS.Count > 0,
 		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate,
 		ttfoMeasured: l.TTFO.Count > 0, ttfoP95: l.TTFO.P95,
-		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share, bursts: l.Bursts}
+		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share, ci: l.CI, bursts: l.Bursts}
 }
 
 func judgeReport(l *ReportLevel) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFTMs != (LatencyJSON{}), userMeasured: l.UserTPS != (RateJSON{}),
 		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate,
 		ttfoMeasured: l.TTFOMs != (LatencyJSON{}), ttfoP95: l.TTFOMs.P95,
-		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share, bursts: l.UserTPSBursts}
+		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share, ci: l.CI95, bursts: l.UserTPSBursts}
 }
 
 // measured reports whether the level can be judged at all: a steady request delivered

@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // CapKind is what is known of a capacity.
 type CapKind int
@@ -20,24 +23,31 @@ type CapacityClaim struct {
 	Kind  CapKind
 	Level int
 	Why   string
+	// Decision is how sure the claim is at 95%, from the levels' intervals.
+	Decision CapacityDecision
+	// Above is, for CapExact, the lowest level above Level that bounds it and fails the
+	// criteria (the bracket the capacity's bisection closes); 0 otherwise.
+	Above int
 }
 
-// Report is the claim as results.json keeps it (0 users unless exact or at least).
+// Report is the claim as results.json keeps it (0 users unless exact or at least;
+// decided as Decision says).
 func (c CapacityClaim) Report() ReportCap {
+	d := c.Decision.Decided
 	switch c.Kind {
 	case CapExact:
-		return ReportCap{Users: c.Level}
+		return ReportCap{Users: c.Level, Decided: d}
 	case CapAtLeast:
-		return ReportCap{Users: c.Level, AtLeast: true}
+		return ReportCap{Users: c.Level, AtLeast: true, Decided: d}
 	}
-	return ReportCap{}
+	return ReportCap{Decided: d}
 }
 
 // judgeCapacity is the capacity over the judged levels: the largest level measured in
 // full that meets the criteria. It is exact when a level above it that bounds (measured
-// in full, or ended by a stop rule) fails; otherwise a lower bound, saying why: the run
-// was interrupted, the ramp goes on, a level above was not measured in full, or the
-// highest level measured in full meets the criteria.
+// in full, or ended by a stop rule) fails, the lowest such level its Above; otherwise a
+// lower bound, saying why: the run was interrupted, the ramp goes on, a level above was
+// not measured in full, or the highest level measured in full meets the criteria.
 func judgeCapacity(levels []LevelJudgement, interrupted, walking bool) CapacityClaim {
 	best := -1
 	for i, l := range levels {
@@ -51,17 +61,18 @@ func judgeCapacity(levels []LevelJudgement, interrupted, walking bool) CapacityC
 	c := CapacityClaim{Kind: CapAtLeast, Level: levels[best].Level}
 	var above []LevelJudgement
 	for _, l := range levels {
-		if l.Level <= c.Level {
-			continue
-		}
-		if l.State.Bounds() && !l.Meets {
-			return CapacityClaim{Kind: CapExact, Level: c.Level}
-		}
-		if l.State != LevelNotMeasured {
+		switch {
+		case l.Level <= c.Level:
+		case l.State.Bounds() && !l.Meets:
+			if c.Kind != CapExact || l.Level < c.Above {
+				c.Kind, c.Above = CapExact, l.Level
+			}
+		case l.State != LevelNotMeasured:
 			above = append(above, l)
 		}
 	}
 	switch {
+	case c.Kind == CapExact:
 	case interrupted:
 		c.Why = "the run was interrupted"
 	case walking:
@@ -121,15 +132,15 @@ type SatKind int
 
 // The kinds of saturation claims.
 const (
-	SatNotMeasured SatKind = iota // no level measured in full is followed by one with twice its load
-	SatAt                         // Level saturates: Next (at least twice its load) adds less than 10%
+	SatNotMeasured SatKind = iota // no level measured in full has one at twice its load measured in full
+	SatAt                         // Level saturates: Next (twice its load) adds less than 10%
 	SatNotReached                 // every doubling compared added at least 10%
 )
 
-// SaturationClaim is the saturation: the first level measured in full after which the
-// next one measured in full with at least twice its load raises aggregate tok/s by less
-// than 10%. AggregateTPS is Level's; Skipped names the levels left out because they were
-// not measured in full.
+// SaturationClaim is the saturation: the first level measured in full after which
+// doubling the load (the level at exactly twice it, measured in full) raises aggregate
+// tok/s by less than 10%. AggregateTPS is Level's; Skipped names the levels left out
+// because they were not measured in full.
 type SaturationClaim struct {
 	Kind         SatKind
 	Level, Next  int
@@ -138,31 +149,54 @@ type SaturationClaim struct {
 }
 
 // judgeSaturation applies the saturation rule to the levels measured in full, in
-// increasing load (levels are the report's levels, in the same order as js).
+// increasing load (levels are the report's levels, in the same order as js). A ramp's
+// level is compared with the level at exactly twice its load, or else with the next
+// ramp level at least twice it (a ramp of 1, 4, 16 users compares 1 with 4); a level
+// the capacity's bisection added (22 users) only with one at exactly twice it, never
+// with the next ramp level above (64 users, 2.9 times), which would call it the
+// saturation for a rise it never measured. A level not measured in full is named among
+// the skipped when it could have been compared (a ramp level, or a refined one with a
+// level at twice or half its load).
 func judgeSaturation(js []LevelJudgement, levels []ReportLevel) SaturationClaim {
-	var full []*ReportLevel
-	var c SaturationClaim
+	full := map[int]*ReportLevel{}
+	held := map[int]bool{}
+	var loads []int
 	for i := range levels {
-		switch {
-		case js[i].State.Decides():
-			if levels[i].DurationS > 0 {
-				full = append(full, &levels[i])
-			}
-		case js[i].State != LevelNotMeasured:
-			c.Skipped = append(c.Skipped, levels[i].Concurrency)
+		n := levels[i].Concurrency
+		if js[i].State != LevelNotMeasured {
+			held[n] = true
+		}
+		if js[i].State.Decides() && levels[i].DurationS > 0 {
+			full[n] = &levels[i]
+			loads = append(loads, n)
 		}
 	}
-	for i, l := range full {
-		for _, m := range full[i+1:] {
-			if m.Concurrency >= 2*l.Concurrency {
-				if m.AggregateTPS < 1.10*l.AggregateTPS {
-					c.Kind, c.Level, c.Next, c.AggregateTPS = SatAt, l.Concurrency, m.Concurrency, l.AggregateTPS
-					return c
-				}
-				c.Kind = SatNotReached
-				break
+	var c SaturationClaim
+	for i := range levels {
+		n, st := levels[i].Concurrency, js[i].State
+		if st.Decides() || st == LevelNotMeasured {
+			continue
+		}
+		if !levels[i].Refined || held[2*n] || (n%2 == 0 && held[n/2]) {
+			c.Skipped = append(c.Skipped, n)
+		}
+	}
+	slices.Sort(loads)
+	for i, n := range loads {
+		l, m := full[n], full[2*n]
+		for _, k := range loads[i+1:] {
+			if m == nil && !l.Refined && k >= 2*n && !full[k].Refined {
+				m = full[k]
 			}
 		}
+		if m == nil {
+			continue
+		}
+		if m.AggregateTPS < 1.10*l.AggregateTPS {
+			c.Kind, c.Level, c.Next, c.AggregateTPS = SatAt, n, m.Concurrency, l.AggregateTPS
+			return c
+		}
+		c.Kind = SatNotReached
 	}
 	return c
 }

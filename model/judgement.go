@@ -37,6 +37,9 @@ type EndpointJudgement struct {
 	// TTFO says the first answer token came later than the first token at some level
 	// (a reasoning model thinks first): every table shows TTFO beside TTFT.
 	TTFO bool
+	// Intervals says the levels carry their 95% intervals: the tables show them as ±
+	// (Interval words) and the verdict says how sure the capacity is.
+	Intervals bool
 	// Trace, for a run that replayed a trace (its levels are the trace's windows), is
 	// whether the endpoint held the trace's load: the claim in place of a capacity and a
 	// saturation, which are then not measured. nil otherwise.
@@ -82,6 +85,7 @@ const (
 	SayLengths  = "lengths"
 	SayRamp     = "ramp"
 	SayFailures = "failures"
+	SayRefined  = "refined"
 	SayLate     = "late"
 )
 
@@ -93,6 +97,20 @@ type LevelJudgement struct {
 	StateWords string   // the state with its figures; "" when measured in full
 	Meets      bool     // it meets every criterion (its figures as saved)
 	Failures   []string // each criterion it fails, with its figure and the limit
+	// Refined says the capacity's bisection added the level (it is not on the ramp's
+	// list); Undecided names the criteria (SLO terms) an undecided level stayed
+	// undecided on.
+	Refined   bool
+	Undecided []string
+}
+
+// Mark is the level's state as a table marks it: State.Mark, with an undecided level's
+// criteria ("undecided: TTFT p95"); "" when measured in full.
+func (l LevelJudgement) Mark() string {
+	if l.State == LevelUndecided && len(l.Undecided) > 0 {
+		return "undecided: " + TermsWords(l.Undecided)
+	}
+	return l.State.Mark()
 }
 
 // Judge judges every endpoint of a report: a file read back, bench's result, a
@@ -123,14 +141,17 @@ func JudgeEndpoint(s *ReportSettings, e *ReportEndpoint, interrupted, walking bo
 			why = []string{"nothing measured: no steady request delivered a token before the maximum hold ended it"}
 		}
 		j.Levels = append(j.Levels, LevelJudgement{Level: l.Concurrency, Name: j.LevelName(l.Concurrency),
-			State: st, StateWords: s.LevelStateWords(l, st), Meets: len(why) == 0, Failures: why})
+			State: st, StateWords: s.LevelStateWords(l, st), Meets: len(why) == 0, Failures: why,
+			Refined: l.Refined, Undecided: l.Undecided})
 	}
+	j.Intervals = hasIntervals(e.Levels)
 	if j.Trace != nil { // no ramp: no capacity nor saturation, but the trace's load held or not
 		j.Trace.judge(j.Levels)
 		j.Capacity = CapacityClaim{Kind: CapNotMeasured, Why: "a trace replayed as recorded: no ramp"}
 		j.Verdict = j.traceVerdict()
 	} else {
 		j.Capacity = judgeCapacity(j.Levels, interrupted, walking)
+		j.Capacity.Decision = decideCapacity(j.Capacity, slo, j.Levels, e.Levels, walking)
 		j.Saturation = judgeSaturation(j.Levels, e.Levels)
 		j.Verdict = j.verdict()
 	}

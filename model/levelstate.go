@@ -12,13 +12,18 @@ type LevelState int
 // The level states, from the most sure.
 const (
 	// LevelFull: its level rule was met (the steady requests it needs, LevelNeed) and
-	// the maximum hold did not come first. It may decide capacity and saturation.
+	// the maximum hold did not come first, or came with every criterion decided. It may
+	// decide capacity and saturation.
 	LevelFull LevelState = iota
 	// LevelStopped: a stop rule of the ramp ended it before its rule was met, because it
 	// clearly fails (errors clearly over 5%, or TTFT p95 over twice its limit). It bounds
 	// the capacity from above; its figures rest on fewer requests, so it never decides
 	// a saturation.
 	LevelStopped
+	// LevelUndecided: its floor and hold were met, but the maximum hold came with a
+	// criterion still undecided at 95% (ReportLevel.Undecided names them): it neither
+	// sets nor bounds a capacity, and decides no saturation.
+	LevelUndecided
 	// LevelShort: the maximum hold came before the steady requests it needs.
 	LevelShort
 	// LevelFew: the load left it before its rule was met (a key on the live screen, an
@@ -39,11 +44,14 @@ func (s LevelState) Decides() bool { return s == LevelFull }
 func (s LevelState) Bounds() bool { return s == LevelFull || s == LevelStopped }
 
 // Mark is the state as a table marks a level's steady requests: "" when measured in
-// full, else "short", "stopped", "too few", "open" or "warm-up only".
+// full, else "short", "stopped", "undecided", "too few", "open" or "warm-up only"
+// (LevelJudgement.Mark names an undecided level's criteria too).
 func (s LevelState) Mark() string {
 	switch s {
 	case LevelStopped:
 		return "stopped"
+	case LevelUndecided:
+		return "undecided"
 	case LevelShort:
 		return "short"
 	case LevelFew:
@@ -57,14 +65,26 @@ func (s LevelState) Mark() string {
 }
 
 // LevelNeed is how many steady requests a level of n users (in rate mode, n
-// requests/s) needs to be measured in full: the level rule's max(20, 2 x users). A
-// window of a trace needs 20 (its number is no load).
+// requests/s) needs to be measured in full: the floor the sequential level rule held
+// every level for (MinRequests: MinFloor, or --min-requests), for a run that records
+// it; max(20, 2 x users) for a fixed schedule and for a file written before the
+// sequential rule (their levels were held for that many). A window of a trace needs 20
+// (its number is no load).
 func (s *ReportSettings) LevelNeed(n int) int {
 	if s.TraceRun() {
 		return MinSteady(1)
 	}
+	if s.MinRequests > 0 {
+		return s.MinRequests
+	}
 	return MinSteady(n)
 }
+
+// MinFloor is the sequential level rule's least floor of steady requests: 8, the fewest
+// whose median has an interval at the rule's confidence (the smallest and the largest
+// of 8 requests hold the median with probability 1 - 2/256 = 99.2%). --min-requests
+// raises it.
+const MinFloor = 8
 
 // LevelState reads how level l of a run with these settings was measured: the one
 // reading of a level's state, that every surface and every claim uses. walking says an
@@ -85,6 +105,8 @@ func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
 		return LevelOpen
 	case short:
 		return LevelShort
+	case len(l.Undecided) > 0:
+		return LevelUndecided
 	case !judgeReport(l).measured():
 		return LevelNotMeasured
 	case few:
@@ -94,24 +116,33 @@ func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
 }
 
 // LevelStateWords says level l's state with its figures, e.g. "short: 12 of 32 steady
-// requests when the maximum hold (120 s) ended it"; "" when it was measured in full.
+// requests when the maximum hold (120 s) ended it", "undecided: TTFT p95 still
+// undecided at 95% when the maximum hold (120 s) ended it"; "" when it was measured in
+// full.
 func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
 	n, steady := steadyOf(l)
-	of := strconv.Itoa(n) + " of " + strconv.Itoa(s.LevelNeed(l.Concurrency)) + " steady requests"
+	need := s.LevelNeed(l.Concurrency)
+	of := strconv.Itoa(n) + " of " + strconv.Itoa(need) + " steady requests"
 	if !steady {
-		of = strconv.Itoa(n) + " of " + strconv.Itoa(s.LevelNeed(l.Concurrency)) + " requests"
+		of = strconv.Itoa(n) + " of " + strconv.Itoa(need) + " requests"
+	}
+	if n >= need && s.HoldS > 0 && l.DurationS < s.HoldS {
+		of = seconds(l.DurationS) + " of its " + seconds(s.HoldS) + " hold" // the floor was met, not the hold
+	}
+	ended := " when the maximum hold ended it"
+	if s.MaxHoldS > 0 {
+		ended = " when the maximum hold (" + seconds(s.MaxHoldS) + ") ended it"
 	}
 	switch st {
 	case LevelStopped:
 		return "stopped by a stop rule after " + of
+	case LevelUndecided:
+		return "undecided: " + TermsWords(l.Undecided) + " still undecided at 95%" + ended
 	case LevelShort:
 		if s.TraceRun() {
 			return "short: " + of + " in the window"
 		}
-		if s.MaxHoldS > 0 {
-			return "short: " + of + " when the maximum hold (" + seconds(s.MaxHoldS) + ") ended it"
-		}
-		return "short: " + of + " when the maximum hold ended it"
+		return "short: " + of + ended
 	case LevelFew:
 		return "too few: left after " + of
 	case LevelOpen:

@@ -103,6 +103,7 @@ type mergeLevel struct {
 	noTraffic              bool           // a report's level carried no lengths or chunk gaps histograms
 	servers                []*ServerLevel // the reports' server's views of the level
 	stopped                bool           // a stop rule ended the level in some report
+	ci                     mergeCI        // what the intervals need beyond the histograms
 	open                   mergeOpen      // the arrivals' client-side wait, a trace's window
 }
 
@@ -148,6 +149,7 @@ func mergeEndpoint(files []MergeFile, i int, settings *ReportSettings, interrupt
 		if shards && d > 0 {
 			ls.AggregateTPS, ls.RequestRate = m.tokenRate, m.requestRate
 		}
+		m.finishCI(&ls, settings.SLO.SLO())
 		rl := ls.Report()
 		rl.Stopped = m.stopped
 		rl.Hist = m.l.hists()
@@ -198,6 +200,7 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 		return err
 	}
 	m.stopped = m.stopped || rl.Stopped
+	m.addCI(rl)
 	spans, err := parseWindows(rl.Windows)
 	if err != nil {
 		return err

@@ -172,6 +172,7 @@ func testMergeShards(t *testing.T, n int) {
 			agg += 2 * float64(lv.chunks+100*int64(k)) / win
 			rate += float64(shardReportLevel(files, k, lv.c).Steady) / win
 		}
+		sameAggregateCI(t, g, &w)
 		w.AggregateTPS, w.RequestRate = round(agg, 2), round(rate, 3)
 		ge.Levels[i], we.Levels[i] = g, w
 		if !reflect.DeepEqual(g, w) {
@@ -337,4 +338,28 @@ func TestMergeRefusesTheSameRunTwice(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "r.json and copy.json hold the same run") {
 		t.Fatalf("err %v", err)
 	}
+}
+
+// sameAggregateCI checks that a merged level's aggregate sums are one tracker's (up to
+// the order of the float additions) and its aggregate interval has the same relative
+// width around its own aggregate (the shards' sum of rates), then makes want's the same.
+func sameAggregateCI(t *testing.T, g ReportLevel, w *ReportLevel) {
+	t.Helper()
+	ga, wa := g.Hist.Aggregate, w.Hist.Aggregate
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+	if ga == nil || wa == nil || ga.N != wa.N || ga.N == 0 || !close(ga.X, wa.X) || !close(ga.Y, wa.Y) ||
+		!close(ga.XX, wa.XX) || !close(ga.YY, wa.YY) || !close(ga.XY, wa.XY) {
+		t.Errorf("level %d: aggregate sums %+v merged, want %+v", g.Concurrency, ga, wa)
+		return
+	}
+	gi, wi := g.CI95.AggregateTPS, w.CI95.AggregateTPS
+	if gi == nil || wi == nil {
+		t.Errorf("level %d: aggregate interval %v merged, want %v", g.Concurrency, gi, wi)
+		return
+	}
+	rel := func(iv *Interval, v float64) float64 { return (iv.Hi - iv.Lo) / 2 / v }
+	if math.Abs(rel(gi, g.AggregateTPS)-rel(wi, w.AggregateTPS)) > 1e-3 {
+		t.Errorf("level %d: aggregate interval %v around %v merged, want the width of %v around %v", g.Concurrency, *gi, g.AggregateTPS, *wi, w.AggregateTPS)
+	}
+	w.Hist.Aggregate, w.CI95.AggregateTPS = ga, gi
 }

@@ -29,6 +29,7 @@ func (j *EndpointJudgement) notes(s *ReportSettings, e *ReportEndpoint) []Statem
 		}
 	}
 	add(j.rampNote(s, e))
+	add(j.refinedNote())
 	add(j.lateNote())
 	out = append(out, j.levelNotes()...)
 	add(j.errorsNote(e))
@@ -47,12 +48,28 @@ func (j *EndpointJudgement) notes(s *ReportSettings, e *ReportEndpoint) []Statem
 func (j *EndpointJudgement) levelNotes() []Statement {
 	var out []Statement
 	for _, l := range j.Levels {
-		if l.Meets && (l.State == LevelShort || l.State == LevelFew) {
+		if l.Meets && (l.State == LevelShort || l.State == LevelFew || l.State == LevelUndecided) {
 			out = append(out, Statement{Kind: SayLevels, Severity: SevWarning,
 				Text: l.Name + ": " + l.StateWords + "; listed, not judged"})
 		}
 	}
 	return out
+}
+
+// refinedNote names the levels the capacity's bisection added between the ramp's:
+// "capacity refined by bisection: 20 and 24 users added between the ramp's levels".
+func (j *EndpointJudgement) refinedNote() (Statement, bool) {
+	var refined []int
+	for _, l := range j.Levels {
+		if l.Refined {
+			refined = append(refined, l.Level)
+		}
+	}
+	if len(refined) == 0 {
+		return Statement{}, false
+	}
+	return Statement{Kind: SayRefined, Severity: SevInfo,
+		Text: "capacity refined by bisection: " + LevelNames(j.Rate, refined) + " added between the ramp's levels"}, true
 }
 
 // rampNote says how the ramp ended and which levels of it were not measured: "ramp
@@ -76,10 +93,13 @@ func (j *EndpointJudgement) rampNote(s *ReportSettings, e *ReportEndpoint) (Stat
 		if j.Trace != nil {
 			st.Text = ramp + " finished: every window was replayed"
 		}
-		var short []int
+		var short, undecided []int
 		for _, l := range j.Levels {
-			if l.State == LevelShort {
+			switch l.State {
+			case LevelShort:
 				short = append(short, l.Level)
+			case LevelUndecided:
+				undecided = append(undecided, l.Level)
 			}
 		}
 		switch {
@@ -87,6 +107,9 @@ func (j *EndpointJudgement) rampNote(s *ReportSettings, e *ReportEndpoint) (Stat
 			st.Text += "; " + j.LevelNames(short) + " had fewer steady requests than a window needs (short)"
 		case len(short) > 0:
 			st.Text += "; the maximum hold came first at " + j.LevelNames(short) + " (short)"
+		}
+		if len(undecided) > 0 {
+			st.Text += "; " + j.LevelNames(undecided) + " reached the maximum hold undecided"
 		}
 		return st, true
 	case RampEndMaxDuration:

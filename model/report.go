@@ -64,6 +64,11 @@ type ReportSettings struct {
 	Turns   string  `json:"turns,omitempty"`
 	History string  `json:"history,omitempty"`
 	ThinkS  float64 `json:"think_s,omitempty"`
+	// MinRequests is the floor of steady requests the sequential level rule held every
+	// level for (MinFloor, or --min-requests when larger): a level with fewer is not
+	// measured in full (LevelNeed). Absent on a fixed schedule and in files written
+	// before the sequential rule, whose levels needed max(20, 2 x users).
+	MinRequests int `json:"min_requests,omitempty"`
 }
 
 // MarshalJSON writes the settings with extra_body_keys as [] when there are none (never
@@ -130,6 +135,12 @@ type ReportEndpoint struct {
 type ReportCap struct {
 	Users   int  `json:"users"`
 	AtLeast bool `json:"at_least"`
+	// Decided says the capacity is decided at 95%: its level meets every criterion at 95%
+	// (but a share of requests, errors or goodput, whose figure meets its target: see
+	// Call.Share and ReportEndpoint.Unproven), and the next level above it fails one at
+	// 95% (or there is none: AtLeast). When Users is 0: the lowest level fails one at 95%.
+	// False when an undecided level lies between.
+	Decided bool `json:"decided"`
 }
 
 // ReportLevel is one level (one concurrency) of the curve.
@@ -181,6 +192,15 @@ type ReportLevel struct {
 	// buffering proxy): they are left out of user_tps and tpot_ms, which mean nothing
 	// for them (absent when none).
 	UserTPSBursts int `json:"user_tps_bursts,omitempty"`
+	// CI95 is the 95% confidence interval of the level's figures (see LevelCI): each
+	// [lo, hi], hi null when unbounded, null when not measured.
+	CI95 LevelCI `json:"ci95"`
+	// Undecided names the criteria (SLO terms) the level reached its maximum hold with
+	// still undecided at 95%: it neither sets nor bounds a capacity (LevelUndecided).
+	// Absent when none.
+	Undecided []string `json:"undecided,omitempty"`
+	// Refined says the capacity's bisection added the level: it is not on the ramp's list.
+	Refined bool `json:"refined,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.
@@ -230,8 +250,8 @@ func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
 // levels of one mode (rate levels when rate, else users levels): every level (ordered
 // by concurrency) with its histograms and steady windows, with floats rounded for
 // reading, and the capacity and saturation its judgement claims (SetClaims, with the
-// default level rule: the engine sets them again with the run's). ok says some level of
-// that mode has requests or is being measured.
+// Tracker's level rule, TrackerOptions.MinRequests: the engine sets them again with the
+// run's settings). ok says some level of that mode has requests or is being measured.
 func (t *Tracker) ReportMode(info EndpointInfo, rate bool) (e ReportEndpoint, ok bool) {
 	b := t.bookOf(rate)
 	levels := b.stats(t.totals.tokensPerChunk())
@@ -252,7 +272,7 @@ func (t *Tracker) ReportMode(info EndpointInfo, rate bool) (e ReportEndpoint, ok
 		e.Levels = append(e.Levels, rl)
 		ok = ok || rl.Requests > 0 || rl.Open
 	}
-	e.SetClaims(&ReportSettings{SLO: t.slo.orDefault().Report()}, info.Interrupted)
+	e.SetClaims(&t.rule, info.Interrupted)
 	return e, ok
 }
 
@@ -289,6 +309,9 @@ func (l *LevelStats) Report() ReportLevel {
 		TrafficStats:  l.Traffic.rounded(),
 		Open:          l.Open,
 		UserTPSBursts: l.Bursts,
+		CI95:          l.CI.Rounded(),
+		Undecided:     l.Undecided,
+		Refined:       l.Refined,
 	}
 	if l.OpenLoop {
 		rate, w := l.Concurrency, l.Wait

@@ -40,7 +40,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	for _, want := range []string{`"saturation_users":null`, `"capacity":{"users":1,"at_least":true}`, `"errors":{}`, `"token_source":"usage"`} {
+	for _, want := range []string{`"saturation_users":null`, `"capacity":{"users":1,"at_least":true,"decided":false}`, `"errors":{}`, `"token_source":"usage"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("JSON lacks %s:\n%s", want, s)
 		}
@@ -55,12 +55,38 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	lv := m["levels"].([]any)[0]
 	if got, want := keys(t, lv), sorted("concurrency", "duration_s", "requests", "steady_requests", "short", "succeeded", "errors", "error_rate",
 		"ttft_ms", "ttfo_ms", "tpot_ms", "e2e_ms", "stall_ms", "user_tps", "aggregate_tps", "request_rate", "output_tokens",
-		"steady_tokens", "windows", "hist", "in_flight_mean", "goodput", "lengths", "chunk_gap_ms"); !slices.Equal(got, want) {
+		"steady_tokens", "windows", "hist", "in_flight_mean", "goodput", "lengths", "chunk_gap_ms", "ci95"); !slices.Equal(got, want) {
 		t.Errorf("level keys %v, want %v", got, want)
 	}
 	lm := lv.(map[string]any)
-	if got, want := keys(t, lm["hist"]), sorted("ttft", "ttfo", "tpot", "e2e", "stall", "user_tps", "input_tokens", "output_tokens", "chunk_gap"); !slices.Equal(got, want) {
+	if got, want := keys(t, lm["hist"]), sorted("ttft", "ttfo", "tpot", "e2e", "stall", "user_tps", "input_tokens", "output_tokens", "chunk_gap", "aggregate"); !slices.Equal(got, want) {
 		t.Errorf("hist keys %v, want %v", got, want)
+	}
+	// Five requests of one TTFT: the median has no 95% bound on either side (it needs 6),
+	// the p95 is at least the 4th smallest (no upper bound before 72); the error rate's
+	// Wilson interval of 0 in 5 reaches 43.4%; the aggregate is exact but for 0.01.
+	five := NewTracker(TrackerOptions{})
+	five.UpdateSegment(seg(1, 1, 0, sec, 11*sec, 1000, false))
+	for i := range 5 {
+		five.AddSample(ok(1, sec+time.Duration(i)*sec/2, 123456*time.Microsecond, sec, 51))
+	}
+	b5, err := json.Marshal(five.ReportEndpoint(EndpointInfo{Name: "sim"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m5 map[string]any
+	if err := json.Unmarshal(b5, &m5); err != nil {
+		t.Fatal(err)
+	}
+	ci := m5["levels"].([]any)[0].(map[string]any)["ci95"].(map[string]any)
+	if got, want := keys(t, ci), sorted("user_tps_p50", "ttft_p50_ms", "ttft_p95_ms", "aggregate_tps", "error_rate", "ttfo_p95_ms", "goodput"); !slices.Equal(got, want) {
+		t.Errorf("ci95 keys %v, want %v", got, want)
+	}
+	for k, want := range map[string][]any{"ttft_p50_ms": {0.0, nil}, "ttft_p95_ms": {123.45, nil}, "user_tps_p50": {0.0, nil},
+		"error_rate": {0.0, 0.4345}, "aggregate_tps": {99.99, 100.01}} {
+		if got := ci[k]; !reflect.DeepEqual(got, want) {
+			t.Errorf("ci95.%s = %v, want %v", k, got, want)
+		}
 	}
 	if got, want := keys(t, lm["hist"].(map[string]any)["chunk_gap"]), sorted("unit", "sub_buckets", "count", "buckets"); !slices.Equal(got, want) {
 		t.Errorf("hist.chunk_gap keys %v, want %v", got, want)
@@ -108,7 +134,7 @@ func TestReportEndpointJSONShape(t *testing.T) {
 	tr.AddSample(failed(2, 15*sec, HTTPError(429), "slow down"))
 	e = tr.ReportEndpoint(EndpointInfo{Name: "x"})
 	b, _ = json.Marshal(e)
-	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":1,"at_least":false}`, `"errors":{"http_429":1}`, `"token_source":"usage"`} {
+	for _, want := range []string{`"saturation_users":1`, `"capacity":{"users":1,"at_least":false,"decided":false}`, `"errors":{"http_429":1}`, `"token_source":"usage"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, b)
 		}

@@ -32,6 +32,9 @@ type ReportHists struct {
 	// The arrivals' client-side wait (open loop: rate mode and traces; absent in users
 	// mode, and from files written before it was added).
 	ClientWait *HistJSON `json:"client_wait,omitempty"`
+	// Aggregate holds the sums behind the aggregate tok/s's interval (absent from
+	// reports written before intervals: Merge then gives the merged level none).
+	Aggregate *AggSums `json:"aggregate,omitempty"`
 }
 
 // ReportWindow is one steady window of a level in wall-clock time (see WindowLayout).
@@ -88,6 +91,8 @@ func (t *book) windows(c int) []span {
 func (l *level) hists() *ReportHists {
 	hs := &ReportHists{TTFT: l.ttft.JSON(), TTFO: l.ttfo.JSON(), TPOT: l.tpot.JSON(),
 		E2E: l.e2e.JSON(), Stall: l.stall.JSON(), UserTPS: l.user.JSON(), ClientWait: l.clientWaitHist()}
+	agg := l.agg
+	hs.Aggregate = &agg
 	l.trafficHists(hs)
 	return hs
 }

@@ -56,6 +56,18 @@ type LevelStats struct {
 	// Bursts counts the steady successful requests whose tokens all arrived in one burst
 	// (a buffering proxy): their per-user tok/s and TPOT mean nothing, and are left out.
 	Bursts int
+
+	CI LevelCI // the 95% intervals of the level's figures
+	// Undecided names the criteria (SLO terms) still undecided when the level reached its
+	// maximum hold (Tracker.MarkUndecided): such a level neither sets nor bounds a capacity.
+	Undecided []string
+	Refined   bool // the capacity's bisection added the level (Tracker.MarkRefined)
+
+	// look is the level's intervals at LookConfidence, what the level rule reads (nil in
+	// a LevelStats built by hand: CI then stands for it). The histograms are the level's
+	// own, for SLO.MoreRequests: the book's, to read before the next sample comes in.
+	look                         *LevelCI
+	ttftHist, ttfoHist, userHist *Hist
 }
 
 // MinSteady is how many steady requests a level of the given users must have before it

@@ -11,6 +11,10 @@ type TrackerOptions struct {
 	SLO        SLO           // capacity criteria; zero value means DefaultSLO
 	TTFTWindow time.Duration // trailing window of the live TTFT series; 0 means 10 s
 	History    int           // live buckets kept (ring buffer); 0 means 3600
+	// MinRequests is the level rule's floor of steady requests that the Tracker's claims
+	// (Capacity, its report's capacity) read a level measured in full by
+	// (ReportSettings.MinRequests); 0 means MinFloor.
+	MinRequests int
 }
 
 // Default TrackerOptions values.
@@ -36,6 +40,7 @@ const (
 // distribution; warm-up samples are kept out of the distributions too (see LevelStats.Steady).
 type Tracker struct {
 	slo    SLO
+	rule   ReportSettings // the criteria and level rule its claims read (TrackerOptions.MinRequests)
 	live   series
 	books  [2]book // users levels, rate levels
 	book   *book   // the book of the mode in use (SetRateMode)
@@ -57,6 +62,10 @@ func NewTracker(opt TrackerOptions) *Tracker {
 		books:  [2]book{newBook(false), newBook(true)},
 		totals: newTotals(),
 		ttfo:   ttfoWindow{window: opt.TTFTWindow},
+	}
+	t.rule = DefaultRule(t.slo)
+	if opt.MinRequests > 0 {
+		t.rule.MinRequests = opt.MinRequests
 	}
 	t.books[0].target, t.books[1].target = t.slo.Goodput(), t.slo.Goodput()
 	t.book = &t.books[0]
@@ -117,6 +126,16 @@ func (t *Tracker) UpdateSegment(seg Segment) { t.bookOf(seg.OpenLoop).updateSegm
 // same concurrency is held again later (its requests merge into the same level).
 func (t *Tracker) MarkShort(c int) { t.book.markShort(c) }
 
+// MarkUndecided marks the level at concurrency c as undecided on the criteria terms (SLO
+// terms, e.g. "ttft_p95"): it reached its maximum hold with them still undecided at 95%.
+// It then neither sets nor bounds a capacity. The mark stays until Reset; a later call
+// replaces it (nil clears it: a later visit decided the level).
+func (t *Tracker) MarkUndecided(c int, terms []string) { t.book.markUndecided(c, terms) }
+
+// MarkRefined marks the level at concurrency c as added by the capacity's bisection
+// (a level not on the ramp's list).
+func (t *Tracker) MarkRefined(c int) { t.book.markRefined(c) }
+
 // Reset forgets levels, the curve, errors and the live series (the TUI's `c`), keeping the
 // learned tokens-per-chunk ratio. Segments still open keep being tracked from now on:
 // their steady windows restart at now; requests sent before now and ended after it
@@ -172,7 +191,9 @@ func (t *Tracker) LastError() (msg string, at time.Time) { return t.totals.lastE
 // Capacity is the largest measured concurrency whose level meets the SLO, 0 when none:
 // a level with Requests > 0, a measured TTFT, UserTPS.P50 >= UserTPSMin,
 // TTFT.P95 <= TTFTP95Max and ErrorRate <= ErrorRateMax (see SLO.Meets).
-func (t *Tracker) Capacity() int { return capacity(t.Levels(), t.slo) }
+func (t *Tracker) Capacity() int {
+	return judgeWith(t.Levels(), &t.rule, false, false).Capacity.Report().Users
+}
 
 // Saturation is the first level after which doubling users raises aggregate TPS by less
 // than 10%; ok is false when not reached. The exact rule: among the levels with a

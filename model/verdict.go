@@ -2,8 +2,10 @@ package model
 
 import "strings"
 
-// verdict is capacity and saturation in one sentence, e.g. "capacity 16 users;
-// saturates at 32 users (740 tok/s: 64 users add less than 10%)".
+// verdict is capacity, how sure it is, and saturation in one sentence, e.g. "capacity 22
+// users, decided at 95% (23 users fails: per-user p50 29.8 tok/s < 30 tok/s); saturates
+// at 32 users (740 tok/s; doubling to 64 users adds less than 10%)". The decision's
+// reasons are left out of the medium and short forms.
 func (j *EndpointJudgement) verdict() Statement {
 	c, s := j.capacityWords(), j.saturationWords()
 	sev := SevInfo
@@ -13,8 +15,9 @@ func (j *EndpointJudgement) verdict() Statement {
 	case CapNotMeasured:
 		sev = SevWarning
 	}
-	return Statement{Kind: SayVerdict, Severity: sev, Text: c.Text + "; " + s.Text, Medium: c.Text + "; " + s.ShortText(),
-		Short: c.ShortText() + "; " + s.ShortText()}
+	d := j.Capacity.Decision
+	return Statement{Kind: SayVerdict, Severity: sev, Text: c.Text + d.words(false) + "; " + s.Text,
+		Medium: c.Text + d.words(true) + "; " + s.ShortText(), Short: c.ShortText() + d.words(true) + "; " + s.ShortText()}
 }
 
 // capacityWords says the capacity: "capacity 16 users", "capacity at least 16 users

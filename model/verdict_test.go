@@ -73,9 +73,9 @@ func TestVerdict(t *testing.T) {
 
 // TestVerdictFromThinData is the case: a level that existed for about a second
 // (2 requests, 1 steady) said "saturates at 1 requests/s", and a bench whose 16-user
-// level was short (1 of 32 steady requests, 6% errors) said "Saturation: 4 users". A
-// level not measured in full is listed and marked, never decides capacity or
-// saturation.
+// level was short (1 of 32 steady requests then, 6% errors) said "Saturation: 4 users".
+// A level not measured in full is listed and marked, never decides capacity or
+// saturation. (The sequential level rule's floor is 8 steady requests: "1 of 8".)
 func TestVerdictFromThinData(t *testing.T) {
 	rate := func(n int, agg float64, steady int) LevelStats {
 		l := lvl(n, 60, 300, 0, agg)
@@ -93,7 +93,7 @@ func TestVerdictFromThinData(t *testing.T) {
 	short.Steady, short.Short = 1, true
 	bench := []LevelStats{lvl(1, 60, 300, 0, 60), lvl(2, 58, 300, 0, 116), lvl(4, 55, 400, 0, 220), lvl(8, 50, 500, 0, 400), short}
 	j := judgeLevels(bench, DefaultSLO, false, false)
-	want = "capacity at least 8 users (limit not reached: 16 users short: 1 of 32 steady requests when the maximum hold ended it); " +
+	want = "capacity at least 8 users (limit not reached: 16 users short: 1 of 8 steady requests when the maximum hold ended it); " +
 		"saturation not reached (every doubling of users added at least 10% aggregate tok/s; 16 users not measured in full)"
 	if j.Verdict.Text != want {
 		t.Errorf("short level verdict:\n got %q\nwant %q", j.Verdict.Text, want)
@@ -101,7 +101,7 @@ func TestVerdictFromThinData(t *testing.T) {
 	if j.Saturation.Kind == SatAt {
 		t.Errorf("a short level decided a saturation: %+v", j.Saturation)
 	}
-	if !strings.Contains(strings.Join(j.Failing(), "\n"), "16 users (short: 1 of 32 steady requests when the maximum hold ended it): errors 6% > 1%") {
+	if !strings.Contains(strings.Join(j.Failing(), "\n"), "16 users (short: 1 of 8 steady requests when the maximum hold ended it): errors 6% > 1%") {
 		t.Errorf("the short level's failure is not listed with its state: %q", j.Failing())
 	}
 }

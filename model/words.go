@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The word helpers: every surface (the screen, bench's Markdown, the reports, replay,
@@ -50,7 +51,18 @@ func LevelNames(rate bool, ns []int) string {
 	if rate {
 		unit = " requests/s"
 	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + unit
+	return And(parts) + unit
+}
+
+// And joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func And(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // WindowName names window n of a trace by its span, from and to in the trace's own
@@ -188,5 +200,69 @@ func Cell(v, target float64, dec int, fails bool) string {
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
+// Duration says a length of time (a hold, a wait, an estimate) by the one rule, without
+// trailing zeros as Limit: "5 s", "2.5 s", "120 s", "340 ms".
+func Duration(d time.Duration) string { return Limit(float64(d) / float64(time.Millisecond)) }
+
 // seconds is "15 s", "2.5 s".
 func seconds(v float64) string { return fmtNum(v, 2) + " s" }
+
+// TermWords names a criterion's figure in words: "per-user p50", "TTFT p95", "errors",
+// "TTFO p95", "goodput".
+func TermWords(term string) string {
+	switch term {
+	case TermUserTPS:
+		return "per-user p50"
+	case TermTTFT:
+		return "TTFT p95"
+	case TermErrorRate:
+		return "errors"
+	case TermTTFO:
+		return "TTFO p95"
+	case TermGoodput:
+		return "goodput"
+	}
+	return term
+}
+
+// TermsWords is the terms in words, joined: "TTFT p95 and errors".
+func TermsWords(terms []string) string {
+	w := make([]string, len(terms))
+	for i, t := range terms {
+		w[i] = TermWords(t)
+	}
+	return And(w)
+}
+
+// IntervalLegend says what a table's "±" is, under a table that shows one.
+const IntervalLegend = "±: the 95% confidence interval's half-width (distribution-free for per-user p50, a ratio estimate for aggregate tok/s)."
+
+// PlusMinus is a table cell of a figure with its 95% interval as "±": the figure as
+// Cell says it (a failing figure is never shown rounded onto its target), then the
+// interval's half-width with as many decimals (Spread), "30.6 ± 0.4", "29.97 ± 0.02";
+// the figure alone when Spread has nothing to say.
+func PlusMinus(v float64, iv *Interval, target float64, dec int, fails bool) string {
+	s := Cell(v, target, dec, fails)
+	d := 0
+	if _, frac, ok := strings.Cut(s, "."); ok {
+		d = len(frac)
+	}
+	if h := Spread(v, iv, d); h != "" {
+		return s + " ± " + h
+	}
+	return s
+}
+
+// Spread is the half-width of figure v's 95% interval (its larger distance from v) with
+// dec decimals, "0.4"; "" when the interval is missing, unbounded, reaches 0, or is
+// narrower than the last decimal.
+func Spread(v float64, iv *Interval, dec int) string {
+	if iv == nil || !iv.Bounded() || iv.Lo <= 0 {
+		return ""
+	}
+	h := strconv.FormatFloat(max(v-iv.Lo, iv.Hi-v), 'f', dec, 64)
+	if x, _ := strconv.ParseFloat(h, 64); x == 0 {
+		return ""
+	}
+	return h
+}

@@ -16,6 +16,7 @@ func TestWords(t *testing.T) {
 		{LevelNames(false, []int{32}), "32 users"}, {LevelNames(false, []int{32, 64}), "32 and 64 users"},
 		{LevelNames(true, []int{4, 8, 16}), "4, 8 and 16 requests/s"},
 		{Plural(1, "core"), "1 core"}, {Plural(2, "core"), "2 cores"},
+		{And(nil), ""}, {And([]string{"a"}), "a"}, {And([]string{"a", "b"}), "a and b"}, {And([]string{"a", "b", "c"}), "a, b and c"},
 		{Millis(0.42), "0.42 ms"}, {Millis(3.4), "3.4 ms"}, {Millis(340), "340 ms"}, {Millis(999.4), "999 ms"},
 		{Millis(999.7), "1.00 s"}, {Millis(1240), "1.24 s"}, {Millis(14557.2), "14.6 s"}, {Millis(125000), "125 s"},
 		{Limit(2000), "2 s"}, {Limit(1500), "1.5 s"}, {Limit(500), "500 ms"}, {Limit(10000), "10 s"},

@@ -45,6 +45,8 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		} else {
 			m.startRamp()
 		}
+	case key.Matches(msg, k.Refine):
+		m.startRefine()
 	case key.Matches(msg, k.Mode):
 		m.toggleRate()
 	case key.Matches(msg, k.Pause), key.Matches(msg, k.Resume):

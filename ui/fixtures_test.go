@@ -90,6 +90,11 @@ func rampLevels() []model.LevelStats {
 			AggregateTPS: user[i] * float64(u) * 0.97,
 			TokenSource:  model.SourceUsage,
 		}
+		// Intervals known to ±1%: every level decided at 95% (up to 16 users meets the
+		// criteria, 32 fails them); errors of 0 are undecided, as shares of few requests are.
+		pm := func(v float64) *model.Interval { return &model.Interval{Lo: 0.99 * v, Hi: 1.01 * v} }
+		l.CI = model.LevelCI{UserTPSP50: pm(l.UserTPS.P50), TTFTP50: pm(l.TTFT.P50), TTFTP95: pm(l.TTFT.P95),
+			AggregateTPS: pm(l.AggregateTPS), ErrorRate: &model.Interval{Lo: 0, Hi: 0.05}}
 		if u == 32 {
 			l.Open = true
 			l.Requests, l.Succeeded = 40, 37
@@ -165,6 +170,20 @@ func (f *fakeTracker) MarkShort(c int) {
 	for i := range f.levels {
 		if f.levels[i].Concurrency == c {
 			f.levels[i].Short = true
+		}
+	}
+}
+func (f *fakeTracker) MarkUndecided(c int, terms []string) {
+	for i := range f.levels {
+		if f.levels[i].Concurrency == c {
+			f.levels[i].Undecided = terms
+		}
+	}
+}
+func (f *fakeTracker) MarkRefined(c int) {
+	for i := range f.levels {
+		if f.levels[i].Concurrency == c {
+			f.levels[i].Refined = true
 		}
 	}
 }

@@ -22,14 +22,14 @@ import (
 
 // reasoningRun feeds an engine (real level books) a reasoning model's run, recording
 // its time series: 1 and 2 users held long enough to be measured in full, then 8 users
-// left after 16 of the 20 steady requests a level needs, its per-user tok/s below the
-// target. Every answer starts 1.5 s after its first (reasoning) token.
+// left after 16 of the 20 steady requests a level needs (--min-requests 20), its
+// per-user tok/s below the target. Every answer starts 1.5 s after its first (reasoning) token.
 func reasoningRun(t *testing.T) (*engine.Engine, *timeseries.Series) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := timeseries.NewWriter(&buf)
 	ctl := &fakeCtl{}
-	e, err := engine.New(engine.Config{Observers: []engine.Observer{w}, Now: func() time.Time { return t0 }},
+	e, err := engine.New(engine.Config{Observers: []engine.Observer{w}, Now: func() time.Time { return t0 }, MinRequests: 20},
 		[]engine.Part{{Endpoint: client.Endpoint{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "thinker"}, Control: ctl}})
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +86,15 @@ func svgText(svg string) string {
 // status, in bench's Markdown, in the report as Markdown, HTML and SVG (the PNG draws
 // the SVG's text: report's TestPosterSaysTheVerdict), in compare and in replay. The
 // sentence holds the claims drawn only from the levels measured in full (8 users was
-// left too early to decide anything), and every written surface says TTFO beside TTFT.
+// left too early to decide anything) and how sure the capacity is at 95%, and every
+// written surface says TTFO beside TTFT.
 func TestOneVerdictOnEverySurface(t *testing.T) {
 	e, series := reasoningRun(t)
 	rep := e.Report(false)
 	j := model.Judge(rep).Endpoints[0]
 	verdict := j.Verdict.Text
-	want := "capacity at least 2 users (limit not reached: 8 users too few: left after 16 of 20 steady requests); " +
+	want := "capacity at least 2 users (limit not reached: 8 users too few: left after 16 of 20 steady requests), " +
+		"not decided at 95% (TTFT p95 of 2 users undecided; errors not decided: 0 of 30 requests, under 11.36% at 95%); " +
 		"saturation not reached (every doubling of users added at least 10% aggregate tok/s; 8 users not measured in full)"
 	if verdict != want {
 		t.Fatalf("verdict\n got %q\nwant %q", verdict, want)
@@ -107,7 +109,7 @@ func TestOneVerdictOnEverySurface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Update(tea.WindowSizeMsg{Width: 240, Height: 60})
+	m.Update(tea.WindowSizeMsg{Width: 400, Height: 60})
 	said["screen"] = ansi.Strip(m.View().Content)
 
 	said["bench Markdown"] = report.Summary(rep)
@@ -139,7 +141,7 @@ func TestOneVerdictOnEverySurface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Update(tea.WindowSizeMsg{Width: 240, Height: 60})
+	r.Update(tea.WindowSizeMsg{Width: 400, Height: 60})
 	r.at(0)
 	r.at(time.Hour)
 	said["replay"] = ansi.Strip(r.View().Content)

@@ -10,6 +10,7 @@ type KeyMap struct {
 	Double   key.Binding
 	Halve    key.Binding
 	Ramp     key.Binding
+	Refine   key.Binding // bisect the capacity between the last level that meets the criteria and the failing one
 	Mode     key.Binding // users mode <-> rate mode
 	Pause    key.Binding
 	Resume   key.Binding // same key as Pause; enabled while paused
@@ -50,6 +51,7 @@ func DefaultKeyMap() KeyMap {
 		Double:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "double users")),
 		Halve:    key.NewBinding(key.WithKeys("["), key.WithHelp("[", "halve users")),
 		Ramp:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "auto-ramp")),
+		Refine:   key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "refine capacity")),
 		Mode:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "rate mode")),
 		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Resume:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "resume"), key.WithDisabled()),
@@ -70,7 +72,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the `?` help, in columns: load, view, program.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.More, k.Less, k.Double, k.Halve, k.Ramp, k.Mode, k.Pause, k.Resume, k.Retry},
+		{k.More, k.Less, k.Double, k.Halve, k.Ramp, k.Refine, k.Mode, k.Pause, k.Resume, k.Retry},
 		{k.Next, k.Prev, k.All, k.Clear, k.Diag, k.Theme},
 		{k.Snapshot, k.Help, k.Quit},
 	}

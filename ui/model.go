@@ -198,7 +198,7 @@ func (m *root) relayout() {
 	if m.help.ShowAll {
 		helpH = fullHelpHeight(m.keys)
 	}
-	m.lay = withGoodput(withServer(computeLayout(m.w, m.h, helpH, m.eng.Len()), m.serverOn()))
+	m.lay = withIntervals(withGoodput(withServer(computeLayout(m.w, m.h, helpH, m.eng.Len()), m.serverOn())))
 	l := m.lay
 	m.setSizes(l)
 	m.server.SetSize(l.Width, l.Server)

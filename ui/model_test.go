@@ -35,17 +35,17 @@ func TestAutoRamp(t *testing.T) {
 	m, ctls, trs := newTestRoot(t, 1) // ramp 1,2,4,8 held 10 s; rows of 3 x users requests (an earlier visit)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(press("r"))
-	if !m.eng.Ramping() || ctls[0].conc != 1 || !strings.HasPrefix(m.msg, "auto-ramp started: 1,2,4,8 users, each held 10s") {
+	if !m.eng.Ramping() || ctls[0].conc != 1 || !strings.HasPrefix(m.msg, "auto-ramp started: 1,2,4,8 users, each held until decided at 95% (10 s to 120 s); then confirms the capacity") {
 		t.Fatalf("r: ramp on %v, concurrency %d, %q; want on at 1", m.eng.Ramping(), ctls[0].conc, m.msg)
 	}
 	steady(m, 1, 0)
 	tick(m, 5*time.Second)
-	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 user, 0/20 requests, 5s left") {
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 1/4 at 1 user, 0 requests, waiting for 8 requests, ~8 more") {
 		t.Errorf("header does not show the ramp:\n%s", h)
 	}
 	tick(m, 10*time.Second)
 	if ctls[0].conc != 1 {
-		t.Fatalf("10 s with 0 of 20 new requests: concurrency %d, want 1 (the level rule)", ctls[0].conc)
+		t.Fatalf("10 s with 0 of 8 new requests: concurrency %d, want 1 (the level rule)", ctls[0].conc)
 	}
 	for i := range trs[0].levels {
 		trs[0].levels[i].Steady = 40
@@ -55,7 +55,7 @@ func TestAutoRamp(t *testing.T) {
 		t.Fatalf("11 s with 40 steady requests: concurrency %d, want 2", ctls[0].conc)
 	}
 	tick(m, 14*time.Second)
-	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 2/4 at 2 users, 0/20 requests, warming up") {
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp 2/4 at 2 users, 0 requests, warming up") {
 		t.Errorf("header does not show the warm-up:\n%s", h)
 	}
 	for _, sec := range []int{15, 25, 35} {

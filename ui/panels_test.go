@@ -207,6 +207,9 @@ func TestTablePanel(t *testing.T) {
 	waiting := levelProgress{Users: 32, Steady: 40, Need: 64, MaxLeft: 80 * time.Second}
 	short := rampLevels()
 	short[2].Short, short[4].Short = true, true // 4 and 16 users
+	refined := rampLevels()                     // 8 undecided on TTFT p95, 4 and 16 added by the bisection
+	refined[3].Undecided = []string{model.TermTTFT}
+	refined[2].Refined, refined[4].Refined = true, true
 	cases := []struct {
 		name     string
 		size     size
@@ -225,6 +228,7 @@ func TestTablePanel(t *testing.T) {
 		{"progress_short_80x10", size{80, 10}, short, measuring},
 		{"crowded_progress_short_80x5", size{80, 5}, short, measuring},
 		{"crowded_progress_short_80x6", size{80, 6}, short, measuring},
+		{"undecided_refined_80x10", size{80, 10}, refined, levelProgress{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -18,12 +19,12 @@ func TestTableShowsRampProgress(t *testing.T) {
 	m.Update(press("r"))
 	steady(m, 1, 0)
 	tick(m, 5500*time.Millisecond)
-	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 0/20 steady requests, 5s left") {
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 0 steady requests, waiting for 8 requests, ~8 more") {
 		t.Fatalf("the table does not show the level's progress:\n%s", v)
 	}
 	trs[0].levels[0].Steady += 12
 	tick(m, 6*time.Second)
-	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 12/20 steady requests, 4s left") {
+	if v := ansi.Strip(m.View().Content); !strings.Contains(v, "▸ 1 user: 12 steady requests, 4 s of hold left") {
 		t.Fatalf("the table does not follow the level's requests:\n%s", v)
 	}
 	m.Update(press("r"))
@@ -50,5 +51,29 @@ func TestQuitMidRampIsInterrupted(t *testing.T) {
 	md = m.finish()
 	if strings.Contains(md, "**Interrupted**") || !strings.Contains(md, "- ramp stopped by hand") {
 		t.Errorf("q after stopping the ramp:\n%s", md)
+	}
+}
+
+// TestRefineKey: b bisects the capacity by hand between the last level that meets the
+// criteria and the failing one above it, and says so; with nothing to refine it says why.
+func TestRefineKey(t *testing.T) {
+	m, ctls, trs := newTestRoot(t, 1)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	trs[0].levels[4].CI.TTFTP95.Hi = math.Inf(1) // 16 users: its TTFT p95 not decided yet
+	m.Update(press("b"))
+	if ctls[0].conc != 20 || !m.eng.Ramping() || m.msg != "sim: refining the capacity: 20 users, between 16 users (meets the criteria) and 32 users (fails)" {
+		t.Fatalf("b: users %d, ramping %v, %q; want 20 users (where 30 tok/s falls between 33.4 and 19.7)", ctls[0].conc, m.eng.Ramping(), m.msg)
+	}
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp refining 20 users (16..32), 0 requests, warming up") {
+		t.Errorf("header:\n%s", h)
+	}
+	m, ctls, trs = newTestRoot(t, 1)
+	trs[0].levels, trs[0].capacity = trs[0].levels[5:], 0 // only 32 users, which fails the criteria
+	m.Update(press("b"))
+	if ctls[0].conc != 4 || m.eng.Ramping() || m.msg != "nothing to refine: no level meets the criteria yet (r walks the ramp)" {
+		t.Errorf("b with no level that meets: users %d, ramping %v, %q", ctls[0].conc, m.eng.Ramping(), m.msg)
+	}
+	if help := ansi.Strip(m.help.FullHelpView(m.keys.FullHelp())); !strings.Contains(help, "b   refine capacity") {
+		t.Errorf("help lacks the key:\n%s", help)
 	}
 }

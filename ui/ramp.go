@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // startRamp starts the auto-ramp on the load targets (the engine walks it).
@@ -14,12 +16,31 @@ func (m *root) startRamp() {
 	for i, l := range r.Levels {
 		levels[i] = fmt.Sprint(l)
 	}
-	unit, per := "users", "users"
+	unit := "users"
 	if m.eng.RateMode() {
-		unit, per = "requests/s", "rate"
+		unit = "requests/s"
 	}
-	m.say(false, "auto-ramp started: %s %s, each held %s and max(20, 2 x %s) requests once steady (at most %s)",
-		strings.Join(levels, ","), unit, r.Hold, per, r.MaxHoldOr())
+	then := "then refines the capacity"
+	if !m.eng.Refines() {
+		then = "then confirms the capacity"
+	}
+	m.say(false, "auto-ramp started: %s %s, each held until decided at 95%% (%s to %s); %s",
+		strings.Join(levels, ","), unit, model.Duration(r.Hold), model.Duration(r.MaxHoldOr()), then)
+}
+
+// startRefine starts the capacity's refinement by hand on the load targets: the
+// bisection between the last level that meets the criteria and the failing one above it.
+func (m *root) startRefine() {
+	if m.eng.Ramping() {
+		m.say(true, "the auto-ramp is running: it refines the capacity itself once its levels are held")
+		return
+	}
+	ns := m.eng.StartRefine(m.loadTargets(), m.now)
+	if len(ns) == 0 {
+		m.say(true, "%s", m.nothingToRefine())
+		return
+	}
+	m.say(false, "%s", ns[0])
 }
 
 // rampText is the ramp state of the focused endpoint for the header: its level and
@@ -34,14 +55,14 @@ func (m *root) rampText() string {
 		}
 		return ""
 	}
-	s := fmt.Sprintf("%d/%d at %s, %d/%d requests", p.Index+1, p.Levels, m.level(p.Users), p.Steady, p.Need)
+	s := fmt.Sprintf("%d/%d at %s", p.Index+1, p.Levels, m.level(p.Users))
 	switch {
-	case p.Warming:
-		return s + ", warming up"
-	case p.Left > 0:
-		return s + fmt.Sprintf(", %ds left", int((p.Left+time.Second-1)/time.Second))
+	case p.Confirm:
+		s = "confirming " + m.level(p.Users)
+	case p.Refined && p.Hi > 0:
+		s = fmt.Sprintf("refining %s (%d..%d)", m.level(p.Users), p.Lo, p.Hi)
 	}
-	return s + ", up to " + p.MaxLeft.Round(time.Second).String() // held: waiting for requests
+	return s + ", " + model.Plural(p.Steady, "request") + ", " + p.Brief()
 }
 
 // levelProgress is how the focused endpoint's ramp level stands at now, for the level
@@ -53,5 +74,13 @@ func (m *root) levelProgress() levelProgress {
 	}
 	// whole seconds rounded up, as the header counts them
 	left := (p.Left + time.Second - 1) / time.Second * time.Second
-	return levelProgress{Users: p.Users, Steady: p.Steady, Need: p.Need, Warming: p.Warming, Left: left, MaxLeft: p.MaxLeft}
+	return levelProgress{Users: p.Users, Steady: p.Steady, Need: p.Need, Warming: p.Warming, Left: left, MaxLeft: p.MaxLeft, Waits: p.Brief()}
+}
+
+// nothingToRefine says why b found nothing to do on the focused endpoint.
+func (m *root) nothingToRefine() string {
+	if m.capacity(m.focus) == 0 {
+		return "nothing to refine: no level meets the criteria yet (r walks the ramp)"
+	}
+	return "nothing to refine: the capacity lies within 10% of a failing level and is decided at 95%"
 }

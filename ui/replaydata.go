@@ -38,6 +38,7 @@ type replayEndpoint struct {
 	targetUserTPS  float64
 	elapsed        time.Duration
 	slo            *model.ReportSLO   // the criteria, from the endpoint's first line (nil: older recordings)
+	minRequests    int                // the level rule's floor, from the same line (0: a fixed schedule, or an older recording)
 	trace          *model.ReportTrace // a trace run's trace, from its first line: the levels are its windows
 	reasoning      bool               // a request sent reasoning first: TTFO beside TTFT
 	ttfo50, ttfo95 time.Duration
@@ -93,7 +94,7 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	r.tokenSource, r.ramp, r.targetUserTPS = l.TokenSource, l.Ramp, l.TargetUserTPS
 	r.elapsed = time.Duration(l.ElapsedS * float64(time.Second))
 	if l.SLO != nil {
-		r.slo = l.SLO
+		r.slo, r.minRequests = l.SLO, l.MinRequests
 	}
 	r.reasoning = r.reasoning || l.Reasoning
 	r.hasTTFO = l.TTFOP50 != nil && l.TTFOP95 != nil
@@ -175,6 +176,10 @@ func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 		Concurrency: lv.Users, Requests: lv.Requests, Succeeded: lv.Succeeded, Steady: lv.SteadyRequests,
 		ErrorRate: lv.ErrorRate, Duration: time.Duration(lv.SteadyS * float64(time.Second)),
 		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil || lv.Arrivals > 0,
+		Undecided: lv.Undecided, Refined: lv.Refined,
+	}
+	if lv.CI95 != nil {
+		ls.CI = *lv.CI95
 	}
 	if lv.Arrivals > 0 {
 		ls.Wait = model.WaitStats{Arrivals: lv.Arrivals, Late: lv.Late, Capped: lv.Capped}
@@ -201,7 +206,7 @@ func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 // judge is the recorded levels' judgement, as the live screen said it (the criteria of
 // the recording's first line; the default ones for an older recording without them).
 func (r *replayEndpoint) judge() model.EndpointJudgement {
-	s := model.ReportSettings{}
+	s := model.ReportSettings{MinRequests: r.minRequests}
 	if r.slo != nil {
 		s.SLO = *r.slo
 	}

@@ -34,11 +34,13 @@ func startSim(t *testing.T, ctx context.Context) *engine.Engine {
 }
 
 // startEngine starts a run engine over ep (its streamer built by newStreamer, nil: a
-// client) with a ramp of 1,2,4 held 300 ms.
+// client) with a ramp of 1,2,4 held 300 ms, each level 3 s at most (on a loaded machine
+// the streams' timing varies, and the level rule would hold a level until its figures
+// are known to ±5%: longer than the tests wait).
 func startEngine(t *testing.T, ctx context.Context, ep client.Endpoint, newStreamer engine.NewStreamerFunc) *engine.Engine {
 	t.Helper()
 	eng, err := engine.Start(ctx, engine.Config{
-		Endpoints: []client.Endpoint{ep}, Ramp: engine.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond},
+		Endpoints: []client.Endpoint{ep}, Ramp: engine.Ramp{Levels: []int{1, 2, 4}, Hold: 300 * time.Millisecond, MaxHold: 3 * time.Second},
 		Settle: engine.SettleCapacity, Version: "smoke", NewStreamer: newStreamer,
 		PoolOptions: []probe.Option{probe.WithTickEvery(100 * time.Millisecond)},
 	})

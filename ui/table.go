@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,12 +38,14 @@ type levelProgress struct {
 	Warming      bool          // not steady yet: the hold has not started
 	Left         time.Duration // hold time still to go (0 once held)
 	MaxLeft      time.Duration // time left before the maximum hold ends the level
+	Waits        string        // what the level waits for, with an estimate (engine.LevelProgress.Brief); "" in replay
 }
 
 // tablePanel is the level table of the focused endpoint: one row per concurrency held
-// (▸ the level being measured now, ◆ the capacity level, * after the requests of a level
-// held short: model.LevelStats.Short), and under the rows the progress of the level being measured and the
-// legend of the short mark.
+// (▸ the level being measured now, ◆ the capacity level; after the requests * of a level
+// held short, ? of one undecided at its maximum hold, + of one the capacity's bisection
+// added: model.LevelStats.Short, Undecided, Refined), and under the rows the progress of
+// the level being measured and the legend of the marks.
 type tablePanel struct {
 	panel
 	name     string
@@ -151,6 +154,7 @@ func (p *tablePanel) render() string {
 	}
 	hb.WriteString(p.serverHead())
 	hb.WriteString(p.goodHead())
+	hb.WriteString(p.ciHead())
 	lines = append(lines, st.Faint.Render(strings.TrimRight(hb.String(), " ")))
 
 	open := -1
@@ -165,7 +169,7 @@ func (p *tablePanel) render() string {
 	}
 	from, to := visibleRows(len(p.levels), p.h-2-len(foot), open)
 	for i := from; i < to; i++ {
-		lines = append(lines, p.row(p.levels[i])+p.goodCell(i))
+		lines = append(lines, p.row(p.levels[i])+p.goodCell(i)+p.ciCell(i))
 	}
 	lines = append(lines, foot...)
 	return fitBlock(strings.Join(lines, "\n"), p.w, p.h)
@@ -178,7 +182,10 @@ func (p *tablePanel) footer() []string {
 	st := p.st
 	var foot []string
 	rate := openLoop(p.levels)
-	if lp := p.progress; lp.Users > 0 {
+	if lp := p.progress; lp.Users > 0 && lp.Waits != "" {
+		foot = append(foot, st.Open.Render("▸ ")+st.Text.Render(p.levelWord(lp.Users))+st.Faint.Render(": ")+
+			st.Value.Render(strconv.Itoa(lp.Steady))+st.Faint.Render(" steady requests, "+lp.Waits))
+	} else if lp.Users > 0 {
 		line := st.Open.Render("▸ ") + st.Text.Render(p.levelWord(lp.Users)) + st.Faint.Render(": ") +
 			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
 		switch {
@@ -194,23 +201,52 @@ func (p *tablePanel) footer() []string {
 		}
 		foot = append(foot, line)
 	}
-	var short []string
+	return append(foot, p.legend(rate)...)
+}
+
+// legend says what the marks after the requests mean, naming the levels so marked: "*
+// short: 32 users (the maximum hold came first)", "? undecided: 24 users (TTFT p95 not
+// decided at 95% by the maximum hold)", "+ refined: 20 and 24 users (added by the
+// capacity's bisection)".
+func (p *tablePanel) legend(rate bool) []string {
+	st := p.st
+	var short, undecided, refined []int
+	var terms []string
 	for _, l := range p.levels {
-		if l.Short {
-			short = append(short, strconv.Itoa(l.Concurrency))
-		}
-	}
-	if len(short) > 0 {
-		text := " short: " + strings.Join(short, ", ") + " users (the maximum hold came first)"
 		switch {
-		case p.trace != nil:
-			text = " short: windows " + strings.Join(short, ", ") + " (the window ended first)"
-		case rate:
-			text = " short: " + strings.Join(short, ", ") + " requests/s (the maximum hold came first)"
+		case l.Short:
+			short = append(short, l.Concurrency)
+		case len(l.Undecided) > 0:
+			undecided = append(undecided, l.Concurrency)
+			for _, t := range l.Undecided {
+				if !slices.Contains(terms, t) {
+					terms = append(terms, t)
+				}
+			}
+		case l.Refined:
+			refined = append(refined, l.Concurrency)
 		}
-		foot = append(foot, st.Warn.Render("*")+st.Faint.Render(text))
 	}
-	return foot
+	var out []string
+	if len(short) > 0 {
+		text := " short: " + model.LevelNames(rate, short) + " (the maximum hold came first)"
+		if p.trace != nil {
+			ws := make([]string, len(short))
+			for i, n := range short {
+				ws[i] = strconv.Itoa(n)
+			}
+			text = " short: windows " + strings.Join(ws, ", ") + " (the window ended first)"
+		}
+		out = append(out, st.Warn.Render("*")+st.Faint.Render(text))
+	}
+	if len(undecided) > 0 {
+		out = append(out, st.Warn.Render("?")+st.Faint.Render(" undecided: "+model.LevelNames(rate, undecided)+
+			" ("+model.TermsWords(terms)+" not decided at 95% by the maximum hold)"))
+	}
+	if len(refined) > 0 {
+		out = append(out, st.Faint.Render("+ refined: "+model.LevelNames(rate, refined)+" (added by the capacity's bisection)"))
+	}
+	return out
 }
 
 func (p *tablePanel) row(l model.LevelStats) string {
@@ -258,9 +294,14 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	if l.Open {
 		users = st.Open
 	}
-	after := " " // after the requests: * when the level was held short
-	if l.Short {
+	after := " " // after the requests: * held short, ? undecided, + added by the bisection
+	switch {
+	case l.Short:
 		after = st.Warn.Render("*")
+	case len(l.Undecided) > 0:
+		after = st.Warn.Render("?")
+	case l.Refined:
+		after = st.Faint.Render("+")
 	}
 	return mark +
 		users.Render(cell(0, strconv.Itoa(l.Concurrency))) + " " +

@@ -21,10 +21,13 @@ func (a *app) newBenchCmd() *cobra.Command {
 		Long: `bench holds each concurrency of the ramp in turn against every endpoint at once, then
 prints one Markdown table of levels per endpoint with its capacity and saturation.
 
-A level is held until it has max(20, 2 x users) steady completed requests and at least
---hold of steady time, up to --max-hold (then it is marked short). The ramp of an
+A level is held until its criteria are decided at 95% and its per-user p50 and aggregate
+tok/s are known to 5%, with at least 8 steady requests (--min-requests) and --hold of
+steady time, up to --max-hold (then it is marked short, or undecided). The climb of an
 endpoint stops early when its level has more than 5% errors or a TTFT p95 over twice the
---slo target (--full-ramp walks every level anyway); --max-duration bounds the run.
+--slo target (--full-ramp walks every level anyway); then the capacity is refined by
+bisection between the ramp's levels (--refine=false: not) and its level confirmed.
+--max-duration bounds the run.
 
 A load too large for one machine is split over several bench processes: each runs
 --shard INDEX/COUNT (or --shards COUNT with $JOB_COMPLETION_INDEX) with the same
@@ -175,14 +178,25 @@ func benchExit(res *engine.Result, p *settings.Plan, minCapacity int) error {
 func (a *app) printRampEnds(res *engine.Result, maxDuration time.Duration) {
 	for _, n := range res.Notices {
 		switch n.Kind {
-		case engine.LevelShort:
+		case engine.LevelShort, engine.LevelUndecided:
+			if n.End.Confirm {
+				fmt.Fprintf(a.stderr, "tpsmon: warning: %s; hold longer (--max-hold) to confirm it\n", n)
+				continue
+			}
+			if n.Kind == engine.LevelUndecided {
+				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %s undecided at 95%%: marked undecided, it decides no capacity; hold longer (--max-hold) to decide it\n",
+					n.Name, engine.LevelWord(n.Rate, n.Users), model.TermsWords(n.End.Undecided))
+				continue
+			}
 			if n.Level.Fixed {
 				fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s ended on the fixed schedule (--start-at) with %d/%d steady requests: marked short; hold longer (--hold) or ask for fewer tokens\n",
 					n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
 				continue
 			}
-			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %d/%d steady requests by then: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
-				n.Name, engine.LevelWord(n.Rate, n.Users), n.Level.Steady, n.Level.Need)
+			fmt.Fprintf(a.stderr, "tpsmon: warning: %s: %s reached --max-hold with %s: marked short; hold longer (--max-hold) or ask for fewer tokens\n",
+				n.Name, engine.LevelWord(n.Rate, n.Users), model.And(n.End.Missing))
+		case engine.LevelImprecise:
+			fmt.Fprintf(a.stderr, "tpsmon: %s\n", n)
 		case engine.RampWarned:
 			why := "--full-ramp"
 			if res.Report.Settings.StartAt != "" {

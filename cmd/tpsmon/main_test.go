@@ -382,14 +382,14 @@ func TestEndpointSources(t *testing.T) {
 	if !p.Simulate || len(p.Endpoints) != 0 || p.Profile == "" {
 		t.Errorf("no endpoint: simulate %v, endpoints %d, profile %q", p.Simulate, len(p.Endpoints), p.Profile)
 	}
-	if !equal(p.Ramp.Levels, []int{1, 2, 4, 8, 16, 32}) || p.Ramp.Hold != 15*time.Second || p.SLO != model.DefaultSLO {
+	if !equal(p.Ramp.Levels, []int{1, 2, 4, 8, 16, 32}) || p.Ramp.Hold != 5*time.Second || p.SLO != model.DefaultSLO {
 		t.Errorf("bench defaults: ramp %v hold %s slo %+v", p.Ramp.Levels, p.Ramp.Hold, p.SLO)
 	}
 	if p.Template.MaxTokens != 256 || p.Template.PromptTokens != 128 || p.Template.Timeout != 60*time.Second {
 		t.Errorf("workload defaults: %+v", p.Template)
 	}
 	p = planOf(t, nil)
-	if !equal(p.Ramp.Levels, []int{1, 2, 4, 8, 16, 32, 64}) || p.Ramp.Hold != 10*time.Second {
+	if !equal(p.Ramp.Levels, []int{1, 2, 4, 8, 16, 32, 64}) || p.Ramp.Hold != 5*time.Second {
 		t.Errorf("screen defaults: ramp %v hold %s", p.Ramp.Levels, p.Ramp.Hold)
 	}
 
@@ -461,7 +461,7 @@ func TestProgressLines(t *testing.T) {
 	pr.update(engine.Progress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, LevelChange: true})
 	pr.update(engine.Progress{Endpoint: 0, Name: "a", Level: 1, Levels: 2, Concurrency: 1, Hold: time.Second, Live: live})
 	pr.update(engine.Progress{Endpoint: 1, Name: "b", Level: 2, Levels: 2, Concurrency: 4, Hold: time.Second, LevelChange: true, Errors: 3})
-	want := "tpsmon: a: level 1/2: 1 user, held 1s once warm-up is over, 0 errors so far\ntpsmon: b: level 2/2: 4 users, held 1s once warm-up is over, 3 errors so far\n"
+	want := "tpsmon: a: level 1/2: 1 user, held at least 1 s once warm-up is over, until decided at 95%, 0 errors so far\ntpsmon: b: level 2/2: 4 users, held at least 1 s once warm-up is over, until decided at 95%, 3 errors so far\n"
 	if buf.String() != want {
 		t.Errorf("not a TTY: got\n%q\nwant\n%q", buf.String(), want)
 	}

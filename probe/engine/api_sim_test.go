@@ -77,8 +77,11 @@ func TestConversationsAgainstTheSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.Close()
+	// More conversations than the level plays: a conversation played again would find its
+	// first question cached too (the level rule holds the capacity's level until its
+	// criteria are decided, a hundred turns and more).
 	var entries []workload.Entry
-	for i := range 20 {
+	for i := range 300 {
 		long := workload.Words(uint64(i+1), 600) // a long first question: its prefill is what a cache saves
 		entries = append(entries, workload.Entry{Dialog: []workload.Message{
 			{Role: "user", Content: long}, {Role: "assistant", Content: "First answer."},

@@ -24,7 +24,7 @@ func (e *Engine) StartRamp(targets []int, now time.Time) {
 		_, c := w.Level()
 		e.hold(ep, c)
 		w.Rebase(steadyOf(ep.book, c))
-		ep.walk, ep.end = w, RampEnd{}
+		ep.walk, ep.end, ep.stop, ep.refined, ep.byHand, ep.probes = w, RampEnd{}, nil, 0, false, nil
 		ep.rampRate = e.rate
 		clear(ep.warned)
 	}
@@ -184,7 +184,7 @@ func (e *Engine) Status(i int, now time.Time) (p LevelProgress, ok bool) {
 		return LevelProgress{}, false
 	}
 	_, c := ep.walk.Level()
-	return ep.walk.Progress(now, steadyOf(ep.book, c)), true
+	return ep.walk.Progress(now, e.levelState(row(ep.book, c), ep.walk)), true
 }
 
 // End is how endpoint i's latest ramp ended.

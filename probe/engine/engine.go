@@ -31,6 +31,8 @@ type Book interface {
 	UpdateSegment(seg model.Segment)
 	Reset(now time.Time)
 	MarkShort(users int)
+	MarkUndecided(users int, terms []string)
+	MarkRefined(users int)
 	Levels() []model.LevelStats
 	Level(users int) (model.LevelStats, bool)
 	Buckets(n int) []model.Bucket
@@ -69,6 +71,13 @@ type Config struct {
 	Settle int
 	// FullRamp walks every level: a stop rule only warns (RampWarned).
 	FullRamp bool
+	// MinRequests, when above MinFloor, is the floor of steady requests every level
+	// holds at least, beside the sequential rule (a fixed floor for those who want one).
+	MinRequests int
+	// Refine bisects the capacity once the ramp has a meeting level below a failing one
+	// (see refine.go): users, or requests/s in rate mode, until the gap is within 10% or
+	// one. Off, the walk still confirms the capacity's level. Not on a fixed schedule.
+	Refine bool
 	// MaxDuration bounds the whole run, counted from the first StartRamp or Step
 	// (0: no bound). When it is over, the ramp ends and the load stops.
 	MaxDuration time.Duration
@@ -169,15 +178,19 @@ type Engine struct {
 
 // endpoint is one endpoint's state in the engine.
 type endpoint struct {
-	ep     client.Endpoint
-	info   model.EndpointInfo
-	ctl    Control
-	book   Book
-	walk   *Walk        // nil when the ramp does not drive it
-	end    RampEnd      // how its latest ramp ended
-	short  map[int]bool // levels that reached the maximum hold first
-	warned map[int]bool // levels a stop rule tripped at under FullRamp
-	server *serverView  // the server's own view (its /metrics) and the diagnosis
+	ep      client.Endpoint
+	info    model.EndpointInfo
+	ctl     Control
+	book    Book
+	walk    *Walk        // nil when the ramp does not drive it
+	end     RampEnd      // how its latest ramp ended
+	short   map[int]bool // levels that reached the maximum hold first
+	warned  map[int]bool // levels a stop rule tripped at under FullRamp
+	server  *serverView  // the server's own view (its /metrics) and the diagnosis
+	stop    *Stop        // the stop rule that ended the ramp's climb (the refinement may go on)
+	refined int          // levels the refinement added to the current walk
+	byHand  bool         // the current walk is a refinement started by hand (StartRefine)
+	probes  []int        // the levels the current bisection explored, in order
 	// rampRate says the latest ramp walked rate levels: its end, stop rule and levels
 	// belong to the rate mode's report.
 	rampRate bool
@@ -213,7 +226,7 @@ func New(cfg Config, parts []Part) (*Engine, error) {
 	for i, p := range parts {
 		book := p.Book
 		if book == nil {
-			book = model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: cfg.SLO})
+			book = model.NewTracker(model.TrackerOptions{Endpoint: i, SLO: cfg.SLO, MinRequests: max(MinFloor, cfg.MinRequests)})
 		}
 		book.SetRateMode(e.rate)
 		e.eps = append(e.eps, &endpoint{

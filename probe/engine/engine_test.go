@@ -18,15 +18,17 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 
 // rig is an engine over fake controls and real level books, on a fake clock.
 type rig struct {
-	t    *testing.T
-	e    *Engine
-	ctls []*fakeCtl
-	seg  int
+	t      *testing.T
+	e      *Engine
+	ctls   []*fakeCtl
+	seg    int
+	segs   map[int]*model.Segment // each endpoint's open segment
+	chunks map[int]int64          // its chunks delivered since it became steady
 }
 
 func newRig(t *testing.T, cfg Config, n int) *rig {
 	t.Helper()
-	r := &rig{t: t}
+	r := &rig{t: t, segs: map[int]*model.Segment{}, chunks: map[int]int64{}}
 	var parts []Part
 	for i := range n {
 		c := &fakeCtl{}
@@ -47,8 +49,19 @@ func newRig(t *testing.T, cfg Config, n int) *rig {
 // steady sends endpoint i's open segment at users, steady since at, as a pool does.
 func (r *rig) steady(i, users int, steadyAt time.Time) {
 	r.seg++
-	r.e.Handle(probe.Event{Endpoint: i, Segment: &model.Segment{Endpoint: i, ID: r.seg, Open: true, Concurrency: users,
-		Start: steadyAt, SteadyAt: steadyAt, End: steadyAt}})
+	seg := &model.Segment{Endpoint: i, ID: r.seg, Open: true, Concurrency: users, Start: steadyAt, SteadyAt: steadyAt, End: steadyAt}
+	r.segs[i], r.chunks[i] = seg, 0
+	r.e.Handle(probe.Event{Endpoint: i, Segment: seg})
+}
+
+// window moves endpoint i's open segment on to end, with chunks more delivered in it
+// (its steady window and the aggregate over it).
+func (r *rig) window(i int, end time.Time, chunks int64) {
+	seg := *r.segs[i]
+	r.chunks[i] += chunks
+	seg.End, seg.SteadyChunks = end, r.chunks[i]
+	*r.segs[i] = seg
+	r.e.Handle(probe.Event{Endpoint: i, Segment: &seg})
 }
 
 // done sends n steady requests of endpoint i at users that ended at end: TTFT ttft, 10
@@ -62,6 +75,9 @@ func (r *rig) done(i, users, n, fail int, ttft time.Duration, end time.Time) {
 			s.Err, s.ErrMsg, s.Finish, s.Status = model.HTTPError(500), "boom", "", 500
 		}
 		r.e.Handle(probe.Event{Endpoint: i, Sample: s})
+	}
+	if seg := r.segs[i]; seg != nil && seg.Concurrency == users && end.After(seg.End) {
+		r.window(i, end, int64(10*n))
 	}
 }
 
@@ -79,44 +95,64 @@ func kinds(ns []Notice) []NoticeKind {
 	return k
 }
 
-// TestLevelRule: a level is held until it has MinSteady(users) steady requests AND the
-// hold of steady time, whichever comes later, up to the maximum hold (then it is short).
+// TestLevelRule: a level is held until it has its floor of steady requests (6), the hold
+// of steady time, its curve known to ±5% and its criteria settled, up to the maximum
+// hold (then it is short when its floor, hold or curve were not met). Once the ramp's
+// levels are held, the capacity's level is confirmed.
 func TestLevelRule(t *testing.T) {
 	r := newRig(t, Config{Ramp: Ramp{Levels: []int{1, 16, 32}, Hold: 10 * time.Second, MaxHold: 60 * time.Second}}, 1)
 	c := r.ctls[0]
 	r.e.StartRamp([]int{0}, at(0))
 	r.steady(0, 1, at(0))
 	r.done(0, 1, 5, 0, 100*time.Millisecond, at(5*time.Second))
-	r.step(10 * time.Second) // the hold is over but 5 < 20 requests
-	if p, _ := r.e.Status(0, at(10*time.Second)); c.conc != 1 || p.Steady != 5 || p.Need != 20 || p.Left != 0 {
-		t.Fatalf("10 s with 5 requests: users %d, progress %+v; want 1 user, 5/20", c.conc, p)
+	r.step(10 * time.Second) // the hold is over but 5 < 8 requests
+	if p, _ := r.e.Status(0, at(10*time.Second)); c.conc != 1 || p.Steady != 5 || p.Need != MinFloor || p.Left != 0 || p.More != 3 {
+		t.Fatalf("10 s with 5 requests: users %d, progress %+v; want 1 user, 5/8, 3 more", c.conc, p)
 	}
-	r.done(0, 1, 15, 0, 100*time.Millisecond, at(11*time.Second))
+	r.done(0, 1, 3, 0, 100*time.Millisecond, at(11*time.Second))
 	if ns := r.step(11 * time.Second); c.conc != 16 || fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelStarted}) {
-		t.Fatalf("11 s with 20 requests: users %d, notices %v; want 16", c.conc, ns)
+		t.Fatalf("11 s with 8 requests: users %d, notices %v; want 16", c.conc, ns)
 	}
 	// 16 users: 32 requests come fast, but the hold counts from the steady moment.
 	r.steady(0, 16, at(20*time.Second))
 	r.done(0, 16, 32, 0, 100*time.Millisecond, at(22*time.Second))
 	r.step(29 * time.Second)
-	if p, _ := r.e.Status(0, at(29*time.Second)); c.conc != 16 || p.Steady != 32 || p.Need != 32 || p.Left != time.Second {
+	if p, _ := r.e.Status(0, at(29*time.Second)); c.conc != 16 || p.Steady != 32 || p.Left != time.Second || p.ETA != time.Second {
 		t.Fatalf("29 s: users %d progress %+v; want 16 users, 1 s of hold left", c.conc, p)
 	}
 	r.step(30 * time.Second)
 	if c.conc != 32 {
 		t.Fatalf("30 s: users %d, want 32", c.conc)
 	}
-	// 32 users never turns over: at the maximum hold (60 s from its start) it is short.
-	r.done(0, 32, 3, 0, 100*time.Millisecond, at(40*time.Second))
+	// 32 users never turns over: at the maximum hold (60 s from its start) it is short,
+	// and the walk goes back to confirm 16 users, the capacity (its TTFT p95 of 32
+	// requests has no upper bound yet).
 	if ns := r.step(89 * time.Second); len(ns) != 0 {
 		t.Fatalf("89 s: %v", ns)
 	}
 	ns := r.step(90 * time.Second)
-	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelShort, RampFinished}) || !r.e.Short(0, 32) || r.e.Short(0, 16) {
-		t.Fatalf("90 s: notices %v, short 32 %v; want the last level short, then the ramp finished", ns, r.e.Short(0, 32))
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelShort, LevelStarted}) || !r.e.Short(0, 32) || r.e.Short(0, 16) || c.conc != 16 {
+		t.Fatalf("90 s: notices %v, short 32 %v, users %d; want the last level short, then 16 users again", ns, r.e.Short(0, 32), c.conc)
 	}
-	if !strings.Contains(ns[0].String(), "ep0: 32 users reached the maximum hold with 3/64 steady requests: marked short") {
+	if !strings.Contains(ns[0].String(), "ep0: 32 users reached the maximum hold with its warm-up not over and 0 of 8 steady requests: marked short") {
 		t.Errorf("short notice: %q", ns[0])
+	}
+	if want := "ep0: confirming the capacity at 16 users: held until each criterion is decided at 95%"; ns[1].String() != want {
+		t.Errorf("confirm notice: %q, want %q", ns[1], want)
+	}
+	r.steady(0, 16, at(95*time.Second))
+	r.done(0, 16, 30, 0, 100*time.Millisecond, at(100*time.Second))
+	r.step(105 * time.Second)
+	if p, _ := r.e.Status(0, at(105*time.Second)); !p.Confirm || !slices.Equal(p.Waiting, []string{model.TermTTFT}) || p.More != 104-62 {
+		t.Fatalf("62 requests at 16 users: %+v; want it waiting for the TTFT p95, 42 more requests", p)
+	}
+	r.done(0, 16, 42, 0, 100*time.Millisecond, at(106*time.Second))
+	ns = r.step(106 * time.Second)
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{RampFinished}) || !strings.Contains(ns[0].String(), "all 3 levels held, and 1 to find the capacity") {
+		t.Fatalf("104 requests: %v; want the ramp finished", ns)
+	}
+	if cp := r.e.Report(false).Endpoints[0].Capacity; cp != (model.ReportCap{Users: 16, AtLeast: true, Decided: true}) {
+		t.Errorf("capacity %+v, want at least 16 users, decided", cp)
 	}
 }
 
@@ -162,7 +198,7 @@ func TestStopRules(t *testing.T) {
 		{"15 errors in 150 are not", 150, 15, 100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
 			"errors 10% > 5% (150 requests)"},
 		{"TTFT over twice the target", 10, 0, 4100 * time.Millisecond, SettleCapacity, false, []NoticeKind{RampStopped}, 1,
-			"auto-ramp stopped at 2 users on ep0: TTFT p95 4.1s > 2 x 2s (10 steady requests); back to capacity, 1 user"},
+			"auto-ramp stopped at 2 users on ep0: TTFT p95 4.10 s > 2 x 2 s (10 steady requests); back to capacity, 1 user"},
 		{"TTFT judged from half the rule's requests", 9, 0, 4100 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
 		{"TTFT over the target but not twice", 10, 0, 3900 * time.Millisecond, SettleCapacity, false, nil, 2, ""},
 		{"settle at a chosen level", 10, 3, 100 * time.Millisecond, 3, false, []NoticeKind{RampStopped}, 3, "back to 3 users"},
@@ -175,8 +211,8 @@ func TestStopRules(t *testing.T) {
 			r := newRig(t, Config{Ramp: Ramp{Levels: []int{1, 2, 4}, Hold: 10 * time.Second}, SLO: slo, Settle: tt.settle, FullRamp: tt.full}, 1)
 			r.e.StartRamp([]int{0}, at(0))
 			r.steady(0, 1, at(0))
-			r.done(0, 1, 20, 0, 100*time.Millisecond, at(5*time.Second))
-			r.step(10 * time.Second) // level 1 held: it meets the SLO (capacity 1)
+			r.done(0, 1, 110, 0, 100*time.Millisecond, at(5*time.Second))
+			r.step(10 * time.Second) // level 1 held: it meets the SLO at 95% (capacity 1, nothing to confirm)
 			r.steady(0, 2, at(10*time.Second))
 			r.done(0, 2, tt.n, tt.fail, tt.ttft, at(12*time.Second))
 			ns := r.step(13 * time.Second)
@@ -255,10 +291,10 @@ func TestResetRebasesTheLevel(t *testing.T) {
 	r.steady(0, 1, at(0))
 	r.done(0, 1, 10, 0, 100*time.Millisecond, at(500*time.Millisecond))
 	r.e.Reset(at(time.Second))
-	r.done(0, 1, 10, 0, 100*time.Millisecond, at(2*time.Second))
+	r.done(0, 1, 3, 0, 100*time.Millisecond, at(2*time.Second))
 	r.step(2 * time.Second)
-	if p, ok := r.e.Status(0, at(2*time.Second)); !ok || p.Steady != 10 || r.ctls[0].conc != 1 {
-		t.Errorf("after Reset: %+v at %d users; want 10/20 at 1 user", p, r.ctls[0].conc)
+	if p, ok := r.e.Status(0, at(2*time.Second)); !ok || p.Steady != 3 || r.ctls[0].conc != 1 {
+		t.Errorf("after Reset: %+v at %d users; want 3/6 at 1 user", p, r.ctls[0].conc)
 	}
 }
 

@@ -30,7 +30,8 @@ func TestSelfWithSimOnlyInProcess(t *testing.T) {
 
 // TestReportAfterCutHasNoOpenLevel: a snapshot taken while a level is being measured
 // says so (open), but the summary written when the screen quits (after Cut) does not:
-// a level the run left unfinished is then "too few", never "being measured".
+// a level the run left unfinished is then "too few", never "being measured" (5 of the
+// sequential rule's floor of 8 steady requests).
 func TestReportAfterCutHasNoOpenLevel(t *testing.T) {
 	r := newRig(t, Config{}, 1)
 	r.steady(0, 2, at(0))
@@ -43,7 +44,7 @@ func TestReportAfterCutHasNoOpenLevel(t *testing.T) {
 	if l := rep.Endpoints[0].Levels[0]; l.Open {
 		t.Errorf("after Cut the level is still open: %+v", l)
 	}
-	if v := model.Judge(rep).Endpoints[0].Verdict.Text; !strings.Contains(v, "2 users too few: left after 5 of 20 steady requests") {
+	if v := model.Judge(rep).Endpoints[0].Verdict.Text; !strings.Contains(v, "2 users too few: left after 5 of 8 steady requests") {
 		t.Errorf("verdict %q", v)
 	}
 }

@@ -27,3 +27,11 @@ func steadyOf(b Book, users int) int {
 	}
 	return 0
 }
+
+// steadyIn is the steady count of a level's row l (0 when nil).
+func steadyIn(l *model.LevelStats) int {
+	if l == nil {
+		return 0
+	}
+	return steadyCount(l)
+}

@@ -7,6 +7,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -79,44 +80,85 @@ func (r Ramp) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Walk is one endpoint's way through a Ramp, by the level rule: a level is held until it
-// has at least model MinSteady(users) steady completed requests and at least Hold of
-// steady time (counted from the moment it became steady, model.Segment.SteadyAt),
-// whichever comes later, but no longer than MaxHold counted from the level's start. A
-// level that reached MaxHold first is short. Walk is pure: every time and count comes
-// in as an argument.
+// MinFloor is the sequential level rule's floor of steady requests: 8, the fewest whose
+// median has a two-sided interval at the rule's look confidence (model.LookConfidence,
+// 99%: the smallest and the largest of 8 requests hold the median with probability
+// 1 - 2/256). Below it no per-user figure can be known to ±5%, whatever the requests
+// show. Config.MinRequests raises it. It is model.MinFloor: the judgement reads a level
+// with fewer as not measured in full.
+const MinFloor = model.MinFloor
+
+// Walk is one endpoint's way through a Ramp by the sequential level rule. A level is
+// held until, after its warm-up, it has at least its floor of steady requests and Hold of
+// steady time (counted from model.Segment.SteadyAt), its curve figures (per-user p50,
+// aggregate tok/s) are known to ±5% (model.CurvePrecision), and its criteria are
+// settled at 95% (model.LevelCall.Waiting): exploring (the ramp's levels and the
+// bisection), until no criterion whose figure fails its target is undecided;
+// confirming (the capacity's level), until every criterion is decided but a share of
+// requests whose figure meets its target. It ends earlier at MaxHold counted from its
+// start: short when its warm-up, floor or hold were not met, else undecided when a
+// criterion was (naming it); a curve figure still not known to ±5% is said, not marked
+// (the level's interval shows it). On a fixed schedule (Ramp.Fixed) a level lasts exactly Hold and is short
+// with fewer steady requests than its need.
+//
+// Once its levels are walked, a Walk is done; Extend gives it one more level (the
+// capacity's refinement, see refine.go). Walk is pure: every time and count comes in as
+// an argument.
 type Walk struct {
 	ramp    Ramp
+	levels  []int // the ramp's levels, then those Extend added
+	listLen int   // how many of levels are the ramp's (the others are the refinement's)
 	index   int
 	began   time.Time // when the current level began
 	steady  time.Time // when it became steady; zero while warming up
 	base    int       // steady requests its row already had when it began (a level held twice)
 	done    bool
 	lastEnd LevelEnd            // how the previous level ended
-	need    func(users int) int // the steady requests a level needs; nil means MinSteady
+	need    func(users int) int // the steady requests a level needs; nil means MinFloor
+	confirm bool                // the current level is the capacity's, being confirmed
+	lo, hi  int                 // Extend: the meeting and failing levels the current level lies between
 }
 
 // LevelEnd is how a level of a walk ended.
 type LevelEnd struct {
 	Users int
-	Short bool // it reached the maximum hold before the rule was met
+	Short bool // it reached the maximum hold before its floor, hold or curve were met
+	// Undecided names the criteria (SLO terms) still undecided when it reached the
+	// maximum hold with its floor, hold and curve met.
+	Undecided []string
+	Missing   []string // Short: what it lacked, in words ("0 of 8 steady requests", "its hold not over")
+	Confirm   bool     // it was the capacity's level, being confirmed
+	// Imprecise names the curve figures not known to ±5% when it reached the maximum
+	// hold with its floor and hold met ("per-user p50", "aggregate tok/s"): its criteria
+	// may still be decided (it decides the capacity then); its intervals say how well
+	// those figures are known.
+	Imprecise []string
+}
+
+// LevelState is how the current level's row stands, as the engine reads it.
+type LevelState struct {
+	Steady int             // steady completed requests the row counts (every visit)
+	Call   model.LevelCall // its criteria and curve at 95% (model.SLO.Call)
+	Rate   float64         // its steady requests per second (model.LevelStats.RequestRate)
+	More   int             // more steady requests its criteria and curve need (model.SLO.MoreRequests)
+	MoreOK bool            // More is known
 }
 
 // Walk starts the plan at its first level at now. An empty plan is done at once.
 func (r Ramp) Walk(now time.Time) *Walk {
-	return &Walk{ramp: r, began: now, done: len(r.Levels) == 0}
+	return &Walk{ramp: r, levels: slices.Clone(r.Levels), listLen: len(r.Levels), began: now, done: len(r.Levels) == 0}
 }
 
-// Level is the current level's index in Levels and its users (the last level once done;
-// -1 and 0 for an empty plan).
+// Level is the current level's index and its users (the last level once done; -1 and
+// 0 for an empty plan).
 func (w *Walk) Level() (index, users int) {
-	if len(w.ramp.Levels) == 0 {
+	if len(w.levels) == 0 {
 		return -1, 0
 	}
-	return w.index, w.ramp.Levels[w.index]
+	return w.index, w.levels[w.index]
 }
 
-// Done reports whether every level has been held.
+// Done reports whether the walk has no level to hold.
 func (w *Walk) Done() bool { return w.done }
 
 // Rebase sets how many steady requests the current level's row held when the level
@@ -147,57 +189,134 @@ func (w *Walk) Observe(seg *model.Segment) {
 type LevelProgress struct {
 	Index, Levels, Users int
 	Warming              bool          // not steady yet: its hold has not started
-	Steady, Need         int           // steady completed requests so far, and the rule's minimum
+	Steady, Need         int           // steady completed requests so far, and the rule's floor
 	Left                 time.Duration // steady time still to hold (0 once held); Fixed: time left
 	MaxLeft              time.Duration // time left before the maximum hold ends the level
 	Fixed                bool          // the level ends on a fixed schedule (Ramp.Fixed)
+
+	Held    bool     // the rule is met: the level ends at the next step
+	Curve   []string // curve figures not yet known to ±5% ("per-user p50", "aggregate tok/s")
+	Waiting []string // criteria (SLO terms) the rule waits for, undecided at 95%
+	// More is the steady requests the level still needs for its floor, curve and
+	// criteria, if what it shows stays what it is; -1 when unknown (a figure on its
+	// target, or nothing measured yet).
+	More int
+	// ETA estimates the time left from the observed request rate and the hold left;
+	// -1 when unknown (warming up, no request rate yet, More unknown).
+	ETA     time.Duration
+	Confirm bool // the level is the capacity's, being confirmed
+	Refined bool // Extend added it: Lo and Hi are the levels it lies between
+	Lo, Hi  int
 }
 
-// Progress says how the current level stands at now, given the steady completed requests
-// its row counts now.
-func (w *Walk) Progress(now time.Time, steady int) LevelProgress {
+// Progress says how the current level stands at now, given its row's state.
+func (w *Walk) Progress(now time.Time, st LevelState) LevelProgress {
 	idx, c := w.Level()
 	p := LevelProgress{Index: idx, Levels: len(w.ramp.Levels), Users: c, Need: w.needOf(c),
-		Steady: max(steady-w.base, 0), Warming: w.steady.IsZero(), Left: w.ramp.Hold,
-		MaxLeft: max(w.ramp.MaxHoldOr()-now.Sub(w.began), 0), Fixed: w.ramp.Fixed}
+		Steady: max(st.Steady-w.base, 0), Warming: w.steady.IsZero(), Left: w.ramp.Hold,
+		MaxLeft: max(w.ramp.MaxHoldOr()-now.Sub(w.began), 0), Fixed: w.ramp.Fixed,
+		Confirm: w.confirm, Refined: idx >= w.listLen, Lo: w.lo, Hi: w.hi, More: -1, ETA: -1}
 	if p.Fixed {
 		p.Left = max(w.ramp.Hold-now.Sub(w.began), 0)
 		p.MaxLeft = p.Left
-	} else if !p.Warming {
+		p.Held = p.Steady >= p.Need
+		return p
+	}
+	if !p.Warming {
 		p.Left = max(w.ramp.Hold-now.Sub(w.steady), 0)
+	}
+	p.Curve = st.Call.Curve
+	p.Waiting = model.Terms(st.Call.Waiting(w.confirm))
+	p.Held = !p.Warming && p.Left == 0 && p.Steady >= p.Need && len(p.Curve) == 0 && len(p.Waiting) == 0
+	if st.MoreOK || (len(p.Curve) == 0 && len(p.Waiting) == 0) {
+		p.More = max(p.Need-p.Steady, 0)
+		if st.MoreOK {
+			p.More = max(p.More, st.More)
+		}
+	}
+	if !p.Warming && p.More >= 0 && (p.More == 0 || st.Rate > 0) {
+		p.ETA = p.Left
+		if p.More > 0 {
+			p.ETA = max(p.ETA, time.Duration(float64(p.More)/st.Rate*float64(time.Second)))
+		}
 	}
 	return p
 }
 
 // Next moves to the next level when the current one is held by the rule at now, given
-// the steady completed requests its row counts now. It returns the users to hold,
-// whether they changed, and whether the walk is done (then the users are the last
-// level's and changed is false). LastEnd says how the level that just ended ended.
-func (w *Walk) Next(now time.Time, steady int) (users int, changed, done bool) {
+// its row's state. It returns the users to hold, whether they changed, and whether the
+// walk is done (then the users are the last level's and changed is false). LastEnd says
+// how the level that just ended ended.
+func (w *Walk) Next(now time.Time, st LevelState) (users int, changed, done bool) {
 	_, c := w.Level()
 	if w.done {
 		return c, false, true
 	}
-	p := w.Progress(now, steady)
-	held := !p.Warming && p.Left == 0 && p.Steady >= p.Need
+	p := w.Progress(now, st)
 	next := now
 	if w.ramp.Fixed {
 		end, _ := w.Ends()
 		if now.Before(end) {
 			return c, false, false
 		}
-		held, next = p.Steady >= p.Need, end // the next level begins on the schedule, not late
-	} else if !held && p.MaxLeft > 0 {
+		next = end // the next level begins on the schedule, not late
+	} else if !p.Held && p.MaxLeft > 0 {
 		return c, false, false
 	}
-	w.lastEnd = LevelEnd{Users: c, Short: !held}
-	if w.index == len(w.ramp.Levels)-1 {
+	w.lastEnd = endOf(p)
+	if w.index == len(w.levels)-1 {
 		w.done = true
 		return c, false, true
 	}
 	w.index++
-	w.began, w.steady, w.base = next, time.Time{}, 0
-	return w.ramp.Levels[w.index], true, false
+	w.began, w.steady, w.base, w.confirm = next, time.Time{}, 0, false
+	return w.levels[w.index], true, false
+}
+
+// endOf is how a level that stands as p ends.
+func endOf(p LevelProgress) LevelEnd {
+	end := LevelEnd{Users: p.Users, Confirm: p.Confirm}
+	if p.Held {
+		return end
+	}
+	if p.Warming {
+		end.Missing = append(end.Missing, "its warm-up not over")
+	}
+	if p.Steady < p.Need {
+		end.Missing = append(end.Missing, fmt.Sprintf("%d of %d steady requests", p.Steady, p.Need))
+	}
+	if p.Left > 0 && !p.Warming {
+		end.Missing = append(end.Missing, "its hold not over")
+	}
+	end.Short = len(end.Missing) > 0
+	if !end.Short {
+		end.Undecided = p.Waiting
+		end.Imprecise = p.Curve
+	}
+	return end
+}
+
+// Finish ends the current level now and the walk with it, as held (a stop rule tripped
+// at it: it fails, whatever its figures); Extend may go on.
+func (w *Walk) Finish() {
+	_, c := w.Level()
+	w.lastEnd, w.done = LevelEnd{Users: c, Confirm: w.confirm}, true
+}
+
+// Extend gives a walk that is done one more level at now: users, between the meeting
+// level lo and the failing level hi (0 when none), confirming when confirm is set (the
+// capacity's level). When users is the level just held, it goes on without a new
+// warm-up: its hold and floor stay met, its maximum hold starts again.
+func (w *Walk) Extend(users, lo, hi int, confirm bool, now time.Time) {
+	_, c := w.Level()
+	same := len(w.levels) > 0 && users == c
+	w.levels = append(w.levels, users)
+	w.index = len(w.levels) - 1
+	w.done, w.confirm, w.lo, w.hi = false, confirm, lo, hi
+	w.began = now
+	if !same {
+		w.steady, w.base = time.Time{}, 0
+	}
 }
 
 // LastEnd is how the latest level that ended ended (zero before any did).
@@ -217,5 +336,5 @@ func (w *Walk) needOf(users int) int {
 	if w.need != nil {
 		return w.need(users)
 	}
-	return MinSteady(users)
+	return MinFloor
 }

@@ -51,15 +51,15 @@ func TestRampValidate(t *testing.T) {
 func TestWalkObserve(t *testing.T) {
 	w := Ramp{Levels: []int{2, 4}, Hold: 10 * time.Second}.Walk(t0)
 	w.Observe(&model.Segment{Open: true, Concurrency: 1, SteadyAt: at(time.Second)}) // another level's state
-	if p := w.Progress(at(2*time.Second), 0); !p.Warming {
+	if p := w.Progress(at(2*time.Second), LevelState{}); !p.Warming {
 		t.Error("a state of another level made this one steady")
 	}
 	w.Observe(&model.Segment{Open: true, Concurrency: 2, SteadyAt: at(-time.Second)}) // before the level began
-	if p := w.Progress(at(3*time.Second), 0); p.Warming || p.Left != 7*time.Second {
+	if p := w.Progress(at(3*time.Second), LevelState{}); p.Warming || p.Left != 7*time.Second {
 		t.Errorf("progress %+v; want steady since the level began, 7 s left", p)
 	}
 	e := Ramp{}.Walk(t0)
-	if c, changed, done := e.Next(at(time.Second), 0); c != 0 || changed || !done {
+	if c, changed, done := e.Next(at(time.Second), LevelState{}); c != 0 || changed || !done {
 		t.Errorf("empty plan: Next = %d, %v, %v", c, changed, done)
 	}
 }

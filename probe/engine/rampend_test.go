@@ -39,7 +39,7 @@ func TestReportSaysWhyTheRampEnded(t *testing.T) {
 	r.done(0, 1, 20, 0, 100*time.Millisecond, at(time.Second))
 	r.step(time.Second)
 	r.steady(0, 2, at(time.Second))
-	r.done(0, 2, 20, 0, 100*time.Millisecond, at(2*time.Second))
+	r.done(0, 2, 110, 0, 100*time.Millisecond, at(2*time.Second)) // decided at 95%: nothing to confirm
 	r.step(2 * time.Second)
 	if got := endOf(r, false); got != model.RampEndFinished {
 		t.Errorf("every level held: %q, want finished", got)

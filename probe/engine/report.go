@@ -45,6 +45,8 @@ func (e *Engine) SettingsOf(rate bool) model.ReportSettings {
 	}
 	if r.Fixed {
 		s.MaxHoldS = s.HoldS // every level lasts exactly the hold
+	} else {
+		s.MinRequests = max(MinFloor, e.cfg.MinRequests) // the sequential rule's floor (LevelNeed)
 	}
 	if !e.cfg.StartAt.IsZero() {
 		s.StartAt = e.cfg.StartAt.UTC().Format(model.WindowLayout)

@@ -34,12 +34,13 @@ type Stop struct {
 	Target    time.Duration
 }
 
-// String says why, in words: "errors 7.6% > 5% (26 requests)" or "TTFT p95 4.2s > 2 x
-// 2s (32 steady requests)". The level's row may move on afterwards: the requests still
+// String says why, in words: "errors 7.6% > 5% (26 requests)" or "TTFT p95 4.2 s > 2 x
+// 2 s (32 steady requests)" (model's one rule for ms and s). The level's row may move on afterwards: the requests still
 // in flight when the ramp stopped end in it.
 func (s Stop) String() string {
 	if s.TTFTP95 > 0 {
-		return fmt.Sprintf("TTFT p95 %s > %d x %s (%d steady requests)", roundLatency(s.TTFTP95), StopTTFTFactor, s.Target, s.Requests)
+		return fmt.Sprintf("TTFT p95 %s > %d x %s (%d steady requests)", model.Millis(ms(s.TTFTP95)), StopTTFTFactor,
+			model.Limit(ms(s.Target)), s.Requests)
 	}
 	return fmt.Sprintf("errors %s > %s (%d requests)", model.FormatPercent(s.ErrorRate), model.FormatPercent(StopErrorRate), s.Requests)
 }
@@ -62,12 +63,4 @@ func checkStop(l *model.LevelStats, users int, slo model.SLO) (Stop, bool) {
 		return Stop{Users: users, Requests: steadyCount(l), TTFTP95: p95, Target: target}, true
 	}
 	return Stop{}, false
-}
-
-// roundLatency rounds a latency for messages: ms below a second.
-func roundLatency(d time.Duration) time.Duration {
-	if d >= time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }

@@ -57,11 +57,15 @@ func (c *Config) share(users int) int {
 	return c.Shard.Users(users)
 }
 
-// need is the steady requests this run's share of a level of users needs: the level
-// rule's minimum in proportion to the share (0 for a share of 0).
+// need is the steady requests this run's share of a level of users needs. By the
+// sequential rule: MinFloor, or Config.MinRequests when larger. On a fixed schedule:
+// MinSteady(users), in proportion to the share (0 for a share of 0).
 func (e *Engine) need(users int) int {
 	if e.cfg.Trace != nil {
 		return MinSteady(1) // a trace's window number is no number of users
+	}
+	if !e.cfg.Ramp.Fixed {
+		return max(MinFloor, e.cfg.MinRequests)
 	}
 	share := e.cfg.share(users)
 	if share == users || users <= 0 {

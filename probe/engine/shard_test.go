@@ -35,7 +35,7 @@ func TestFixedScheduleShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, e: e}
+	r := &rig{t: t, e: e, segs: map[int]*model.Segment{}, chunks: map[int]int64{}}
 	e.StartRamp([]int{0}, at(0))
 	r.steady(0, 4, at(0))
 	r.done(0, 4, 40, 0, 100*time.Millisecond, at(2*time.Second)) // more than the rule asks
@@ -157,7 +157,7 @@ func TestRunStartsAtStartTime(t *testing.T) {
 	if res.Late < 150*time.Millisecond || res.Late > 400*time.Millisecond {
 		t.Errorf("late %v, want about 150ms", res.Late)
 	}
-	if s := log.calls[0].String(); !strings.Contains(s, "(this shard: 1), held exactly 400ms (fixed schedule)") || !strings.Contains(s, "after the start time: this level is that much shorter") {
+	if s := log.calls[0].String(); !strings.Contains(s, "(this shard: 1), held exactly 400 ms (fixed schedule)") || !strings.Contains(s, "after the start time: this level is that much shorter") {
 		t.Errorf("first progress line %q", s)
 	}
 

@@ -11,6 +11,8 @@ func (p *Plan) Engine() engine.Config {
 		SLO:           p.SLO,
 		ServerMetrics: p.ServerMetrics,
 		FullRamp:      p.FullRamp,
+		MinRequests:   p.MinRequests,
+		Refine:        p.Refine,
 		MaxDuration:   p.MaxDuration,
 		MaxStreams:    p.Streams,
 		PoolOptions:   p.Rate.poolOptions(),

@@ -29,7 +29,9 @@ type Plan struct {
 	Settle      int // engine.SettleCapacity, 0 (stop the load) or users
 	MaxDuration time.Duration
 	FullRamp    bool
-	Users       int // the live screen's start
+	MinRequests int  // a fixed floor of steady requests per level (0: the rule's own)
+	Refine      bool // bisect the capacity once the ramp's levels are held
+	Users       int  // the live screen's start
 
 	Streams int // the most streams of all endpoints together (StreamLimit.Max)
 	// ServerMetrics is each endpoint's metrics source for the engine ("" the default,

@@ -20,6 +20,8 @@ type Ramp struct {
 	MaxHold     Value[time.Duration]
 	MaxDuration Value[time.Duration]
 	FullRamp    Value[bool]   // bench: walk every level
+	MinRequests Value[int]    // a fixed floor of steady requests a level holds (0: the rule's own)
+	Refine      Value[bool]   // bisect the capacity once the ramp's levels are held
 	Settle      Value[string] // the live screen: capacity, 0 (stop the load) or users
 	Users       Value[int]    // the live screen: the users it starts at
 
@@ -34,11 +36,14 @@ type Ramp struct {
 func (f *Flags) rampFlags(fs *pflag.FlagSet) {
 	g, d, c := &f.Given.Ramp, &f.Defaults.Ramp, f.Command
 	bind(fs, &g.Levels, &d.Levels, text, "ramp", c.pick("1,2,4,8,16,32,64", "1,2,4,8,16,32"), "concurrency levels of the ramp, in order")
-	hold, _ := time.ParseDuration(c.pick("10s", "15s"))
-	bind(fs, &g.Hold, &d.Hold, duration, "hold", hold,
-		"the least steady time each ramp level is held (counted once its warm-up is over), with at least max(20, 2 x users) steady requests")
+	bind(fs, &g.Hold, &d.Hold, duration, "hold", 5*time.Second,
+		"the least steady time each ramp level is held (counted once its warm-up is over); it is held on until its criteria are decided at 95% and its per-user p50 and aggregate tok/s known to ±5%")
 	bind(fs, &g.MaxHold, &d.MaxHold, duration, "max-hold", 0,
-		"the longest a ramp level is held while it lacks max(20, 2 x users) steady requests; it is then marked short (default 2m or 4 x --hold, whichever is larger)")
+		"the longest a ramp level is held (from its start); a level still undecided then is marked undecided, one short of requests short (default 2m or 4 x --hold, whichever is larger)")
+	bind(fs, &g.MinRequests, &d.MinRequests, whole, "min-requests", 0,
+		"a fixed floor: every level holds at least this many steady requests, besides the rule (default: the rule's own floor of 8; the old rule was max(20, 2 x users))")
+	bind(fs, &g.Refine, &d.Refine, boolean, "refine", true,
+		"once the ramp has a level that meets --slo below one that fails, bisect between them (users, or requests/s with --rate) until the gap is within 10% or one; --refine=false keeps the ramp's levels (the capacity's level is still confirmed)")
 	bind(fs, &g.MaxDuration, &d.MaxDuration, duration, "max-duration", 0, "stop the whole run after this long, e.g. 30m (default: no limit)")
 	if c == Bench {
 		bind(fs, &g.FullRamp, &d.FullRamp, boolean, "full-ramp", false,
@@ -60,6 +65,8 @@ type rampFile struct {
 	Settle      *settle  `yaml:"settle"`
 	MaxDuration *posDur  `yaml:"max_duration"`
 	FullRamp    *bool    `yaml:"full_ramp"`
+	MinRequests *posInt  `yaml:"min_requests"`
+	Refine      *bool    `yaml:"refine"`
 	// Rate mode, as --rate, --arrival and --max-concurrency (rate.go).
 	Rate           *rateList    `yaml:"rate"`
 	Arrival        *arrivalKind `yaml:"arrival"`
@@ -74,6 +81,8 @@ func (r rampFile) layer(c *fileConfig) Ramp {
 		MaxHold:     opt(r.MaxHold, at("max_hold"), posDur.Duration),
 		MaxDuration: opt(r.MaxDuration, at("max_duration"), posDur.Duration),
 		FullRamp:    opt(r.FullRamp, at("full_ramp"), same),
+		MinRequests: opt(r.MinRequests, at("min_requests"), posInt.Int),
+		Refine:      opt(r.Refine, at("refine"), same),
 		Settle:      opt(r.Settle, at("settle"), settle.String),
 	}
 	r.rateLayer(&out, at)
@@ -108,7 +117,10 @@ func (p *Plan) ramp(r Ramp) error {
 	if r.MaxDuration.V < 0 {
 		return errorf("--max-duration %s: want a positive duration such as 30m, or 0 for no limit", r.MaxDuration.V)
 	}
-	p.MaxDuration, p.FullRamp = r.MaxDuration.V, r.FullRamp.V
+	p.MaxDuration, p.FullRamp, p.Refine = r.MaxDuration.V, r.FullRamp.V, r.Refine.V
+	if p.MinRequests = r.MinRequests.V; p.MinRequests < 0 {
+		return errorf("--min-requests %d: want 0 (the rule's own floor) or a number of steady requests such as 60", p.MinRequests)
+	}
 	p.Settle = engine.SettleCapacity
 	if r.Settle.V != "" {
 		if p.Settle, err = parseSettle(r.Settle.V); err != nil {

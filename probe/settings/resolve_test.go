@@ -131,9 +131,9 @@ func TestResolveRamp(t *testing.T) {
 		hold   time.Duration
 		err    []string
 	}{
-		{name: "flags", args: []string{"--ramp", "1,2,4"}, levels: []int{1, 2, 4}, hold: 15 * time.Second},
+		{name: "flags", args: []string{"--ramp", "1,2,4"}, levels: []int{1, 2, 4}, hold: 5 * time.Second},
 		{name: "config", rc: rampFile{Levels: []posInt{3, 6}, Hold: ptr(posDur(time.Second))}, levels: []int{3, 6}, hold: time.Second},
-		{name: "flag over config", args: []string{"--ramp", "5"}, rc: rampFile{Levels: []posInt{3}}, levels: []int{5}, hold: 15 * time.Second},
+		{name: "flag over config", args: []string{"--ramp", "5"}, rc: rampFile{Levels: []posInt{3}}, levels: []int{5}, hold: 5 * time.Second},
 		{name: "bad flag with config", args: []string{"--ramp", "x"}, rc: rampFile{Levels: []posInt{3}}, err: []string{"--ramp", `"x"`}},
 	}
 	for _, tt := range tests {
@@ -367,5 +367,32 @@ func TestEmptyURL(t *testing.T) {
 	}
 	if p, err := planOf(Bench, nil, nil, "--url", ""); err != nil || !p.Simulate {
 		t.Errorf("--url \"\" alone: %v, %v", p, err)
+	}
+}
+
+// TestResolveLevelRule: --min-requests and --refine, and their config keys
+// ramp.min_requests and ramp.refine; the bisection is on by default.
+func TestResolveLevelRule(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		rc     rampFile
+		min    int
+		refine bool
+		err    []string
+	}{
+		{name: "defaults", refine: true},
+		{name: "flags", args: []string{"--min-requests", "60", "--refine=false"}, min: 60},
+		{name: "config", rc: rampFile{MinRequests: ptr(posInt(30)), Refine: ptr(false)}, min: 30},
+		{name: "flag over config", args: []string{"--min-requests", "10", "--refine"}, rc: rampFile{MinRequests: ptr(posInt(30)), Refine: ptr(false)}, min: 10, refine: true},
+		{name: "negative", args: []string{"--min-requests", "-1"}, err: []string{"--min-requests -1", "want 0"}},
+	}
+	for _, tt := range tests {
+		p := &Plan{}
+		err := p.ramp(merged(t, &fileConfig{Ramp: tt.rc}, tt.args...).Ramp)
+		errSays(t, tt.name, err, tt.err...)
+		if err == nil && (p.MinRequests != tt.min || p.Refine != tt.refine || p.Engine().MinRequests != tt.min || p.Engine().Refine != tt.refine) {
+			t.Errorf("%s: min requests %d refine %v, want %d %v", tt.name, p.MinRequests, p.Refine, tt.min, tt.refine)
+		}
 	}
 }

@@ -104,6 +104,7 @@ func TestExporterServesARunsMetrics(t *testing.T) {
 		Endpoints:   []client.Endpoint{{Name: "gpu-a", BaseURL: "http://127.0.0.1:1/v1", Model: "llama"}},
 		Ramp:        engine.Ramp{Levels: []int{2, 4}, Hold: 200 * time.Millisecond},
 		FullRamp:    true,
+		MinRequests: 25, // a fixed floor: at least 40 successes over the two levels
 		Drain:       time.Second,
 		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) { return f, nil },
 		PoolOptions: []probe.Option{probe.WithTickEvery(50 * time.Millisecond)},

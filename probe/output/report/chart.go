@@ -220,20 +220,12 @@ func newPlot(pal palette, xs []float64, ax xWords, title, ylabel string) *plot.P
 		return p
 	}
 	p.X.Min, p.X.Max = xs[0]-0.5, xs[len(xs)-1]+0.5
+	p.X.Tick.Marker = plot.ConstantTicks(linearTicks(xs))
 	if ax.log {
 		p.X.Scale = plot.LogScale{}
 		p.X.Min, p.X.Max = xs[0]/1.3, xs[len(xs)-1]*1.3
+		p.X.Tick.Marker = plot.ConstantTicks(xTicks(xs))
 	}
-	step := 1 + len(xs)/10 // at most about ten labels
-	var ticks []plot.Tick
-	for i, x := range xs {
-		label := ""
-		if i%step == 0 || i == len(xs)-1 {
-			label = strconv.FormatFloat(x, 'f', -1, 64)
-		}
-		ticks = append(ticks, plot.Tick{Value: x, Label: label})
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	return p
 }
 

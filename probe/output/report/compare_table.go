@@ -32,6 +32,11 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	var rows [][]string
 	for _, bl := range p.base.Endpoint.Levels {
 		nl, ok := levelAt(p.next.Endpoint.Levels, bl.Concurrency)
+		if !ok && bl.Refined {
+			// The capacity's bisection added it in BASE: NEW's search took another path.
+			rows = append(rows, unmeasuredRow(bl.Concurrency, "refined in BASE only", ttfo))
+			continue
+		}
 		if !ok {
 			rows = append(rows, unmeasuredRow(bl.Concurrency, "not measured in NEW", ttfo))
 			regs = append(regs, fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, p.level(bl.Concurrency)))
@@ -47,7 +52,11 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	}
 	for _, nl := range p.next.Endpoint.Levels {
 		if _, ok := levelAt(p.base.Endpoint.Levels, nl.Concurrency); !ok {
-			rows = append(rows, unmeasuredRow(nl.Concurrency, "not measured in BASE", ttfo))
+			what := "not measured in BASE"
+			if nl.Refined {
+				what = "refined in NEW only" // the capacity's bisection added it in NEW: BASE's search took another path
+			}
+			rows = append(rows, unmeasuredRow(nl.Concurrency, what, ttfo))
 		}
 	}
 	if len(rows) > 0 {
@@ -60,8 +69,11 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	}
 	if len(few) > 0 {
 		need := "at least 20, and 2 per " + p.per()
-		if p.trace() {
+		switch {
+		case p.trace():
 			need = "20 in a window"
+		case p.floor() > 0:
+			need = fmt.Sprintf("at least %d, and until its criteria were decided", p.floor())
 		}
 		note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (the steady requests a level needs: %s): "+
 			"a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit(), need)
@@ -85,17 +97,30 @@ func (p *endpointPair) claimLine() (string, []string) {
 	}
 	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
 	line := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
-	// A fall is known when NEW's capacity is (exact, or none) and below BASE's: a lower
-	// bound below BASE's, or a capacity not measured, is no fall (NEW did not measure the
-	// levels that would tell; their own rows say how they compare).
-	known := func(k model.CapKind) bool { return k == model.CapExact || k == model.CapNone }
-	nk, bk := p.next.Judgement.Capacity.Kind, p.base.Judgement.Capacity.Kind
-	if nc, bc := p.next.Judgement.Capacity.Report().Users, p.base.Judgement.Capacity.Report().Users; nc < bc && known(nk) {
+	nj, bj := p.next.Judgement.Capacity, p.base.Judgement.Capacity
+	nc, bc := nj.Report().Users, bj.Report().Users
+	switch {
+	case nc < bc && fellBelow(nj, bc):
 		return line + " (**worse**)", []string{fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap)}
-	} else if nc > bc && known(bk) {
+	case nc > bc && fellBelow(bj, nc):
 		return line + " (better)", nil
+	case nc != bc:
+		lo, hi, run := nj, bc, "NEW"
+		if bc < nc {
+			lo, hi, run = bj, nc, "BASE"
+		}
+		if lo.Kind == model.CapExact && lo.Above > hi {
+			line += fmt.Sprintf(" (no change that %s's levels tell: it measured no level between %s)",
+				run, model.LevelNames(p.rate(), []int{lo.Level, lo.Above}))
+		}
 	}
 	return line, nil
+}
+
+// floor is the sequential level rule's floor of steady requests the runs held their
+// levels for (the larger of the two; 0 when neither records one).
+func (p *endpointPair) floor() int {
+	return max(p.base.Run.Report.Settings.MinRequests, p.next.Run.Report.Settings.MinRequests)
 }
 
 // per is what the level rule counts two steady requests for: "user", or "request/s".
@@ -107,11 +132,12 @@ func (p *endpointPair) per() string {
 }
 
 // judged is how BASE's or NEW's level at n was not measured in full, as the tables mark
-// it ("short", "too few"); "" when both were (the judgement's level states).
+// it ("short", "too few", "undecided: TTFT p95"); "" when both were (the judgement's
+// level states).
 func (p *endpointPair) judged(n int) string {
 	for _, s := range []*Series{&p.base, &p.next} {
 		if l, ok := s.Judgement.Level(n); ok && !l.State.Decides() {
-			return l.State.Mark()
+			return l.Mark()
 		}
 	}
 	return ""
@@ -217,4 +243,13 @@ func writeRawTable(b *strings.Builder, header []string, rows [][]string) {
 	for _, r := range rows {
 		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
 	}
+}
+
+// fellBelow reports whether capacity c is known to lie below the load other: none, or
+// exact with its failing level (Above) at or below other. A lower bound, a capacity not
+// measured, or an exact one whose run measured no level between it and other (a ramp
+// the bisection did not refine: 16 users, 32 fails, against 22) is not: the run did not
+// measure the levels that would tell.
+func fellBelow(c model.CapacityClaim, other int) bool {
+	return c.Kind == model.CapNone || c.Kind == model.CapExact && c.Above <= other
 }

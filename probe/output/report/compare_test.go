@@ -180,3 +180,55 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareRefinedLevels: a level the capacity's bisection added in one run only (the
+// runs' searches took different paths) is shown as such, never a regression.
+func TestCompareRefinedLevels(t *testing.T) {
+	base := load(t, "base.json")[0]
+	refined := edited(t, base, "refined.json", func(r *model.Report) {
+		l := r.Endpoints[0].Levels[2]
+		l.Concurrency, l.Refined = 5, true
+		r.Endpoints[0].Levels = append(r.Endpoints[0].Levels, l)
+	})
+	c := Compare(refined, base, DefaultThresholds)
+	if len(c.Regressions) > 0 || !strings.Contains(c.Markdown, "| 5 | refined in BASE only |") {
+		t.Errorf("BASE's refined level: regressions %v\n%s", c.Regressions, c.Markdown)
+	}
+	c = Compare(base, refined, DefaultThresholds)
+	if len(c.Regressions) > 0 || !strings.Contains(c.Markdown, "| 5 | refined in NEW only |") {
+		t.Errorf("NEW's refined level: regressions %v\n%s", c.Regressions, c.Markdown)
+	}
+}
+
+// TestCompareCapacityWithinSteps: a capacity below BASE's is a fall only when NEW
+// measured a failing level at or below BASE's capacity; NEW's ramp that went from 8
+// (meets) to 16 (fails) says nothing against BASE's 12, refined between them.
+func TestCompareCapacityWithinSteps(t *testing.T) {
+	base := load(t, "base.json")[0]
+	at := func(name string, users int, p50 float64, refined bool) *Run {
+		return edited(t, base, name, func(r *model.Report) {
+			e := &r.Endpoints[0]
+			l16 := e.Levels[3]
+			l16.Concurrency, l16.UserTPS.P50, l16.Requests = 16, 20, 40
+			l := e.Levels[3]
+			l.Concurrency, l.UserTPS.P50, l.Refined = users, p50, refined
+			e.Levels = append(e.Levels, l, l16)
+		})
+	}
+	b12 := at("b12.json", 12, 35, true) // capacity 12 users, 16 fails
+	n8 := edited(t, base, "n8.json", func(r *model.Report) {
+		e := &r.Endpoints[0]
+		l := e.Levels[3]
+		l.Concurrency, l.UserTPS.P50, l.Requests = 16, 20, 40
+		e.Levels = append(e.Levels, l)
+	}) // capacity 8 users, 16 fails
+	c := Compare(b12, n8, DefaultThresholds)
+	want := "Capacity: BASE 12 users, NEW 8 users (no change that NEW's levels tell: it measured no level between 8 and 16 users)"
+	if len(c.Regressions) > 0 || !strings.Contains(c.Markdown, want) {
+		t.Errorf("NEW unrefined: regressions %v; want none and %q in\n%s", c.Regressions, want, c.Markdown)
+	}
+	n12 := at("n12.json", 12, 25, true) // capacity 8 users, 12 fails
+	if c := Compare(b12, n12, DefaultThresholds); !strings.Contains(strings.Join(c.Regressions, "\n"), "capacity fell from 12 users to 8 users") {
+		t.Errorf("NEW fails at 12: regressions %v, want the capacity's fall", c.Regressions)
+	}
+}

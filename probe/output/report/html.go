@@ -72,7 +72,8 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-{{end}}<h2>Settings</h2>
+{{if .Legend}}<p class="faint">{{.Legend}}</p>
+{{end}}{{end}}<h2>Settings</h2>
 {{range .Runs}}<h3>{{.Name}}</h3>
 <table class="kv">
 {{range .Settings}}<tr><th>{{.Name}}</th><td>{{.Value}}</td></tr>
@@ -107,6 +108,7 @@ type htmlTable struct {
 	Swatch  template.HTML
 	Header  []string
 	Rows    [][]string
+	Legend  string // what "±" means, when the table shows intervals
 }
 
 type htmlData struct {
@@ -141,7 +143,8 @@ func writeHTML(w io.Writer, runs []*Run, series []Series) error {
 			d.Diagnosis = append(d.Diagnosis, htmlDiagnosisOf(l.Label, sw, ds))
 		}
 		header, rows := levelTable(&series[i])
-		d.Tables = append(d.Tables, htmlTable{Heading: strings.Join(heading(&series[i]), " · "), Swatch: sw, Header: header, Rows: rows})
+		d.Tables = append(d.Tables, htmlTable{Heading: strings.Join(heading(&series[i]), " · "), Swatch: sw, Header: header, Rows: rows,
+			Legend: legend(&series[i])})
 	}
 	return htmlPage.Execute(w, d)
 }

@@ -44,6 +44,9 @@ func Markdown(runs []*Run, series []Series) string {
 		fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(strings.Join(heading(&series[i]), " · ")))
 		header, rows := levelTable(&series[i])
 		writeMDTable(&b, header, rows)
+		if l := legend(&series[i]); l != "" {
+			b.WriteString("\n" + l + "\n")
+		}
 	}
 	b.WriteString("\n## Settings\n")
 	for _, r := range runs {

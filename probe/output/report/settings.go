@@ -59,6 +59,9 @@ func (r *Run) Settings() []Setting {
 			add("max hold", seconds(*x))
 		}
 	}
+	if st.MinRequests > 0 {
+		add("level rule", "until decided at 95%, at least "+model.Plural(st.MinRequests, "steady request")+" a level")
+	}
 	if x := r.extra.Settings.TimeoutS; x != nil && *x > 0 {
 		add("timeout", seconds(*x))
 	}

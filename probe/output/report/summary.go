@@ -115,8 +115,9 @@ func endpointValues(r *model.Report, f func(*model.ReportEndpoint) string, def s
 	return []string{strings.Join(out, ", ")}
 }
 
-// rampWords describes the ramp and the hold, e.g. "1, 8, 16 users · hold 15 s (up to
-// 60 s, until max(20, 2 x users) steady requests)".
+// rampWords describes the ramp and the hold, e.g. "1, 8, 16 users · hold 5 s and until
+// decided at 95% (at least 8 steady requests), up to 120 s" (a file written before the
+// sequential level rule: "until max(20, 2 x users) steady requests").
 func rampWords(s *model.ReportSettings) []string {
 	var out []string
 	if len(s.Ramp) == 0 && s.HoldS == 0 && s.MaxHoldS == 0 && s.StartAt == "" {
@@ -140,6 +141,9 @@ func rampWords(s *model.ReportSettings) []string {
 	switch {
 	case s.StartAt != "" && s.HoldS > 0:
 		out = append(out, "fixed schedule from "+s.StartAt+": each level held exactly "+seconds(s.HoldS)+", no early stop")
+	case s.HoldS > 0 && s.MaxHoldS > 0 && s.MinRequests > 0:
+		out = append(out, "hold "+seconds(s.HoldS)+" and until decided at 95% (at least "+model.Plural(s.MinRequests, "steady request")+
+			"), up to "+seconds(s.MaxHoldS))
 	case s.HoldS > 0 && s.MaxHoldS > 0:
 		out = append(out, "hold "+seconds(s.HoldS)+" and until max(20, 2 x users) steady requests, up to "+seconds(s.MaxHoldS))
 	case s.HoldS > 0:
@@ -199,6 +203,9 @@ func writeEndpoint(b *strings.Builder, e *model.ReportEndpoint, j *model.Endpoin
 		b.WriteString(levelRow(&e.Levels[i], j.Levels[i], slo, j.TTFO))
 	}
 	b.WriteString("\n")
+	if j.Intervals {
+		b.WriteString(model.IntervalLegend + "\n\n")
+	}
 	writeTraffic(b, e, j)
 	writeTurns(b, e, j)
 	writeServer(b, e, j)
@@ -243,15 +250,18 @@ func levelRow(l *model.ReportLevel, lj model.LevelJudgement, slo model.SLO, ttfo
 	stall := ok && l.StallMs != (model.LatencyJSON{})
 	agg := "-"
 	if l.DurationS > 0 {
-		agg = strconv.FormatFloat(l.AggregateTPS, 'f', 1, 64)
+		agg = model.PlusMinus(l.AggregateTPS, l.CI95.AggregateTPS, 0, 1, false)
+	}
+	p50 := "-"
+	if user {
+		p50 = model.PlusMinus(l.UserTPS.P50, l.CI95.UserTPSP50, slo.UserTPSMin, 1, l.UserTPS.P50 < slo.UserTPSMin)
 	}
 	steady := strconv.Itoa(l.Steady)
-	if m := lj.State.Mark(); m != "" && l.Requests > 0 {
+	if m := lj.Mark(); m != "" && l.Requests > 0 {
 		steady += " (" + m + ")"
 	}
 	ttftLim := msOf(slo.TTFTP95Max)
-	cells := []string{strconv.Itoa(l.Concurrency), strconv.Itoa(l.Requests), steady, errorsCell(l),
-		failCell(user, l.UserTPS.P50, slo.UserTPSMin, l.UserTPS.P50 < slo.UserTPSMin), cell(user, l.UserTPS.P10), agg,
+	cells := []string{levelCell(lj), strconv.Itoa(l.Requests), steady, errorsCell(l), p50, cell(user, l.UserTPS.P10), agg,
 		cell(ttft, l.TTFTMs.P50), failCell(ttft, l.TTFTMs.P95, ttftLim, l.TTFTMs.P95 > ttftLim)}
 	if ttfo {
 		has := ok && l.TTFOMs != (model.LatencyJSON{})
@@ -261,6 +271,15 @@ func levelRow(l *model.ReportLevel, lj model.LevelJudgement, slo model.SLO, ttfo
 	cells = append(cells, cell(ok && l.TPOTMs != (model.LatencyJSON{}), l.TPOTMs.P50), cell(ok && l.E2EMs != (model.LatencyJSON{}), l.E2EMs.P50),
 		cell(stall, l.StallMs.P95), cell(stall, l.StallMs.Max))
 	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+// levelCell is a level's load as the tables name it, "22 (refined)" when the capacity's
+// bisection added it.
+func levelCell(lj model.LevelJudgement) string {
+	if lj.Refined {
+		return strconv.Itoa(lj.Level) + " (refined)"
+	}
+	return strconv.Itoa(lj.Level)
 }
 
 // errorsCell is "0", or the failures with the charged rate and the kinds, e.g.

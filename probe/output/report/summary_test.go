@@ -49,12 +49,13 @@ func TestSummaryUnmeasuredIsADash(t *testing.T) {
 }
 
 // TestMarkdownSaturationLine checks that "not reached" is said only when some level
-// was compared with one of at least twice its users; otherwise nothing was tested.
+// was compared with one of twice its users; otherwise nothing was tested.
 func TestSummarySaturationLine(t *testing.T) {
 	lv := func(c int, dur, agg float64) model.ReportLevel {
 		return model.ReportLevel{Concurrency: c, DurationS: dur, AggregateTPS: agg, Errors: map[string]int{},
 			Requests: 40, Succeeded: 40, Steady: 40, TTFTMs: model.LatencyJSON{P50: 100, P95: 200}}
 	}
+	refined := func(l model.ReportLevel) model.ReportLevel { l.Refined = true; return l }
 	sat := 2
 	tests := []struct {
 		name   string
@@ -70,8 +71,13 @@ func TestSummarySaturationLine(t *testing.T) {
 			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
 		{"no steady window at the double", []model.ReportLevel{lv(1, 10, 80), lv(2, 0, 0)}, nil,
 			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
-		{"1, 3: 3 is the comparison level", []model.ReportLevel{lv(1, 10, 80), lv(3, 10, 200)}, nil,
+		// A ramp's level is compared with the next ramp level at least twice it when none
+		// is at exactly twice (a ramp of 1, 3 or 1, 4, 16 says something); a level the
+		// capacity's bisection added only with one at exactly twice it.
+		{"1, 3: the next ramp level past a doubling", []model.ReportLevel{lv(1, 10, 80), lv(3, 10, 200)}, nil,
 			"; saturation not reached (every doubling of users added at least 10% aggregate tok/s)"},
+		{"1 refined, 3: not a doubling", []model.ReportLevel{refined(lv(1, 10, 80)), lv(3, 10, 200)}, nil,
+			"; saturation not measured (no level measured in full was followed by one with twice its users)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

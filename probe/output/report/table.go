@@ -53,8 +53,15 @@ func levelRows(s *Series) [][]string {
 	for i, l := range s.Endpoint.Levels {
 		lj := s.Judgement.Levels[i]
 		u := strconv.Itoa(l.Concurrency)
-		if m := lj.State.Mark(); m != "" && l.Requests > 0 {
-			u += " (" + m + ")"
+		var marks []string
+		if lj.Refined {
+			marks = append(marks, "refined")
+		}
+		if m := lj.Mark(); m != "" && l.Requests > 0 {
+			marks = append(marks, m)
+		}
+		if len(marks) > 0 {
+			u += " (" + strings.Join(marks, ", ") + ")"
 		}
 		req := strconv.Itoa(l.Requests)
 		if n, ok := s.SteadyRequests(i); ok {
@@ -65,8 +72,8 @@ func levelRows(s *Series) [][]string {
 		ttfo := l.Succeeded > 0 && l.TTFOMs != (model.LatencyJSON{})
 		rows = append(rows, []string{
 			u, req, errorsCell(&l),
-			failCell(user, l.UserTPS.P50, slo.UserTPSMin, l.UserTPS.P50 < slo.UserTPSMin), cell(user, l.UserTPS.P10), cell(user, l.UserTPS.P90),
-			cell(l.DurationS > 0, l.AggregateTPS),
+			pmCell(user, l.UserTPS.P50, l.CI95.UserTPSP50, slo.UserTPSMin, l.UserTPS.P50 < slo.UserTPSMin), cell(user, l.UserTPS.P10), cell(user, l.UserTPS.P90),
+			pmCell(l.DurationS > 0, l.AggregateTPS, l.CI95.AggregateTPS, 0, false),
 			cell(ttft, l.TTFTMs.P50), failCell(ttft, l.TTFTMs.P95, ttftLim, l.TTFTMs.P95 > ttftLim),
 			cell(ttfo, l.TTFOMs.P50), failCell(ttfo, l.TTFOMs.P95, ttfoLim, ttfoLim > 0 && l.TTFOMs.P95 > ttfoLim),
 			cell(l.TPOTMs != (model.LatencyJSON{}), l.TPOTMs.P50),
@@ -100,6 +107,22 @@ func failCell(ok bool, v, target float64, fails bool) string {
 		return "-"
 	}
 	return model.Cell(v, target, 1, fails)
+}
+
+// legend says what the level table's "±" is, when it shows intervals ("" otherwise).
+func legend(s *Series) string {
+	if !s.Judgement.Intervals {
+		return ""
+	}
+	return model.IntervalLegend
+}
+
+// pmCell is failCell with the figure's 95% interval as "±" (model.PlusMinus).
+func pmCell(ok bool, v float64, iv *model.Interval, target float64, fails bool) string {
+	if !ok {
+		return "-"
+	}
+	return model.PlusMinus(v, iv, target, 1, fails)
 }
 
 func cell(ok bool, v float64) string {

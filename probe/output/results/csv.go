@@ -8,8 +8,8 @@ import (
 	"github.com/tpsmon/tpsmon/model"
 )
 
-// csvTTFOHeader are CSV's last columns: the time to the first answer token (reasoning
-// models think first: TTFT is then the first reasoning token).
+// csvTTFOHeader are CSV's columns after the server's: the time to the first answer token
+// (reasoning models think first: TTFT is then the first reasoning token).
 var csvTTFOHeader = []string{"ttfo_p50_ms", "ttfo_p95_ms"}
 
 // csvRealTrafficHeader are CSV's columns after TTFO's, last: conversations' first and
@@ -66,7 +66,7 @@ func CSV(r *model.Report) string {
 	head := append(csvHeader[:len(csvHeader):len(csvHeader)], csvTrafficHeader...)
 	head = append(head, csvServerHeader...)
 	head = append(head, csvTTFOHeader...)
-	_ = w.Write(append(head, csvRealTrafficHeader...)) // a strings.Builder does not fail
+	_ = w.Write(append(append(head, csvRealTrafficHeader...), csvCIHeader...)) // a strings.Builder does not fail
 	f := func(ok bool, v float64) string {
 		if !ok {
 			return ""
@@ -78,6 +78,7 @@ func CSV(r *model.Report) string {
 			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
 			traffic = append(traffic, f(l.TTFOMs != (model.LatencyJSON{}), l.TTFOMs.P50), f(l.TTFOMs != (model.LatencyJSON{}), l.TTFOMs.P95))
 			traffic = append(traffic, realTrafficCells(&l, f)...)
+			traffic = append(traffic, ciCells(&l, f)...)
 			ttft, user := l.TTFTMs != (model.LatencyJSON{}), l.UserTPS != (model.RateJSON{})
 			steady := l.DurationS > 0
 			_ = w.Write(append([]string{

@@ -100,7 +100,8 @@ func TestCSVRealTrafficColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i := slices.Index(rows[0], "ttfo_p95_ms"); i < 0 || !slices.Equal(rows[0][i+1:], csvRealTrafficHeader) {
+	// They follow TTFO's; the levels' intervals come after them.
+	if i := slices.Index(rows[0], "ttfo_p95_ms"); i < 0 || !slices.Equal(rows[0][i+1:], append(slices.Clone(csvRealTrafficHeader), csvCIHeader...)) {
 		t.Fatalf("the new columns are not the last ones: %q", rows[0])
 	}
 	want := map[string]string{"ttft_first_turns_p50_ms": "51.2", "ttft_first_turns_p95_ms": "117", "ttft_later_turns_p50_ms": "26",

@@ -82,6 +82,10 @@ type Line struct {
 	// keeps it): the levels are its windows (users and target_users hold the window's
 	// number), judged as results.json's are.
 	Trace *model.ReportTrace `json:"trace,omitempty"`
+	// MinRequests is the sequential level rule's floor of steady requests (see
+	// results.json's settings.min_requests), on an endpoint's first line with SLO: replay
+	// reads the levels' states as the live screen did. Absent on a fixed schedule.
+	MinRequests int `json:"min_requests,omitempty"`
 	// Diagnosis is what the diagnosis said of the endpoint at its latest second (kind,
 	// words, severity, evidence, first and last seen), the most telling first; left
 	// out when nothing was wrong.
@@ -127,7 +131,7 @@ type Ramp struct {
 	Users    int     `json:"users"`           // the level's users (in rate mode its rate)
 	Rate     *int    `json:"rate,omitempty"`  // rate mode only: the level's arrival rate, requests/s
 	Steady   int     `json:"steady_requests"` // steady completed requests of the level so far
-	Need     int     `json:"need"`            // the level rule's minimum: max(20, 2 x users)
+	Need     int     `json:"need"`            // the level rule's floor of steady requests (max(20, 2 x users) on a fixed schedule)
 	Warming  bool    `json:"warming"`         // not steady yet: the hold has not started
 	LeftS    float64 `json:"left_s"`          // steady seconds still to hold (0 once held)
 	MaxLeftS float64 `json:"max_left_s"`      // seconds before the maximum hold ends the level
@@ -159,6 +163,11 @@ type Level struct {
 	Late      int      `json:"late,omitempty"`
 	Capped    int      `json:"capped,omitempty"`
 	WaitMaxMs *float64 `json:"wait_max_ms,omitempty"`
+	// CI95 is the level's 95% confidence intervals as results.json's levels[].ci95 holds
+	// them; Undecided and Refined as its levels[].undecided and levels[].refined.
+	CI95      *model.LevelCI `json:"ci95,omitempty"`
+	Undecided []string       `json:"undecided,omitempty"`
+	Refined   bool           `json:"refined,omitempty"`
 }
 
 // Server is the server's own view in the bucket, from its /metrics (keys it does not

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -48,6 +49,8 @@ type levelMark struct {
 	requests, steady     int
 	open, short, stopped bool
 	dur                  time.Duration
+	undecided            string // the criteria it stayed undecided on, joined
+	refined              bool
 }
 
 var _ engine.NoticeObserver = (*Writer)(nil)
@@ -155,7 +158,7 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 	}
 	if !st.sloSent {
 		slo := e.SLO().Report()
-		l.SLO, l.Trace, l.Recorded, l.Host, st.sloSent = &slo, e.Trace(), RecordedKeys, e.Host(i), true
+		l.SLO, l.MinRequests, l.Trace, l.Recorded, l.Host, st.sloSent = &slo, e.Settings().MinRequests, e.Trace(), RecordedKeys, e.Host(i), true
 	}
 	l.Said, st.said = st.said, nil
 	if p, ok := e.Status(i, end); ok {
@@ -228,7 +231,7 @@ func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, stopped i
 	for i := range levels {
 		ls := &levels[i]
 		mark := levelMark{requests: ls.Requests, steady: ls.Steady, open: ls.Open, short: ls.Short,
-			stopped: ls.Concurrency == stopped, dur: ls.Duration}
+			stopped: ls.Concurrency == stopped, dur: ls.Duration, undecided: strings.Join(ls.Undecided, ","), refined: ls.Refined}
 		key := levelKey{rate: rate, n: ls.Concurrency}
 		if old, ok := st.levels[key]; ok && old == mark {
 			continue
@@ -268,6 +271,11 @@ func LevelOf(ls *model.LevelStats) Level {
 	if ls.TTFO.Count > 0 {
 		lv.TTFOP50, lv.TTFOP95 = ptr(round(ls.TTFO.P50, 3)), ptr(round(ls.TTFO.P95, 3))
 	}
+	if ls.CI != (model.LevelCI{}) {
+		ci := ls.CI.Rounded()
+		lv.CI95 = &ci
+	}
+	lv.Undecided, lv.Refined = ls.Undecided, ls.Refined
 	return lv
 }
 

@@ -76,7 +76,9 @@ func benchTo(t *testing.T, path string) (*Writer, tickCounter, *engine.Result) {
 		Endpoints: []client.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, {Name: "b", BaseURL: "http://127.0.0.1:2/v1", Model: "m"}},
 		Ramp:      engine.Ramp{Levels: []int{2, 4}, Hold: 300 * time.Millisecond},
 		FullRamp:  true,
-		Drain:     time.Second,
+		// A fixed floor of 20 requests a level (the levels would end after 6 otherwise).
+		MinRequests: 20,
+		Drain:       time.Second,
 		NewStreamer: func(ep client.Endpoint, _ int) (probe.Streamer, error) {
 			return fakes[ep.Name], nil
 		},

@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+	"github.com/tpsmon/tpsmon/probe"
+)
+
+// doneAt sends steady requests of endpoint i at users that ended at end, one per rate:
+// TTFT 100 ms, then 10 tokens read at that rate (tok/s).
+func (r *rig) doneAt(i, users int, rates []float64, end time.Time) {
+	for _, v := range rates {
+		decode := time.Duration(9 / v * float64(time.Second))
+		send := end.Add(-100*time.Millisecond - decode)
+		s := &model.Sample{Endpoint: i, Segment: r.seg, Concurrency: users, Send: send, First: send.Add(100 * time.Millisecond),
+			FirstAnswer: send.Add(100 * time.Millisecond), Last: end, End: end, Tokens: 10, Chunks: 10, Usage: true, Finish: "stop", Status: 200}
+		r.e.Handle(probe.Event{Endpoint: i, Sample: s})
+	}
+	if seg := r.segs[i]; seg != nil && seg.Concurrency == users && end.After(seg.End) {
+		r.window(i, end, int64(10*len(rates)))
+	}
+}
+
+// spread is n rates spread evenly over [lo, hi].
+func spread(n int, lo, hi float64) []float64 {
+	out := make([]float64, n)
+	for k := range out {
+		out[k] = lo + (hi-lo)*float64(k)/float64(max(n-1, 1))
+	}
+	return out
+}
+
+// book of levels: each level of users with n requests at rate tok/s (TTFT 100 ms).
+func bookOf(t *testing.T, levels ...[3]float64) []model.LevelStats {
+	t.Helper()
+	tr := model.NewTracker(model.TrackerOptions{})
+	at := t0
+	for k, l := range levels {
+		users, n, rate := int(l[0]), int(l[1]), l[2]
+		tr.UpdateSegment(model.Segment{ID: k + 1, Concurrency: users, Start: at, SteadyAt: at, End: at.Add(time.Minute), SteadyChunks: int64(10 * n)})
+		for range n {
+			decode := time.Duration(9 / rate * float64(time.Second))
+			tr.AddSample(&model.Sample{Concurrency: users, Segment: k + 1, Send: at, First: at.Add(100 * time.Millisecond),
+				FirstAnswer: at.Add(100 * time.Millisecond), Last: at.Add(100*time.Millisecond + decode),
+				End: at.Add(100*time.Millisecond + decode), Tokens: 10, Chunks: 10, Usage: true, Finish: "stop", Status: 200})
+		}
+		at = at.Add(time.Minute)
+	}
+	return tr.Levels()
+}
+
+// judged is the levels' judgement with the default level rule, as the engine reads them.
+func judged(levels []model.LevelStats, slo model.SLO) model.EndpointJudgement {
+	s := model.DefaultRule(slo)
+	e := model.ReportEndpoint{Levels: model.ReportLevels(levels)}
+	return model.JudgeEndpoint(&s, &e, false, false)
+}
+
+// TestRefineStep: the bisection between the last level that meets the criteria and the
+// failing one above it, until the gap is within 10% or one, then the confirmation.
+func TestRefineStep(t *testing.T) {
+	slo := model.DefaultSLO // 30 tok/s per user
+	for _, tc := range []struct {
+		name   string
+		levels [][3]float64 // users, requests, tok/s
+		refine bool
+		last   LevelEnd
+		want   string // "users lo hi confirm" or "done"
+	}{
+		// 30 tok/s lies 2/3 of the way from 50 (16 users) to 20 (32): 26.7 users.
+		{"16..32: where 30 tok/s falls", [][3]float64{{16, 20, 50}, {32, 20, 20}}, true, LevelEnd{}, "27 16 32 false"},
+		{"16..24", [][3]float64{{16, 20, 50}, {24, 20, 20}, {32, 20, 20}}, true, LevelEnd{}, "21 16 24 false"},
+		{"20..24: at least one below the failing end", [][3]float64{{16, 20, 50}, {20, 20, 50}, {24, 20, 20}}, true, LevelEnd{}, "23 20 24 false"},
+		{"22..24 is within 10%: confirm 22", [][3]float64{{20, 20, 50}, {22, 20, 50}, {24, 20, 20}}, true, LevelEnd{}, "22 22 24 true"},
+		{"22 met at 95%: done", [][3]float64{{22, 110, 50}, {24, 20, 20}}, true, LevelEnd{}, "done"},
+		{"adjacent levels", [][3]float64{{1, 20, 50}, {2, 20, 20}}, true, LevelEnd{}, "1 1 2 true"},
+		{"refine off: confirm", [][3]float64{{16, 20, 50}, {32, 20, 20}}, false, LevelEnd{}, "16 16 32 true"},
+		{"the top level meets: at least, confirm", [][3]float64{{8, 20, 50}, {16, 20, 50}}, true, LevelEnd{}, "16 16 0 true"},
+		{"nothing meets", [][3]float64{{1, 20, 20}}, true, LevelEnd{}, "done"},
+		{"confirmed once, undecided: done", [][3]float64{{16, 20, 50}, {32, 20, 20}}, false, LevelEnd{Users: 16, Confirm: true}, "done"},
+		{"a failing level below the capacity does not bound it", [][3]float64{{4, 20, 20}, {8, 20, 50}, {16, 20, 20}}, true, LevelEnd{}, "13 8 16 false"},
+	} {
+		levels := bookOf(t, tc.levels...)
+		users, lo, hi, confirm, ok := refineStep(levels, judged(levels, slo), slo, tc.refine, tc.last, false)
+		got := "done"
+		if ok {
+			got = fmt.Sprintf("%d %d %d %v", users, lo, hi, confirm)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// Short and undecided levels are not measured in full: they neither meet nor bound.
+	levels := bookOf(t, [3]float64{16, 20, 50}, [3]float64{24, 20, 20}, [3]float64{32, 20, 20})
+	levels[1].Undecided = []string{model.TermUserTPS}
+	if users, _, _, _, _ := refineStep(levels, judged(levels, slo), slo, true, LevelEnd{}, false); users != 27 {
+		t.Errorf("24 undecided: next %d, want 27 (16..32)", users)
+	}
+	// Two probes on the same side: the midpoint.
+	if users, _, _, _, _ := refineStep(levels, judged(levels, slo), slo, true, LevelEnd{}, true); users != 24 {
+		t.Errorf("halving: next %d, want 24", users)
+	}
+}
+
+// TestRefineWalk: the engine bisects after the ramp, marks the levels it adds, and ends
+// the ramp once the capacity's level is confirmed.
+func TestRefineWalk(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{16, 32}, Hold: time.Second}, Refine: true, Settle: SettleCapacity}, 1)
+	c := r.ctls[0]
+	r.e.StartRamp([]int{0}, at(0))
+	r.steady(0, 16, at(0))
+	r.doneAt(0, 16, spread(20, 49, 51), at(5*time.Second))
+	r.step(5 * time.Second)
+	r.steady(0, 32, at(6*time.Second))
+	r.doneAt(0, 32, spread(10, 19.5, 20.5), at(10*time.Second))
+	ns := r.step(10 * time.Second)
+	if c.conc != 27 || len(ns) != 1 || ns[0].String() != "ep0: refining the capacity: 27 users, between 16 users (meets the criteria) and 32 users (fails)" {
+		t.Fatalf("after 32 users failed: users %d, notices %v; want 27 users (where 30 tok/s falls between 50 and 20)", c.conc, ns)
+	}
+	clock := at(10 * time.Second)
+	for _, probe := range []struct {
+		users  int
+		rate   float64 // tok/s per user
+		next   int
+		reason string
+	}{
+		{27, 25, 25, "16..27: 30 tok/s falls at 24.8"},
+		{25, 28, 20, "25 fails too: two probes on the same side, the midpoint of 16..25"},
+		{20, 34, 23, "20..25: 30 tok/s falls at 23.3"},
+		{23, 31, 23, "23..25 is within 10%: 23 confirmed where it is"},
+	} {
+		clock = clock.Add(10 * time.Second)
+		at0 := clock
+		r.steady(0, probe.users, at0)
+		r.doneAt(0, probe.users, spread(10, probe.rate-0.5, probe.rate+0.5), at0.Add(5*time.Second))
+		r.e.Step(at0.Add(5 * time.Second))
+		if c.conc != probe.next {
+			t.Fatalf("%d users at %v tok/s: next %d, want %d (%s)", probe.users, probe.rate, c.conc, probe.next, probe.reason)
+		}
+	}
+	now := clock.Add(8 * time.Second)
+	if p, _ := r.e.Status(0, now); !p.Confirm || p.Warming || !slices.Equal(p.Waiting, []string{model.TermTTFT}) || p.More != 94 {
+		t.Fatalf("confirming 23: %+v; want no new warm-up, the TTFT p95 waited for, 94 more requests", p)
+	}
+	r.doneAt(0, 23, spread(94, 30.5, 31.5), now)
+	ns = r.e.Step(now)
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{RampFinished}) || c.conc != 23 {
+		t.Fatalf("23 confirmed: notices %v users %d; want the ramp finished at the capacity", ns, c.conc)
+	}
+	if s := ns[0].String(); !strings.Contains(s, "all 2 levels held, and 5 to find the capacity; back to capacity, 23 users") {
+		t.Errorf("finished: %q", s)
+	}
+	e := r.e.Report(false).Endpoints[0]
+	var refined []int
+	for _, l := range e.Levels {
+		if l.Refined {
+			refined = append(refined, l.Concurrency)
+		}
+	}
+	if e.Capacity != (model.ReportCap{Users: 23, Decided: true}) || !slices.Equal(refined, []int{20, 23, 25, 27}) {
+		t.Errorf("capacity %+v, refined levels %v; want 23 users decided, 20, 23, 25 and 27 refined", e.Capacity, refined)
+	}
+}
+
+// TestNearTheTargetHoldsLonger: a level whose per-user p50 lies near the target holds
+// until its interval leaves the target; one far from it ends at its floor.
+func TestNearTheTargetHoldsLonger(t *testing.T) {
+	heldWith := func(lo, hi float64) int {
+		r := newRig(t, Config{Ramp: Ramp{Levels: []int{4, 8}, Hold: time.Second}}, 1)
+		r.e.StartRamp([]int{0}, at(0))
+		r.steady(0, 4, at(0))
+		for k := 1; k <= 400; k++ {
+			// Rates spread over [lo, hi] in an order that fills the range evenly.
+			v := lo + (hi-lo)*float64((k*37)%101)/100
+			r.doneAt(0, 4, []float64{v}, at(time.Duration(k)*time.Second))
+			if r.step(time.Duration(k) * time.Second); r.ctls[0].conc != 4 {
+				return k
+			}
+		}
+		return -1
+	}
+	far, near := heldWith(69, 71), heldWith(28.5, 31.3) // medians 70 and 29.9 tok/s
+	if far != MinFloor || near < 4*far {
+		t.Errorf("far from the target the level ended after %d requests, near it after %d; want %d and many more", far, near, MinFloor)
+	}
+	t.Logf("a level at 70 tok/s per user ended after %d requests, one at 29 tok/s after %d", far, near)
+}
+
+// TestUndecidedAtMaxHold: a level whose figure sits on its target reaches the maximum
+// hold undecided, says which criterion, and decides no capacity.
+func TestUndecidedAtMaxHold(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{4}, Hold: time.Second, MaxHold: 30 * time.Second}}, 1)
+	r.e.StartRamp([]int{0}, at(0))
+	r.steady(0, 4, at(0))
+	// Half the requests at 29.9 tok/s, half at 30.1, one at 29.95: the median fails 30
+	// and its interval always reaches both sides.
+	r.doneAt(0, 4, append(append(spread(20, 29.9, 29.9), spread(20, 30.1, 30.1)...), 29.95), at(10*time.Second))
+	if ns := r.step(20 * time.Second); len(ns) != 0 {
+		t.Fatalf("20 s: %v", ns)
+	}
+	if p, _ := r.e.Status(0, at(20*time.Second)); !strings.Contains(p.Waits(), "waiting for per-user p50 to be decided at 95%: about") ||
+		!strings.HasSuffix(p.Waits(), "more requests, more than the 10 s left before the maximum hold") {
+		t.Errorf("progress %+v says %q", p, p.Waits())
+	}
+	ns := r.step(30 * time.Second)
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelUndecided, RampFinished}) {
+		t.Fatalf("30 s: %v; want undecided, then the ramp over", ns)
+	}
+	if want := "ep0: 4 users reached the maximum hold with per-user p50 undecided at 95%: marked undecided (it decides no capacity)"; ns[0].String() != want {
+		t.Errorf("notice %q, want %q", ns[0], want)
+	}
+	e := r.e.Report(false).Endpoints[0]
+	if l := e.Levels[0]; !slices.Equal(l.Undecided, []string{model.TermUserTPS}) || e.Capacity != (model.ReportCap{}) {
+		t.Errorf("level undecided %v, capacity %+v; want per-user p50, no capacity", l.Undecided, e.Capacity)
+	}
+}
+
+// TestConfirmationRunsOut: a confirmation that reaches the maximum hold before its own
+// warm-up ends leaves the capacity's level as its first hold measured it (not short:
+// it had its floor and hold then), and the capacity stands, not decided at 95%.
+func TestConfirmationRunsOut(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{16, 32}, Hold: time.Second, MaxHold: 30 * time.Second}, Settle: SettleCapacity}, 1)
+	r.e.StartRamp([]int{0}, at(0))
+	r.steady(0, 16, at(0))
+	r.doneAt(0, 16, spread(20, 49, 51), at(5*time.Second))
+	r.step(5 * time.Second)
+	r.steady(0, 32, at(6*time.Second))
+	r.doneAt(0, 32, spread(10, 19.5, 20.5), at(10*time.Second))
+	if ns := r.step(10 * time.Second); len(ns) != 1 || !strings.HasPrefix(ns[0].String(), "ep0: confirming the capacity at 16 users") {
+		t.Fatalf("after 32 users failed: %v; want 16 users confirmed", ns)
+	}
+	// The requests of 32 users never end: the confirmation's warm-up outlasts its maximum hold.
+	ns := r.step(41 * time.Second)
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelShort, RampFinished}) {
+		t.Fatalf("41 s: %v; want the confirmation run out, then the ramp over", ns)
+	}
+	if want := "ep0: confirming 16 users reached the maximum hold with its warm-up not over and 0 of 8 steady requests: not confirmed, its first hold stands"; ns[0].String() != want {
+		t.Errorf("notice %q, want %q", ns[0], want)
+	}
+	rep := r.e.Report(false)
+	e := rep.Endpoints[0]
+	if r.e.Short(0, 16) || e.Levels[0].Short || e.Capacity != (model.ReportCap{Users: 16}) {
+		t.Errorf("16 users short %v, capacity %+v; want 16 users as first held, the capacity not decided", e.Levels[0].Short, e.Capacity)
+	}
+	j := model.JudgeEndpoint(&rep.Settings, &e, false, false)
+	if !strings.HasPrefix(j.Verdict.Text, "capacity 16 users, not decided at 95% (TTFT p95 of 16 users undecided;") {
+		t.Errorf("verdict %q", j.Verdict.Text)
+	}
+}

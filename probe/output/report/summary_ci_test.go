@@ -1,0 +1,68 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// levelOf holds level c from start with n steady requests of TTFT ttft and 51 tokens
+// over decode (per-user tok/s 50 / decode in seconds).
+func levelOf(tr *model.Tracker, c, n int, ttft, decode, start time.Duration) {
+	tr.UpdateSegment(seg(c, c, start, start, start+time.Duration(n)*sec, int64(n*51), false))
+	for i := range n {
+		tr.AddSample(ok(c, start+time.Duration(i)*sec, ttft, decode, 51))
+	}
+}
+
+// TestSummarySaysHowSure: bench's Markdown shows the intervals as ± in the level table,
+// marks refined and undecided levels, and says (the judgement's verdict) whether the
+// capacity is decided at 95% and what fails above it.
+func TestSummarySaysHowSure(t *testing.T) {
+	tr := model.NewTracker(model.TrackerOptions{})
+	levelOf(tr, 16, 110, 100*msec, sec, 0)             // 50 tok/s: meets at 95%
+	levelOf(tr, 24, 12, 100*msec, 2*sec, 200*sec)      // 25 tok/s: fails at 95%
+	levelOf(tr, 32, 12, 100*msec, 2*sec, 300*sec)      // fails
+	levelOf(tr, 20, 110, 100*msec, 1600*msec, 400*sec) // 31.25 tok/s, marked undecided
+	tr.MarkRefined(24)
+	tr.MarkRefined(20)
+	tr.MarkUndecided(20, []string{model.TermTTFT})
+	r := &model.Report{Schema: model.Schema, Settings: model.ReportSettings{SLO: model.DefaultSLO.Report(), MinRequests: model.MinFloor},
+		Endpoints: []model.ReportEndpoint{tr.ReportEndpoint(model.EndpointInfo{Name: "sim"})}}
+	md := Summary(r)
+	for _, want := range []string{
+		"| 16 | 110 | 110 | 0 | 50.0 |",
+		"| 20 (refined) | 110 | 110 (undecided: TTFT p95) | 0 | 31.2 |",
+		"| 24 (refined) | 12 | 12 | 0 | 25.0 |",
+		"- 20 users: undecided: TTFT p95 still undecided at 95% when the maximum hold ended it; listed, not judged\n",
+		"- capacity refined by bisection: 20 and 24 users added between the ramp's levels\n",
+		"**Verdict**: capacity 16 users, not decided at 95% (20 users stayed undecided on TTFT p95; errors not decided: 0 of 110 requests, under 3.38% at 95%); ",
+		model.IntervalLegend,
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	tr.MarkUndecided(20, nil) // decided after all: 20 users meets, 24 fails
+	r.Endpoints[0] = tr.ReportEndpoint(model.EndpointInfo{Name: "sim"})
+	if md := Summary(r); !strings.Contains(md, "**Verdict**: capacity 20 users, decided at 95% (24 users fails: per-user p50 25 tok/s < 30 tok/s; errors not decided: 0 of 110 requests, under ") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+}
+
+// TestXTicksLeaveRoom: the curve's x labels do not print over each other when the
+// capacity's bisection added levels between the ramp's: a label at least 1.45 times the
+// previous one, and the last level always labelled.
+func TestXTicksLeaveRoom(t *testing.T) {
+	var got []string
+	for _, tk := range xTicks([]float64{1, 2, 4, 8, 16, 19, 22, 23, 25, 32}) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if strings.Join(got, " ") != "1 2 4 8 16 32" {
+		t.Errorf("labels %v, want 1 2 4 8 16 32", got)
+	}
+}
