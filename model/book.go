@@ -373,10 +373,6 @@ func chargedCounts(requests int, errors map[ErrorKind]int) (charged, n int) {
 	return charged, requests - client
 }
 
-// Charged returns the level's failures charged to the endpoint and the requests its
-// ErrorRate divides them by.
-func (l *LevelStats) Charged() (failures, requests int) { return chargedCounts(l.Requests, l.Errors) }
-
 // WilsonLower is the lower end of the Wilson score interval of a proportion of k in n
 // at z standard deviations (z 2.576: 99% two-sided): the smallest true rate that k in n
 // does not make unlikely. 0 when n is 0.

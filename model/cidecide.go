@@ -49,46 +49,6 @@ type LevelCall struct {
 // tok/s p50 and aggregate tok/s): their 95% interval within ±5% of the figure.
 const CurvePrecision = 0.05
 
-// Call decides each criterion of the level and says which curve figures are not known
-// to ±CurvePrecision yet, on the intervals the level rule reads at each look
-// (LookConfidence: 99%, so that its repeated looks decide at 95%), or on the level's
-// 95% intervals when it has no others (a LevelStats built by hand).
-func (s SLO) Call(l *LevelStats) LevelCall {
-	j := judgeStats(l)
-	if l.look != nil {
-		j.ci = *l.look
-	}
-	c := LevelCall{Calls: s.calls(j)}
-	if iv := j.ci.UserTPSP50; iv == nil || !iv.Within(l.UserTPS.P50, CurvePrecision) {
-		c.Curve = append(c.Curve, "per-user p50")
-	}
-	if iv := j.ci.AggregateTPS; iv == nil || !iv.Within(l.AggregateTPS, CurvePrecision) {
-		c.Curve = append(c.Curve, "aggregate tok/s")
-	}
-	return c
-}
-
-// ReportCalls decides each criterion of a saved level at 95%, from its rounded figures
-// and intervals.
-func (s SLO) ReportCalls(l *ReportLevel) []Call { return s.calls(judgeReport(l)) }
-
-// calls decides each criterion of the SLO on what a level shows, in the order Failures
-// names them.
-func (s SLO) calls(j judged) []Call {
-	out := []Call{
-		atMost(TermTTFT, j.ci.TTFTP95, j.ttftMeasured && j.ttftP95 <= ms(s.TTFTP95Max), ms(s.TTFTP95Max), false),
-		atLeast(TermUserTPS, j.ci.UserTPSP50, j.ttftMeasured && j.userP50 >= s.UserTPSMin, s.UserTPSMin, false),
-		atMost(TermErrorRate, j.ci.ErrorRate, j.requests > 0 && j.errorRate <= s.ErrorRateMax, s.ErrorRateMax, true),
-	}
-	if s.TTFOP95Max > 0 {
-		out = append(out, atMost(TermTTFO, j.ci.TTFOP95, j.ttfoMeasured && j.ttfoP95 <= ms(s.TTFOP95Max), ms(s.TTFOP95Max), false))
-	}
-	if s.GoodputMin > 0 {
-		out = append(out, atLeast(TermGoodput, j.ci.Goodput, j.judgedGood > 0 && j.goodput >= s.GoodputMin, s.GoodputMin, true))
-	}
-	return out
-}
-
 // atMost decides a criterion "figure <= target" on its interval.
 func atMost(term string, iv *Interval, meets bool, target float64, share bool) Call {
 	c := Call{Term: term, Meets: meets, Share: share, Measured: iv != nil}

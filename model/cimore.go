@@ -6,64 +6,6 @@ import "math"
 // reasonable hold.
 const maxMore = 100_000
 
-// MoreRequests estimates how many more steady requests the level needs before each of
-// the given criteria (SLO terms) is decided and its curve figures are known to
-// ±CurvePrecision, if what it shows so far stays what it is: the largest of the
-// estimates. ok is false when a criterion cannot be decided that way (its figure sits on
-// its target, or nothing was measured) or needs more than maxMore.
-//
-// A percentile's interval is read from the level's own histogram at the ranks that n
-// more samples would use; a share's Wilson interval at the same share of more
-// requests; the curve's half-widths shrink as 1/sqrt(n).
-func (s SLO) MoreRequests(l *LevelStats, terms []string, curve []string) (more int, ok bool) {
-	n := l.UserTPS.Count
-	for _, t := range terms {
-		m, ok := s.moreFor(l, t)
-		if !ok {
-			return 0, false
-		}
-		more = max(more, m)
-	}
-	for _, c := range curve {
-		var rel float64
-		switch c {
-		case "per-user p50":
-			if iv := l.lookCI().UserTPSP50; iv != nil {
-				rel = iv.HalfWidth(l.UserTPS.P50)
-			}
-		case "aggregate tok/s":
-			if iv := l.lookCI().AggregateTPS; iv != nil {
-				rel = iv.HalfWidth(l.AggregateTPS)
-			}
-		}
-		need := 6 // the fewest samples whose median has a two-sided interval
-		if rel > 0 && !math.IsInf(rel, 1) && n > 0 {
-			need = int(math.Ceil(float64(n) * (rel / CurvePrecision) * (rel / CurvePrecision)))
-		}
-		more = max(more, min(need, maxMore+n)-n)
-	}
-	return max(more, 0), more <= maxMore
-}
-
-// moreFor is MoreRequests for one criterion.
-func (s SLO) moreFor(l *LevelStats, term string) (int, bool) {
-	switch term {
-	case TermTTFT:
-		return moreQuantile(l.ttftHist, 0.95, ms(s.TTFTP95Max), false)
-	case TermTTFO:
-		return moreQuantile(l.ttfoHist, 0.95, ms(s.TTFOP95Max), false)
-	case TermUserTPS:
-		return moreQuantile(l.userHist, 0.5, s.UserTPSMin, true)
-	case TermErrorRate:
-		k, n := l.Charged()
-		return moreShare(k, n, s.ErrorRateMax, false)
-	case TermGoodput:
-		g := l.Traffic.Goodput
-		return moreShare(g.Met, g.Judged, s.GoodputMin, true)
-	}
-	return 0, false
-}
-
 // moreQuantile is how many more samples the p-quantile of h needs before its interval
 // lies on one side of target (atLeast: the figure must be at least target).
 func moreQuantile(h *Hist, p, target float64, atLeast bool) (int, bool) {
@@ -138,13 +80,4 @@ func (h *Hist) scaledCI(p float64, m int, confidence float64) Interval {
 		iv.Hi = float64(min(v+hdrWidth(v)-1, h.max)) / h.div
 	}
 	return iv
-}
-
-// lookCI is the intervals the level rule reads: at LookConfidence, or the 95% ones of a
-// LevelStats built by hand.
-func (l *LevelStats) lookCI() LevelCI {
-	if l.look != nil {
-		return *l.look
-	}
-	return l.CI
 }

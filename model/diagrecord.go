@@ -194,3 +194,8 @@ func (r *DiagRecorder) Reset() {
 	r.streak, r.ended = Outage{}, nil
 	r.answers, r.oks = 0, 0
 }
+
+// burst reports whether r's tokens all arrived in one burst (a buffering proxy).
+func (r *DiagRequest) burst() bool {
+	return r.Chunks >= burstChunks && r.E2E > 0 && float64(r.E2E-r.TTFT) <= burstSpan*float64(r.E2E) && r.TypicalGap < burstGap
+}

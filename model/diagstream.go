@@ -36,22 +36,6 @@ const (
 	slowPerToken = 500 * time.Microsecond
 )
 
-// Burst reports whether the request's tokens all arrived in one burst, as through a
-// buffering proxy: at least 8 chunks, all within a tenth of its end-to-end time, at
-// gaps under a millisecond. Its per-user tok/s then means nothing.
-func (s *Sample) Burst() bool {
-	if s.Chunks < burstChunks || s.First.IsZero() || !s.Last.After(s.Send) {
-		return false
-	}
-	e2e := s.Last.Sub(s.Send)
-	return float64(s.Last.Sub(s.First)) <= burstSpan*float64(e2e) && s.Gaps.Median() < burstGap
-}
-
-// burst reports whether r's tokens all arrived in one burst (a buffering proxy).
-func (r *DiagRequest) burst() bool {
-	return r.Chunks >= burstChunks && r.E2E > 0 && float64(r.E2E-r.TTFT) <= burstSpan*float64(r.E2E) && r.TypicalGap < burstGap
-}
-
 // DiagnoseBuffered: most answers arrive in one burst (TTFT close to end-to-end, chunk
 // gaps near zero): "answers arrive in one burst: every token of 95% of requests (57 of
 // 60) came at once, 2.10 s after sending (chunk gaps 0.01 ms): a proxy or the server

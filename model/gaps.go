@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"time"
@@ -152,4 +153,39 @@ func (c *ChunkGaps) quantile(p float64) float64 {
 		}
 	}
 	return 0
+}
+
+// JSON encodes the pooled gaps for results.json.
+func (c *ChunkGaps) JSON() GapsJSON {
+	j := GapsJSON{Unit: UnitMicros, SubBuckets: gapSub, Count: c.n, Buckets: [][2]uint64{}}
+	for i, n := range c.counts {
+		if n > 0 {
+			j.Buckets = append(j.Buckets, [2]uint64{uint64(i), n})
+		}
+	}
+	return j
+}
+
+// MergeJSON adds the gaps of a GapsJSON to c. It refuses another layout, a bucket out
+// of range or out of order, and a count other than the buckets' total; c is unchanged
+// then.
+func (c *ChunkGaps) MergeJSON(j GapsJSON) error {
+	if j.Unit != UnitMicros || j.SubBuckets != gapSub {
+		return fmt.Errorf("chunk gaps in %q with %d buckets per power of two, not %q with %d", j.Unit, j.SubBuckets, UnitMicros, gapSub)
+	}
+	var total uint64
+	for k, b := range j.Buckets {
+		if b[0] >= gapBuckets || (k > 0 && b[0] <= j.Buckets[k-1][0]) {
+			return fmt.Errorf("chunk gap bucket %d is out of range or out of order", b[0])
+		}
+		total += b[1]
+	}
+	if total != j.Count {
+		return fmt.Errorf("the chunk gap buckets hold %d gaps but say count %d", total, j.Count)
+	}
+	for _, b := range j.Buckets {
+		c.counts[b[0]] += b[1]
+	}
+	c.n += j.Count
+	return nil
 }

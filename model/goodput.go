@@ -11,13 +11,6 @@ type GoodputTarget struct {
 	UserTPSMin float64
 }
 
-// Goodput is the per-request form of the capacity criteria: the TTFT limit and the
-// per-user tok/s target, applied to each request instead of to the level's p95 and p50.
-func (s SLO) Goodput() GoodputTarget {
-	s = s.orDefault()
-	return GoodputTarget{TTFTMax: s.TTFTP95Max, UserTPSMin: s.UserTPSMin}
-}
-
 // Met reports whether the request met the target.
 func (g GoodputTarget) Met(s *Sample) bool {
 	if !s.OK() {

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 )
@@ -19,34 +18,6 @@ type SLOError struct {
 // Error says it in words, without naming a flag or a config key.
 func (e *SLOError) Error() string {
 	return fmt.Sprintf("the %s criterion %s is not usable: %s", e.Term, e.Value, e.Why)
-}
-
-// Validate refuses criteria that no level could be judged by: a per-user tok/s minimum
-// that is NaN, infinite or negative; a TTFT limit of 0 or less; an error-rate limit
-// that is NaN or outside [0, 1]. It accepts exactly what ParseSLO accepts, and the zero
-// SLO (which stands for DefaultSLO). The error is an *SLOError.
-func (s SLO) Validate() error {
-	if s == (SLO{}) {
-		return nil
-	}
-	u := s.UserTPSMin
-	if math.IsNaN(u) || math.IsInf(u, 0) || u < 0 {
-		return &SLOError{Term: "user_tps_p50", Value: fmtFloat(u), Why: "the per-user tok/s minimum must be a finite number, 0 or more"}
-	}
-	if s.TTFTP95Max <= 0 {
-		return &SLOError{Term: "ttft_p95", Value: s.TTFTP95Max.String(), Why: "the TTFT p95 limit must be above 0"}
-	}
-	e := s.ErrorRateMax
-	if math.IsNaN(e) || e < 0 || e > 1 {
-		return &SLOError{Term: "error_rate", Value: fmtFloat(e), Why: "the error-rate limit must be a fraction from 0 to 1 (0% to 100%)"}
-	}
-	if s.TTFOP95Max < 0 {
-		return &SLOError{Term: "ttfo_p95", Value: s.TTFOP95Max.String(), Why: "the TTFO p95 limit must be above 0 (or absent)"}
-	}
-	if g := s.GoodputMin; math.IsNaN(g) || g < 0 || g > 1 {
-		return &SLOError{Term: "goodput", Value: fmtFloat(g), Why: "the goodput minimum must be a fraction from 0 to 1 (0% to 100%)"}
-	}
-	return nil
 }
 
 // fmtFloat is v in the shortest form, "+Inf", "-Inf" or "NaN" included.
@@ -88,78 +59,14 @@ func judgeReport(l *ReportLevel) judged {
 // the endpoint at its load, so it neither sets nor bounds a capacity.
 func (j judged) measured() bool { return j.ttftMeasured || j.errorRate > 0 }
 
-// Measured reports whether the level can be judged against criteria: it has a steady
-// request that delivered a token, or a failure charged to the endpoint (warm-up
-// included). A level the load left during its warm-up, with only successes, is not.
-func (l *LevelStats) Measured() bool { return judgeStats(l).measured() }
-
-// meets is SLO.Meets on what a level shows.
-func (s SLO) meets(j judged) bool {
-	return j.requests > 0 && j.ttftMeasured && j.userP50 >= s.UserTPSMin &&
-		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax &&
-		(s.TTFOP95Max <= 0 || j.ttfoMeasured && j.ttfoP95 <= ms(s.TTFOP95Max)) &&
-		(s.GoodputMin <= 0 || (j.judgedGood > 0 && j.goodput >= s.GoodputMin))
-}
-
 // noRequest is the failure of a level no request ended in.
 const noRequest = "no request ended"
-
-// ReportFailures is Failures on a level of a saved report (its rounded figures), for
-// the reports drawn from results files.
-func (s SLO) ReportFailures(l *ReportLevel) []string { return s.failures(judgeReport(l)) }
 
 // AnyMeasured reports whether some level of a saved report is measured (as
 // LevelStats.Measured): when none is, its capacity was not measured, rather than met
 // by no level.
 func AnyMeasured(levels []ReportLevel) bool {
 	return slices.ContainsFunc(levels, func(l ReportLevel) bool { return judgeReport(&l).measured() })
-}
-
-// Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
-// or "TTFT p95 3100 ms > 2000 ms"; nil when it meets them (exactly when Meets is true).
-func (s SLO) Failures(l *LevelStats) []string { return s.failures(judgeStats(l)) }
-
-func (s SLO) failures(j judged) []string {
-	if j.requests == 0 {
-		return []string{noRequest}
-	}
-	if !j.measured() {
-		return []string{"not measured (the load moved on during its warm-up: no steady request delivered a token and none failed)"}
-	}
-	var out []string
-	if why := p95Over("TTFT", "a token", j.ttftMeasured, j.ttftP95, ms(s.TTFTP95Max)); why != "" {
-		out = append(out, why)
-	}
-	if j.userP50 < s.UserTPSMin {
-		switch {
-		case !j.userMeasured && j.bursts > 0:
-			out = append(out, "per-user tok/s means nothing: the answers arrive in one burst (needs >= "+fmtNum(s.UserTPSMin, 2)+" tok/s)")
-		case !j.userMeasured:
-			out = append(out, "per-user tok/s not measured (needs >= "+fmtNum(s.UserTPSMin, 2)+" tok/s)")
-		default:
-			a, b := apart(j.userP50, s.UserTPSMin, 1, func(v float64, d int) string { return fmtNum(v, d) + " tok/s" })
-			out = append(out, "per-user p50 "+a+" < "+b)
-		}
-	}
-	if j.errorRate > s.ErrorRateMax {
-		a, b := apart(j.errorRate*100, s.ErrorRateMax*100, 2, func(v float64, d int) string { return fmtNum(v, d) + "%" })
-		out = append(out, "errors "+a+" > "+b)
-	}
-	if lim := ms(s.TTFOP95Max); lim > 0 {
-		if why := p95Over("TTFO", "an answer token", j.ttfoMeasured, j.ttfoP95, lim); why != "" {
-			out = append(out, why)
-		}
-	}
-	if s.GoodputMin > 0 {
-		switch {
-		case j.judgedGood == 0:
-			out = append(out, "goodput not measured (no steady request judged)")
-		case j.goodput < s.GoodputMin:
-			a, b := apart(j.goodput*100, s.GoodputMin*100, 1, func(v float64, d int) string { return fmtNum(v, d) + "%" })
-			out = append(out, "goodput "+a+" < "+b)
-		}
-	}
-	return out
 }
 
 // apart formats a value and its limit with dec decimals, or more (up to 6) when they

@@ -111,3 +111,29 @@ func TestOutageLastsWhatItsTimesSay(t *testing.T) {
 		t.Errorf("got %+v\nwant %q", fs, want)
 	}
 }
+
+// TestSpreadSaysAClosePerUserP50: an interval narrower than the last decimal shown is
+// "<0.1" (known that closely), never the dash that means "no interval".
+func TestSpreadSaysAClosePerUserP50(t *testing.T) {
+	for _, c := range []struct {
+		v      float64
+		iv     *Interval
+		dec    int
+		want   string
+		plusMi string
+	}{
+		{30.7, &Interval{Lo: 30.68, Hi: 30.73}, 1, "<0.1", "30.7 ± <0.1"},
+		{30.7, &Interval{Lo: 30.3, Hi: 31.1}, 1, "0.4", "30.7 ± 0.4"},
+		{130, &Interval{Lo: 129.8, Hi: 130.3}, 0, "<1", "130 ± <1"},
+		{30.7, nil, 1, "", "30.7"},
+		{30.7, &Interval{Lo: 0, Hi: 40}, 1, "", "30.7"},
+		{30.7, &Interval{Lo: 30.7, Hi: 30.7}, 1, "", "30.7"},
+	} {
+		if got := Spread(c.v, c.iv, c.dec); got != c.want {
+			t.Errorf("Spread(%v, %+v, %d) = %q, want %q", c.v, c.iv, c.dec, got, c.want)
+		}
+		if got := PlusMinus(c.v, c.iv, 0, c.dec, false); got != c.plusMi {
+			t.Errorf("PlusMinus(%v, %+v) = %q, want %q", c.v, c.iv, got, c.plusMi)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"sort"
+	"time"
 )
 
 // Schema is the value of Report.Schema.
@@ -239,104 +240,6 @@ type EndpointInfo struct {
 	Clock WallClock
 }
 
-// ReportEndpoint builds the report entry of the endpoint this Tracker measures in the
-// mode in use (SetRateMode): see ReportMode.
-func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
-	e, _ := t.ReportMode(info, t.RateMode())
-	return e
-}
-
-// ReportMode builds the report entry of the endpoint this Tracker measures, from its
-// levels of one mode (rate levels when rate, else users levels): every level (ordered
-// by concurrency) with its histograms and steady windows, with floats rounded for
-// reading, and the capacity and saturation its judgement claims (SetClaims, with the
-// Tracker's level rule, TrackerOptions.MinRequests: the engine sets them again with the
-// run's settings). ok says some level of that mode has requests or is being measured.
-func (t *Tracker) ReportMode(info EndpointInfo, rate bool) (e ReportEndpoint, ok bool) {
-	b := t.bookOf(rate)
-	levels := b.stats(t.totals.tokensPerChunk())
-	e = ReportEndpoint{
-		Name:        info.Name,
-		URL:         info.URL,
-		Model:       info.Model,
-		API:         info.API,
-		Simulated:   info.Simulated,
-		TokenSource: t.TokenSource(),
-		Levels:      make([]ReportLevel, 0, len(levels)),
-	}
-	for i := range levels {
-		rl := levels[i].Report()
-		c := levels[i].Concurrency
-		rl.Hist = b.levels[c].hists()
-		rl.Windows = reportWindows(b.windows(c), info.Clock)
-		e.Levels = append(e.Levels, rl)
-		ok = ok || rl.Requests > 0 || rl.Open
-	}
-	e.SetClaims(&t.rule, info.Interrupted)
-	return e, ok
-}
-
-// Report converts a level to its report entry, without its histograms and windows
-// (Tracker.ReportEndpoint adds them). Latencies are rounded to 0.01 ms, rates to 0.01
-// tok/s, durations to 0.01 s, the error rate to 4 decimals, the request rate to 0.001
-// requests/s and steady tokens to 0.001.
-func (l *LevelStats) Report() ReportLevel {
-	errs := make(map[string]int, len(l.Errors))
-	for k, n := range l.Errors {
-		errs[string(k)] = n
-	}
-	rl := ReportLevel{
-		Concurrency:   l.Concurrency,
-		DurationS:     round(l.Duration.Seconds(), 2),
-		Requests:      l.Requests,
-		Steady:        l.Steady,
-		Short:         l.Short,
-		Succeeded:     l.Succeeded,
-		Errors:        errs,
-		ErrorRate:     round(l.ErrorRate, 4),
-		TTFTMs:        l.TTFT.Latency(),
-		TTFOMs:        l.TTFO.Latency(),
-		TPOTMs:        l.TPOT.Latency(),
-		E2EMs:         l.E2E.Latency(),
-		StallMs:       l.Stall.Latency(),
-		UserTPS:       l.UserTPS.Rate(),
-		AggregateTPS:  round(l.AggregateTPS, 2),
-		RequestRate:   round(l.RequestRate, 3),
-		OutputTokens:  l.OutputTokens,
-		SteadyTokens:  round(l.SteadyTokens, 3),
-		Windows:       []ReportWindow{},
-		InFlightMean:  round(l.InFlight, 2),
-		TrafficStats:  l.Traffic.rounded(),
-		Open:          l.Open,
-		UserTPSBursts: l.Bursts,
-		CI95:          l.CI.Rounded(),
-		Undecided:     l.Undecided,
-		Refined:       l.Refined,
-	}
-	if l.OpenLoop {
-		rate, w := l.Concurrency, l.Wait
-		w.CappedShare, w.P50, w.P95, w.Max = round(w.CappedShare, 4), round(w.P50, 2), round(w.P95, 2), round(w.Max, 2)
-		rl.Rate, rl.ClientWaitMs = &rate, &w
-	}
-	return rl
-}
-
-// Latency converts a latency Dist (ms) to its report form, rounded to 0.01 ms.
-func (d Dist) Latency() LatencyJSON {
-	return LatencyJSON{
-		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P50: round(d.P50, 2), P90: round(d.P90, 2),
-		P95: round(d.P95, 2), P99: round(d.P99, 2), Max: round(d.Max, 2),
-	}
-}
-
-// Rate converts a rate Dist (tok/s) to its report form, rounded to 0.01 tok/s.
-func (d Dist) Rate() RateJSON {
-	return RateJSON{
-		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P10: round(d.P10, 2), P50: round(d.P50, 2),
-		P90: round(d.P90, 2), Max: round(d.Max, 2),
-	}
-}
-
 // sortedKinds returns the error kinds of m in name order.
 func sortedKinds(m map[string]int) []string {
 	ks := make([]string, 0, len(m))
@@ -345,4 +248,15 @@ func sortedKinds(m map[string]int) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// SLO returns the criteria a report was made with; DefaultSLO when r is the zero value.
+func (r ReportSLO) SLO() SLO {
+	return SLO{
+		UserTPSMin:   r.UserTPSMin,
+		TTFTP95Max:   time.Duration(r.TTFTP95MaxMs * float64(time.Millisecond)),
+		ErrorRateMax: r.ErrorRateMax,
+		TTFOP95Max:   time.Duration(r.TTFOP95MaxMs * float64(time.Millisecond)),
+		GoodputMin:   r.GoodputMin,
+	}.orDefault()
 }

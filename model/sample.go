@@ -127,3 +127,14 @@ func since(from, to time.Time) (time.Duration, bool) {
 	}
 	return to.Sub(from), true
 }
+
+// Burst reports whether the request's tokens all arrived in one burst, as through a
+// buffering proxy: at least 8 chunks, all within a tenth of its end-to-end time, at
+// gaps under a millisecond. Its per-user tok/s then means nothing.
+func (s *Sample) Burst() bool {
+	if s.Chunks < burstChunks || s.First.IsZero() || !s.Last.After(s.Send) {
+		return false
+	}
+	e2e := s.Last.Sub(s.Send)
+	return float64(s.Last.Sub(s.First)) <= burstSpan*float64(e2e) && s.Gaps.Median() < burstGap
+}

@@ -3,172 +3,25 @@ package model
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 )
 
-// sloForm is the accepted form of an SLO, shown in every parse error.
-const sloForm = `user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%`
-
-// ParseSLO parses capacity criteria such as "user_tps_p50>=30,ttft_p95<=2s,error_rate<=1%".
-// ttfo_p95 (time to first answer token, for reasoning models: "ttfo_p95<=10s") adds a
-// fourth criterion, off by default. Any subset of the terms may be given, in any order; the others keep their
-// DefaultSLO values, and an empty string gives DefaultSLO. ttft_p95 takes a Go
-// duration with its unit ("2s", "1500ms"; a bare number is refused); error_rate takes a
-// percentage ("1%") or a fraction ("0.01"). Errors name the bad term and show the
-// accepted form.
-func ParseSLO(s string) (SLO, error) { return ParseSLOFrom(DefaultSLO, s) }
-
-// ParseSLOFrom is ParseSLO with the terms not given taken from base (e.g. the criteria
-// of a config file that a --slo flag overrides).
-func ParseSLOFrom(base SLO, s string) (SLO, error) {
-	slo := base
-	seen := map[string]bool{}
-	for _, raw := range strings.Split(s, ",") {
-		term := strings.TrimSpace(raw)
-		if term == "" {
-			continue
-		}
-		name, op, val, ok := splitTerm(term)
-		if !ok {
-			return SLO{}, sloErr(term, "expected NAME>=VALUE or NAME<=VALUE")
-		}
-		if seen[name] {
-			return SLO{}, sloErr(term, name+" is given twice")
-		}
-		seen[name] = true
-		switch name {
-		case "user_tps_p50":
-			if op != ">=" {
-				return SLO{}, sloErr(term, "per-user tok/s is a minimum: use user_tps_p50>=30")
-			}
-			v, err := strconv.ParseFloat(val, 64)
-			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a rate in tok/s: use user_tps_p50>=30", val))
-			}
-			slo.UserTPSMin = v
-		case "ttft_p95":
-			if op != "<=" {
-				return SLO{}, sloErr(term, "TTFT is a maximum: use ttft_p95<=2s")
-			}
-			d, err := parseMs(val)
-			if err != nil {
-				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a duration with a unit: use ttft_p95<=2s or ttft_p95<=1500ms", val))
-			}
-			if d <= 0 {
-				return SLO{}, sloErr(term, "the TTFT limit must be above 0: use ttft_p95<=2s")
-			}
-			slo.TTFTP95Max = d
-		case "ttfo_p95":
-			if op != "<=" {
-				return SLO{}, sloErr(term, "TTFO is a maximum: use ttfo_p95<=10s")
-			}
-			d, err := parseMs(val)
-			if err != nil {
-				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a duration with a unit: use ttfo_p95<=10s or ttfo_p95<=8000ms", val))
-			}
-			if d <= 0 {
-				return SLO{}, sloErr(term, "the TTFO limit must be above 0: use ttfo_p95<=10s")
-			}
-			slo.TTFOP95Max = d
-		case "error_rate":
-			if op != "<=" {
-				return SLO{}, sloErr(term, "the error rate is a maximum: use error_rate<=1%")
-			}
-			r, err := ParseRate(val)
-			if err != nil {
-				return SLO{}, sloErr(term, fmt.Sprintf("%q is not an error rate: use error_rate<=1%% or error_rate<=0.01", val))
-			}
-			slo.ErrorRateMax = r
-		case "goodput":
-			if op != ">=" {
-				return SLO{}, sloErr(term, "goodput is a minimum: use goodput>=95%")
-			}
-			r, err := ParseRate(val)
-			if err != nil {
-				return SLO{}, sloErr(term, fmt.Sprintf("%q is not a share of requests: use goodput>=95%% or goodput>=0.95", val))
-			}
-			slo.GoodputMin = r
-		default:
-			return SLO{}, sloErr(term, fmt.Sprintf("unknown term %q: the terms are user_tps_p50, ttft_p95, error_rate, goodput and ttfo_p95", name))
-		}
-	}
-	return slo, nil
+// SLO holds the capacity criteria: a level meets them when its per-user TPS p50 is at
+// least UserTPSMin, its TTFT p95 at most TTFTP95Max, and its error rate at most ErrorRateMax.
+type SLO struct {
+	UserTPSMin   float64
+	TTFTP95Max   time.Duration
+	ErrorRateMax float64
+	// TTFOP95Max, when above 0, is also required of a level: its time to first answer
+	// token (TTFO, reasoning models) p95 at most this. 0: no TTFO criterion.
+	TTFOP95Max time.Duration
+	// GoodputMin, when above 0, is the least share of a level's requests that must meet
+	// the per-request SLO (goodput: TTFT and the request's own tok/s, see SLO.Goodput).
+	GoodputMin float64
 }
 
-func sloErr(term, why string) error {
-	return fmt.Errorf("slo term %q: %s (accepted form: %s)", term, why, sloForm)
-}
-
-// splitTerm splits "name>=value" or "name<=value", tolerating spaces around the operator.
-func splitTerm(term string) (name, op, val string, ok bool) {
-	i := strings.IndexAny(term, "<>=")
-	if i <= 0 || i+2 > len(term) {
-		return "", "", "", false
-	}
-	op = term[i : i+2]
-	if op != ">=" && op != "<=" {
-		return "", "", "", false
-	}
-	name = strings.TrimSpace(term[:i])
-	val = strings.TrimSpace(term[i+2:])
-	if name == "" || val == "" {
-		return "", "", "", false
-	}
-	return name, op, val, true
-}
-
-// parseMs reads a Go duration. A bare number is refused: "2" is as likely meant as
-// seconds as milliseconds, and a wrong guess silently changes the capacity.
-func parseMs(s string) (time.Duration, error) {
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return 0, fmt.Errorf("no unit")
-	}
-	return time.ParseDuration(s)
-}
-
-// ParseRate reads a rate written "1%" or "0.01" into a fraction in [0, 1].
-func ParseRate(s string) (float64, error) {
-	div := 1
-	if t, ok := strings.CutSuffix(s, "%"); ok {
-		s, div = strings.TrimSpace(t), 100
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) {
-		return 0, fmt.Errorf("not a number")
-	}
-	if div == 100 {
-		v = percent(v)
-	} else if v >= 1 {
-		// "1" is as likely meant as 1% as 100%: a wrong guess silently accepts every level.
-		return 0, fmt.Errorf("ambiguous: write a percentage such as 1%% or a fraction below 1 such as 0.01")
-	}
-	if v < 0 || v > 1 {
-		return 0, fmt.Errorf("out of range")
-	}
-	return v, nil
-}
-
-// percent is v/100 as the float nearest to the decimal value: the float division is
-// sometimes one unit off (0.7/100 = 0.006999999999999999), which would fail a level
-// whose error rate is exactly the limit (7 errors in 1000 requests under 0.7%).
-// It shifts the decimal exponent of v's shortest representation instead.
-func percent(v float64) float64 {
-	m, e, ok := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
-	if !ok {
-		return v / 100
-	}
-	x, err := strconv.Atoi(e)
-	if err != nil {
-		return v / 100
-	}
-	r, err := strconv.ParseFloat(m+"e"+strconv.Itoa(x-2), 64)
-	if err != nil {
-		return v / 100
-	}
-	return r
-}
+// DefaultSLO is 30 tok/s per user, TTFT p95 2 s, 1% errors.
+var DefaultSLO = SLO{UserTPSMin: 30, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0.01}
 
 // orDefault is s, or DefaultSLO when s is the zero value.
 func (s SLO) orDefault() SLO {
@@ -213,17 +66,6 @@ func finite(v float64) float64 {
 	return v
 }
 
-// SLO returns the criteria a report was made with; DefaultSLO when r is the zero value.
-func (r ReportSLO) SLO() SLO {
-	return SLO{
-		UserTPSMin:   r.UserTPSMin,
-		TTFTP95Max:   time.Duration(r.TTFTP95MaxMs * float64(time.Millisecond)),
-		ErrorRateMax: r.ErrorRateMax,
-		TTFOP95Max:   time.Duration(r.TTFOP95MaxMs * float64(time.Millisecond)),
-		GoodputMin:   r.GoodputMin,
-	}.orDefault()
-}
-
 // Meets reports whether a level meets the criteria: it has requests, its per-user
 // TPS p50 is at least UserTPSMin, its TTFT p95 at most TTFTP95Max and its error
 // rate at most ErrorRateMax. A level with no TTFT measured (every request failed,
@@ -233,3 +75,195 @@ func (s SLO) Meets(l *LevelStats) bool { return s.meets(judgeStats(l)) }
 
 // ms converts a duration to float milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Goodput is the per-request form of the capacity criteria: the TTFT limit and the
+// per-user tok/s target, applied to each request instead of to the level's p95 and p50.
+func (s SLO) Goodput() GoodputTarget {
+	s = s.orDefault()
+	return GoodputTarget{TTFTMax: s.TTFTP95Max, UserTPSMin: s.UserTPSMin}
+}
+
+// Validate refuses criteria that no level could be judged by: a per-user tok/s minimum
+// that is NaN, infinite or negative; a TTFT limit of 0 or less; an error-rate limit
+// that is NaN or outside [0, 1]. It accepts exactly what ParseSLO accepts, and the zero
+// SLO (which stands for DefaultSLO). The error is an *SLOError.
+func (s SLO) Validate() error {
+	if s == (SLO{}) {
+		return nil
+	}
+	u := s.UserTPSMin
+	if math.IsNaN(u) || math.IsInf(u, 0) || u < 0 {
+		return &SLOError{Term: "user_tps_p50", Value: fmtFloat(u), Why: "the per-user tok/s minimum must be a finite number, 0 or more"}
+	}
+	if s.TTFTP95Max <= 0 {
+		return &SLOError{Term: "ttft_p95", Value: s.TTFTP95Max.String(), Why: "the TTFT p95 limit must be above 0"}
+	}
+	e := s.ErrorRateMax
+	if math.IsNaN(e) || e < 0 || e > 1 {
+		return &SLOError{Term: "error_rate", Value: fmtFloat(e), Why: "the error-rate limit must be a fraction from 0 to 1 (0% to 100%)"}
+	}
+	if s.TTFOP95Max < 0 {
+		return &SLOError{Term: "ttfo_p95", Value: s.TTFOP95Max.String(), Why: "the TTFO p95 limit must be above 0 (or absent)"}
+	}
+	if g := s.GoodputMin; math.IsNaN(g) || g < 0 || g > 1 {
+		return &SLOError{Term: "goodput", Value: fmtFloat(g), Why: "the goodput minimum must be a fraction from 0 to 1 (0% to 100%)"}
+	}
+	return nil
+}
+
+// meets is SLO.Meets on what a level shows.
+func (s SLO) meets(j judged) bool {
+	return j.requests > 0 && j.ttftMeasured && j.userP50 >= s.UserTPSMin &&
+		j.ttftP95 <= ms(s.TTFTP95Max) && j.errorRate <= s.ErrorRateMax &&
+		(s.TTFOP95Max <= 0 || j.ttfoMeasured && j.ttfoP95 <= ms(s.TTFOP95Max)) &&
+		(s.GoodputMin <= 0 || (j.judgedGood > 0 && j.goodput >= s.GoodputMin))
+}
+
+// ReportFailures is Failures on a level of a saved report (its rounded figures), for
+// the reports drawn from results files.
+func (s SLO) ReportFailures(l *ReportLevel) []string { return s.failures(judgeReport(l)) }
+
+// Failures names, in words, each criterion the level fails, e.g. "errors 4.55% > 1%"
+// or "TTFT p95 3100 ms > 2000 ms"; nil when it meets them (exactly when Meets is true).
+func (s SLO) Failures(l *LevelStats) []string { return s.failures(judgeStats(l)) }
+
+func (s SLO) failures(j judged) []string {
+	if j.requests == 0 {
+		return []string{noRequest}
+	}
+	if !j.measured() {
+		return []string{"not measured (the load moved on during its warm-up: no steady request delivered a token and none failed)"}
+	}
+	var out []string
+	if why := p95Over("TTFT", "a token", j.ttftMeasured, j.ttftP95, ms(s.TTFTP95Max)); why != "" {
+		out = append(out, why)
+	}
+	if j.userP50 < s.UserTPSMin {
+		switch {
+		case !j.userMeasured && j.bursts > 0:
+			out = append(out, "per-user tok/s means nothing: the answers arrive in one burst (needs >= "+fmtNum(s.UserTPSMin, 2)+" tok/s)")
+		case !j.userMeasured:
+			out = append(out, "per-user tok/s not measured (needs >= "+fmtNum(s.UserTPSMin, 2)+" tok/s)")
+		default:
+			a, b := apart(j.userP50, s.UserTPSMin, 1, func(v float64, d int) string { return fmtNum(v, d) + " tok/s" })
+			out = append(out, "per-user p50 "+a+" < "+b)
+		}
+	}
+	if j.errorRate > s.ErrorRateMax {
+		a, b := apart(j.errorRate*100, s.ErrorRateMax*100, 2, func(v float64, d int) string { return fmtNum(v, d) + "%" })
+		out = append(out, "errors "+a+" > "+b)
+	}
+	if lim := ms(s.TTFOP95Max); lim > 0 {
+		if why := p95Over("TTFO", "an answer token", j.ttfoMeasured, j.ttfoP95, lim); why != "" {
+			out = append(out, why)
+		}
+	}
+	if s.GoodputMin > 0 {
+		switch {
+		case j.judgedGood == 0:
+			out = append(out, "goodput not measured (no steady request judged)")
+		case j.goodput < s.GoodputMin:
+			a, b := apart(j.goodput*100, s.GoodputMin*100, 1, func(v float64, d int) string { return fmtNum(v, d) + "%" })
+			out = append(out, "goodput "+a+" < "+b)
+		}
+	}
+	return out
+}
+
+// Call decides each criterion of the level and says which curve figures are not known
+// to ±CurvePrecision yet, on the intervals the level rule reads at each look
+// (LookConfidence: 99%, so that its repeated looks decide at 95%), or on the level's
+// 95% intervals when it has no others (a LevelStats built by hand).
+func (s SLO) Call(l *LevelStats) LevelCall {
+	j := judgeStats(l)
+	if l.look != nil {
+		j.ci = *l.look
+	}
+	c := LevelCall{Calls: s.calls(j)}
+	if iv := j.ci.UserTPSP50; iv == nil || !iv.Within(l.UserTPS.P50, CurvePrecision) {
+		c.Curve = append(c.Curve, "per-user p50")
+	}
+	if iv := j.ci.AggregateTPS; iv == nil || !iv.Within(l.AggregateTPS, CurvePrecision) {
+		c.Curve = append(c.Curve, "aggregate tok/s")
+	}
+	return c
+}
+
+// ReportCalls decides each criterion of a saved level at 95%, from its rounded figures
+// and intervals.
+func (s SLO) ReportCalls(l *ReportLevel) []Call { return s.calls(judgeReport(l)) }
+
+// calls decides each criterion of the SLO on what a level shows, in the order Failures
+// names them.
+func (s SLO) calls(j judged) []Call {
+	out := []Call{
+		atMost(TermTTFT, j.ci.TTFTP95, j.ttftMeasured && j.ttftP95 <= ms(s.TTFTP95Max), ms(s.TTFTP95Max), false),
+		atLeast(TermUserTPS, j.ci.UserTPSP50, j.ttftMeasured && j.userP50 >= s.UserTPSMin, s.UserTPSMin, false),
+		atMost(TermErrorRate, j.ci.ErrorRate, j.requests > 0 && j.errorRate <= s.ErrorRateMax, s.ErrorRateMax, true),
+	}
+	if s.TTFOP95Max > 0 {
+		out = append(out, atMost(TermTTFO, j.ci.TTFOP95, j.ttfoMeasured && j.ttfoP95 <= ms(s.TTFOP95Max), ms(s.TTFOP95Max), false))
+	}
+	if s.GoodputMin > 0 {
+		out = append(out, atLeast(TermGoodput, j.ci.Goodput, j.judgedGood > 0 && j.goodput >= s.GoodputMin, s.GoodputMin, true))
+	}
+	return out
+}
+
+// MoreRequests estimates how many more steady requests the level needs before each of
+// the given criteria (SLO terms) is decided and its curve figures are known to
+// ±CurvePrecision, if what it shows so far stays what it is: the largest of the
+// estimates. ok is false when a criterion cannot be decided that way (its figure sits on
+// its target, or nothing was measured) or needs more than maxMore.
+//
+// A percentile's interval is read from the level's own histogram at the ranks that n
+// more samples would use; a share's Wilson interval at the same share of more
+// requests; the curve's half-widths shrink as 1/sqrt(n).
+func (s SLO) MoreRequests(l *LevelStats, terms []string, curve []string) (more int, ok bool) {
+	n := l.UserTPS.Count
+	for _, t := range terms {
+		m, ok := s.moreFor(l, t)
+		if !ok {
+			return 0, false
+		}
+		more = max(more, m)
+	}
+	for _, c := range curve {
+		var rel float64
+		switch c {
+		case "per-user p50":
+			if iv := l.lookCI().UserTPSP50; iv != nil {
+				rel = iv.HalfWidth(l.UserTPS.P50)
+			}
+		case "aggregate tok/s":
+			if iv := l.lookCI().AggregateTPS; iv != nil {
+				rel = iv.HalfWidth(l.AggregateTPS)
+			}
+		}
+		need := 6 // the fewest samples whose median has a two-sided interval
+		if rel > 0 && !math.IsInf(rel, 1) && n > 0 {
+			need = int(math.Ceil(float64(n) * (rel / CurvePrecision) * (rel / CurvePrecision)))
+		}
+		more = max(more, min(need, maxMore+n)-n)
+	}
+	return max(more, 0), more <= maxMore
+}
+
+// moreFor is MoreRequests for one criterion.
+func (s SLO) moreFor(l *LevelStats, term string) (int, bool) {
+	switch term {
+	case TermTTFT:
+		return moreQuantile(l.ttftHist, 0.95, ms(s.TTFTP95Max), false)
+	case TermTTFO:
+		return moreQuantile(l.ttfoHist, 0.95, ms(s.TTFOP95Max), false)
+	case TermUserTPS:
+		return moreQuantile(l.userHist, 0.5, s.UserTPSMin, true)
+	case TermErrorRate:
+		k, n := l.Charged()
+		return moreShare(k, n, s.ErrorRateMax, false)
+	case TermGoodput:
+		g := l.Traffic.Goodput
+		return moreShare(g.Met, g.Judged, s.GoodputMin, true)
+	}
+	return 0, false
+}

@@ -74,23 +74,6 @@ type LevelStats struct {
 // may end: max(20, 2 x users). A level that reaches its maximum hold first is short.
 func MinSteady(users int) int { return max(20, 2*users) }
 
-// SLO holds the capacity criteria: a level meets them when its per-user TPS p50 is at
-// least UserTPSMin, its TTFT p95 at most TTFTP95Max, and its error rate at most ErrorRateMax.
-type SLO struct {
-	UserTPSMin   float64
-	TTFTP95Max   time.Duration
-	ErrorRateMax float64
-	// TTFOP95Max, when above 0, is also required of a level: its time to first answer
-	// token (TTFO, reasoning models) p95 at most this. 0: no TTFO criterion.
-	TTFOP95Max time.Duration
-	// GoodputMin, when above 0, is the least share of a level's requests that must meet
-	// the per-request SLO (goodput: TTFT and the request's own tok/s, see SLO.Goodput).
-	GoodputMin float64
-}
-
-// DefaultSLO is 30 tok/s per user, TTFT p95 2 s, 1% errors.
-var DefaultSLO = SLO{UserTPSMin: 30, TTFTP95Max: 2 * time.Second, ErrorRateMax: 0.01}
-
 // Live is the latest value of each live series (the newest complete bucket, and the
 // trailing TTFT window).
 type Live struct {
@@ -132,4 +115,83 @@ type Bucket struct {
 	Silent       int           // Tick.Silent
 	SilentFor    time.Duration // Tick.SilentFor
 	Paused       bool          // Tick.Paused: the endpoint was paused at the bucket's end
+}
+
+// Latency converts a latency Dist (ms) to its report form, rounded to 0.01 ms.
+func (d Dist) Latency() LatencyJSON {
+	return LatencyJSON{
+		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P50: round(d.P50, 2), P90: round(d.P90, 2),
+		P95: round(d.P95, 2), P99: round(d.P99, 2), Max: round(d.Max, 2),
+	}
+}
+
+// Rate converts a rate Dist (tok/s) to its report form, rounded to 0.01 tok/s.
+func (d Dist) Rate() RateJSON {
+	return RateJSON{
+		Mean: round(d.Mean, 2), Min: round(d.Min, 2), P10: round(d.P10, 2), P50: round(d.P50, 2),
+		P90: round(d.P90, 2), Max: round(d.Max, 2),
+	}
+}
+
+// Charged returns the level's failures charged to the endpoint and the requests its
+// ErrorRate divides them by.
+func (l *LevelStats) Charged() (failures, requests int) { return chargedCounts(l.Requests, l.Errors) }
+
+// Measured reports whether the level can be judged against criteria: it has a steady
+// request that delivered a token, or a failure charged to the endpoint (warm-up
+// included). A level the load left during its warm-up, with only successes, is not.
+func (l *LevelStats) Measured() bool { return judgeStats(l).measured() }
+
+// Report converts a level to its report entry, without its histograms and windows
+// (Tracker.ReportEndpoint adds them). Latencies are rounded to 0.01 ms, rates to 0.01
+// tok/s, durations to 0.01 s, the error rate to 4 decimals, the request rate to 0.001
+// requests/s and steady tokens to 0.001.
+func (l *LevelStats) Report() ReportLevel {
+	errs := make(map[string]int, len(l.Errors))
+	for k, n := range l.Errors {
+		errs[string(k)] = n
+	}
+	rl := ReportLevel{
+		Concurrency:   l.Concurrency,
+		DurationS:     round(l.Duration.Seconds(), 2),
+		Requests:      l.Requests,
+		Steady:        l.Steady,
+		Short:         l.Short,
+		Succeeded:     l.Succeeded,
+		Errors:        errs,
+		ErrorRate:     round(l.ErrorRate, 4),
+		TTFTMs:        l.TTFT.Latency(),
+		TTFOMs:        l.TTFO.Latency(),
+		TPOTMs:        l.TPOT.Latency(),
+		E2EMs:         l.E2E.Latency(),
+		StallMs:       l.Stall.Latency(),
+		UserTPS:       l.UserTPS.Rate(),
+		AggregateTPS:  round(l.AggregateTPS, 2),
+		RequestRate:   round(l.RequestRate, 3),
+		OutputTokens:  l.OutputTokens,
+		SteadyTokens:  round(l.SteadyTokens, 3),
+		Windows:       []ReportWindow{},
+		InFlightMean:  round(l.InFlight, 2),
+		TrafficStats:  l.Traffic.rounded(),
+		Open:          l.Open,
+		UserTPSBursts: l.Bursts,
+		CI95:          l.CI.Rounded(),
+		Undecided:     l.Undecided,
+		Refined:       l.Refined,
+	}
+	if l.OpenLoop {
+		rate, w := l.Concurrency, l.Wait
+		w.CappedShare, w.P50, w.P95, w.Max = round(w.CappedShare, 4), round(w.P50, 2), round(w.P95, 2), round(w.Max, 2)
+		rl.Rate, rl.ClientWaitMs = &rate, &w
+	}
+	return rl
+}
+
+// lookCI is the intervals the level rule reads: at LookConfidence, or the 95% ones of a
+// LevelStats built by hand.
+func (l *LevelStats) lookCI() LevelCI {
+	if l.look != nil {
+		return *l.look
+	}
+	return l.CI
 }

@@ -201,3 +201,40 @@ func (t *Tracker) Capacity() int {
 // level of the smallest concurrency >= 2c (skip c when there is none); the answer is
 // the first c whose comparison level has aggregate TPS < 1.10 x the aggregate TPS at c.
 func (t *Tracker) Saturation() (users int, ok bool) { return saturation(t.Levels()) }
+
+// ReportEndpoint builds the report entry of the endpoint this Tracker measures in the
+// mode in use (SetRateMode): see ReportMode.
+func (t *Tracker) ReportEndpoint(info EndpointInfo) ReportEndpoint {
+	e, _ := t.ReportMode(info, t.RateMode())
+	return e
+}
+
+// ReportMode builds the report entry of the endpoint this Tracker measures, from its
+// levels of one mode (rate levels when rate, else users levels): every level (ordered
+// by concurrency) with its histograms and steady windows, with floats rounded for
+// reading, and the capacity and saturation its judgement claims (SetClaims, with the
+// Tracker's level rule, TrackerOptions.MinRequests: the engine sets them again with the
+// run's settings). ok says some level of that mode has requests or is being measured.
+func (t *Tracker) ReportMode(info EndpointInfo, rate bool) (e ReportEndpoint, ok bool) {
+	b := t.bookOf(rate)
+	levels := b.stats(t.totals.tokensPerChunk())
+	e = ReportEndpoint{
+		Name:        info.Name,
+		URL:         info.URL,
+		Model:       info.Model,
+		API:         info.API,
+		Simulated:   info.Simulated,
+		TokenSource: t.TokenSource(),
+		Levels:      make([]ReportLevel, 0, len(levels)),
+	}
+	for i := range levels {
+		rl := levels[i].Report()
+		c := levels[i].Concurrency
+		rl.Hist = b.levels[c].hists()
+		rl.Windows = reportWindows(b.windows(c), info.Clock)
+		e.Levels = append(e.Levels, rl)
+		ok = ok || rl.Requests > 0 || rl.Open
+	}
+	e.SetClaims(&t.rule, info.Interrupted)
+	return e, ok
+}

@@ -254,15 +254,19 @@ func PlusMinus(v float64, iv *Interval, target float64, dec int, fails bool) str
 }
 
 // Spread is the half-width of figure v's 95% interval (its larger distance from v) with
-// dec decimals, "0.4"; "" when the interval is missing, unbounded, reaches 0, or is
-// narrower than the last decimal.
+// dec decimals, "0.4"; "<0.1" when it is narrower than the last decimal (known that
+// closely, not unknown); "" when the interval is missing, unbounded, reaches 0 or has
+// no width at all (every request alike).
 func Spread(v float64, iv *Interval, dec int) string {
 	if iv == nil || !iv.Bounded() || iv.Lo <= 0 {
 		return ""
 	}
 	h := strconv.FormatFloat(max(v-iv.Lo, iv.Hi-v), 'f', dec, 64)
 	if x, _ := strconv.ParseFloat(h, 64); x == 0 {
-		return ""
+		if iv.Hi <= iv.Lo { // every request alike: nothing to say beside the figure
+			return ""
+		}
+		return "<" + strconv.FormatFloat(math.Pow10(-dec), 'f', dec, 64)
 	}
 	return h
 }

@@ -165,8 +165,9 @@ func (b *bench) report(i int, change bool, now time.Time) {
 	b.progress(p)
 }
 
-// Waits says what the level waits for and an estimate of the time left, e.g. "waiting
-// for TTFT p95 to be decided at 95%: about 19 more requests, about 30s", "warming up
+// Waits says what the level waits for (two things named, the others counted) and an
+// estimate of the time left, e.g. "waiting for TTFT p95 to be decided at 95%: about 19
+// more requests, about 30s", "warming up
 // (the previous level's requests are ending)", "3s of hold left", or on a fixed schedule
 // "12/20 requests, 3s left".
 func (p LevelProgress) Waits() string {
@@ -191,6 +192,9 @@ func (p LevelProgress) Waits() string {
 	}
 	if len(what) == 0 {
 		return dur(p.Left) + " of hold left"
+	}
+	if len(what) > 2 { // the estimate must stay on a terminal's line: name two, count the rest
+		what = append(what[:2:2], fmt.Sprintf("%d more", len(what)-2))
 	}
 	s := "waiting for " + strings.Join(what, ", ") + ": "
 	switch {

@@ -252,3 +252,20 @@ func TestConfirmationRunsOut(t *testing.T) {
 		t.Errorf("verdict %q", j.Verdict.Text)
 	}
 }
+
+// TestWaitsKeepsTheEstimateInSight: a level below its floor with both curve figures and
+// criteria open names two of them and counts the rest, so that the estimate stays on a
+// terminal's line.
+func TestWaitsKeepsTheEstimateInSight(t *testing.T) {
+	p := LevelProgress{Steady: 3, Need: 8, Curve: []string{"per-user p50", "aggregate tok/s"},
+		Waiting: []string{"ttft_p95"}, More: 19, ETA: 30 * time.Second, MaxLeft: 2 * time.Minute}
+	want := "waiting for its floor of 8 requests, per-user p50 to ±5%, 2 more: about 19 more requests, about 30 s"
+	if got := p.Waits(); got != want {
+		t.Errorf("Waits() = %q\nwant %q", got, want)
+	}
+	p.Curve = nil
+	want = "waiting for its floor of 8 requests, TTFT p95 to be decided at 95%: about 19 more requests, about 30 s"
+	if got := p.Waits(); got != want {
+		t.Errorf("Waits() = %q\nwant %q", got, want)
+	}
+}
