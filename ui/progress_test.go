@@ -61,10 +61,10 @@ func TestRefineKey(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	trs[0].levels[4].CI.TTFTP95.Hi = math.Inf(1) // 16 users: its TTFT p95 not decided yet
 	m.Update(press("b"))
-	if ctls[0].conc != 20 || !m.eng.Ramping() || m.msg != "sim: refining the capacity: 20 users, between 16 users (meets the criteria) and 32 users (fails)" {
-		t.Fatalf("b: users %d, ramping %v, %q; want 20 users (where 30 tok/s falls between 33.4 and 19.7)", ctls[0].conc, m.eng.Ramping(), m.msg)
+	if ctls[0].conc != 19 || !m.eng.Ramping() || m.msg != "sim: refining the capacity: 19 users, between 16 users (meets the criteria) and 32 users (fails)" {
+		t.Fatalf("b: users %d, ramping %v, %q; want 19 users (where 30 tok/s falls between 33.4 and 19.7, in time per token)", ctls[0].conc, m.eng.Ramping(), m.msg)
 	}
-	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp refining 20 users (16..32), 0 requests, warming up") {
+	if h := ansi.Strip(m.View().Content); !strings.Contains(h, "ramp refining 19 users (16..32), 0 requests, warming up") {
 		t.Errorf("header:\n%s", h)
 	}
 	m, ctls, trs = newTestRoot(t, 1)

@@ -157,13 +157,20 @@ func (e *Engine) Refines() bool { return e.cfg.Refine && !e.cfg.Ramp.Fixed }
 func (e *Engine) Floor() int { return max(MinFloor, e.cfg.MinRequests) }
 
 // crossing is the load at which the first criterion f fails would cross its target,
-// interpolated linearly between n's figure (it meets) and f's; ok is false when the
-// figures do not bracket the target.
+// interpolated between n's figure (it meets) and f's; ok is false when the figures do
+// not bracket the target. Per-user tok/s is interpolated as its inverse, the time per
+// token, which grows about linearly with the load: a batched decode step costs a fixed
+// part plus a part per sequence (the simulator's StepMs + StepMsPerSeq x sequences, and
+// what vLLM and SGLang show below their batch limit), so the speed itself falls along a
+// curve that a straight line between two levels puts too far out (16 users at 38 tok/s
+// and 32 at 23.6 put 30 tok/s at 25 users in tok/s, at 23 in time per token; it lies
+// between 22 and 23). TTFT and the error rate are interpolated as they are.
 func crossing(n, f *model.LevelStats, slo model.SLO) (int, bool) {
 	var a, b, target float64
 	switch {
-	case n.UserTPS.Count > 0 && f.UserTPS.Count > 0 && f.UserTPS.P50 < slo.UserTPSMin:
-		a, b, target = n.UserTPS.P50, f.UserTPS.P50, slo.UserTPSMin
+	case n.UserTPS.Count > 0 && f.UserTPS.Count > 0 && f.UserTPS.P50 < slo.UserTPSMin &&
+		n.UserTPS.P50 > 0 && f.UserTPS.P50 > 0:
+		a, b, target = 1/n.UserTPS.P50, 1/f.UserTPS.P50, 1/slo.UserTPSMin
 	case n.TTFT.Count > 0 && f.TTFT.Count > 0 && f.TTFT.P95 > ms(slo.TTFTP95Max):
 		a, b, target = n.TTFT.P95, f.TTFT.P95, ms(slo.TTFTP95Max)
 	case f.ErrorRate > slo.ErrorRateMax:

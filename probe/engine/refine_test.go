@@ -72,10 +72,15 @@ func TestRefineStep(t *testing.T) {
 		last   LevelEnd
 		want   string // "users lo hi confirm" or "done"
 	}{
-		// 30 tok/s lies 2/3 of the way from 50 (16 users) to 20 (32): 26.7 users.
-		{"16..32: where 30 tok/s falls", [][3]float64{{16, 20, 50}, {32, 20, 20}}, true, LevelEnd{}, "27 16 32 false"},
-		{"16..24", [][3]float64{{16, 20, 50}, {24, 20, 20}, {32, 20, 20}}, true, LevelEnd{}, "21 16 24 false"},
-		{"20..24: at least one below the failing end", [][3]float64{{16, 20, 50}, {20, 20, 50}, {24, 20, 20}}, true, LevelEnd{}, "23 20 24 false"},
+		// In time per token, 1/30 s lies 4/9 of the way from 1/50 (16 users) to 1/20 (32):
+		// 23.1 users (in tok/s it would be 2/3 of the way, 26.7).
+		{"16..32: where 30 tok/s falls", [][3]float64{{16, 20, 50}, {32, 20, 20}}, true, LevelEnd{}, "23 16 32 false"},
+		// The default simulator's levels: 30 tok/s lies between 22 and 23 users.
+		{"16..32 as the simulator measures them", [][3]float64{{16, 20, 38.08}, {32, 20, 23.6}}, true, LevelEnd{}, "23 16 32 false"},
+		{"16..23 as the simulator measures them", [][3]float64{{16, 20, 38.08}, {23, 20, 29.89}, {32, 20, 23.6}}, true, LevelEnd{}, "22 16 23 false"},
+		{"16..24", [][3]float64{{16, 20, 50}, {24, 20, 20}, {32, 20, 20}}, true, LevelEnd{}, "20 16 24 false"},
+		{"20..24", [][3]float64{{16, 20, 50}, {20, 20, 50}, {24, 20, 20}}, true, LevelEnd{}, "22 20 24 false"},
+		{"20..24: at least one below the failing end", [][3]float64{{16, 20, 50}, {20, 20, 31}, {24, 20, 29.9}}, true, LevelEnd{}, "23 20 24 false"},
 		{"22..24 is within 10%: confirm 22", [][3]float64{{20, 20, 50}, {22, 20, 50}, {24, 20, 20}}, true, LevelEnd{}, "22 22 24 true"},
 		{"22 met at 95%: done", [][3]float64{{22, 110, 50}, {24, 20, 20}}, true, LevelEnd{}, "done"},
 		{"adjacent levels", [][3]float64{{1, 20, 50}, {2, 20, 20}}, true, LevelEnd{}, "1 1 2 true"},
@@ -83,7 +88,7 @@ func TestRefineStep(t *testing.T) {
 		{"the top level meets: at least, confirm", [][3]float64{{8, 20, 50}, {16, 20, 50}}, true, LevelEnd{}, "16 16 0 true"},
 		{"nothing meets", [][3]float64{{1, 20, 20}}, true, LevelEnd{}, "done"},
 		{"confirmed once, undecided: done", [][3]float64{{16, 20, 50}, {32, 20, 20}}, false, LevelEnd{Users: 16, Confirm: true}, "done"},
-		{"a failing level below the capacity does not bound it", [][3]float64{{4, 20, 20}, {8, 20, 50}, {16, 20, 20}}, true, LevelEnd{}, "13 8 16 false"},
+		{"a failing level below the capacity does not bound it", [][3]float64{{4, 20, 20}, {8, 20, 50}, {16, 20, 20}}, true, LevelEnd{}, "12 8 16 false"},
 	} {
 		levels := bookOf(t, tc.levels...)
 		users, lo, hi, confirm, ok := refineStep(levels, judged(levels, slo), slo, tc.refine, tc.last, false)
@@ -98,8 +103,8 @@ func TestRefineStep(t *testing.T) {
 	// Short and undecided levels are not measured in full: they neither meet nor bound.
 	levels := bookOf(t, [3]float64{16, 20, 50}, [3]float64{24, 20, 20}, [3]float64{32, 20, 20})
 	levels[1].Undecided = []string{model.TermUserTPS}
-	if users, _, _, _, _ := refineStep(levels, judged(levels, slo), slo, true, LevelEnd{}, false); users != 27 {
-		t.Errorf("24 undecided: next %d, want 27 (16..32)", users)
+	if users, _, _, _, _ := refineStep(levels, judged(levels, slo), slo, true, LevelEnd{}, false); users != 23 {
+		t.Errorf("24 undecided: next %d, want 23 (16..32)", users)
 	}
 	// Two probes on the same side: the midpoint.
 	if users, _, _, _, _ := refineStep(levels, judged(levels, slo), slo, true, LevelEnd{}, true); users != 24 {
@@ -119,8 +124,8 @@ func TestRefineWalk(t *testing.T) {
 	r.steady(0, 32, at(6*time.Second))
 	r.doneAt(0, 32, spread(10, 19.5, 20.5), at(10*time.Second))
 	ns := r.step(10 * time.Second)
-	if c.conc != 27 || len(ns) != 1 || ns[0].String() != "ep0: refining the capacity: 27 users, between 16 users (meets the criteria) and 32 users (fails)" {
-		t.Fatalf("after 32 users failed: users %d, notices %v; want 27 users (where 30 tok/s falls between 50 and 20)", c.conc, ns)
+	if c.conc != 23 || len(ns) != 1 || ns[0].String() != "ep0: refining the capacity: 23 users, between 16 users (meets the criteria) and 32 users (fails)" {
+		t.Fatalf("after 32 users failed: users %d, notices %v; want 23 users (where 30 tok/s falls between 50 and 20 in time per token)", c.conc, ns)
 	}
 	clock := at(10 * time.Second)
 	for _, probe := range []struct {
@@ -129,10 +134,10 @@ func TestRefineWalk(t *testing.T) {
 		next   int
 		reason string
 	}{
-		{27, 25, 25, "16..27: 30 tok/s falls at 24.8"},
-		{25, 28, 20, "25 fails too: two probes on the same side, the midpoint of 16..25"},
-		{20, 34, 23, "20..25: 30 tok/s falls at 23.3"},
-		{23, 31, 23, "23..25 is within 10%: 23 confirmed where it is"},
+		{23, 25, 21, "16..23: 30 tok/s falls at 20.7"},
+		{21, 28, 18, "21 fails too: two probes on the same side, the midpoint of 16..21"},
+		{18, 34, 20, "18..21: 30 tok/s falls at 19.9"},
+		{20, 31, 20, "20..21 is one apart: 20 confirmed where it is"},
 	} {
 		clock = clock.Add(10 * time.Second)
 		at0 := clock
@@ -145,14 +150,14 @@ func TestRefineWalk(t *testing.T) {
 	}
 	now := clock.Add(8 * time.Second)
 	if p, _ := r.e.Status(0, now); !p.Confirm || p.Warming || !slices.Equal(p.Waiting, []string{model.TermTTFT}) || p.More != 94 {
-		t.Fatalf("confirming 23: %+v; want no new warm-up, the TTFT p95 waited for, 94 more requests", p)
+		t.Fatalf("confirming 20: %+v; want no new warm-up, the TTFT p95 waited for, 94 more requests", p)
 	}
-	r.doneAt(0, 23, spread(94, 30.5, 31.5), now)
+	r.doneAt(0, 20, spread(94, 30.5, 31.5), now)
 	ns = r.e.Step(now)
-	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{RampFinished}) || c.conc != 23 {
-		t.Fatalf("23 confirmed: notices %v users %d; want the ramp finished at the capacity", ns, c.conc)
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{RampFinished}) || c.conc != 20 {
+		t.Fatalf("20 confirmed: notices %v users %d; want the ramp finished at the capacity", ns, c.conc)
 	}
-	if s := ns[0].String(); !strings.Contains(s, "all 2 levels held, and 5 to find the capacity; back to capacity, 23 users") {
+	if s := ns[0].String(); !strings.Contains(s, "all 2 levels held, and 5 to find the capacity; back to capacity, 20 users") {
 		t.Errorf("finished: %q", s)
 	}
 	e := r.e.Report(false).Endpoints[0]
@@ -162,8 +167,8 @@ func TestRefineWalk(t *testing.T) {
 			refined = append(refined, l.Concurrency)
 		}
 	}
-	if e.Capacity != (model.ReportCap{Users: 23, Decided: true}) || !slices.Equal(refined, []int{20, 23, 25, 27}) {
-		t.Errorf("capacity %+v, refined levels %v; want 23 users decided, 20, 23, 25 and 27 refined", e.Capacity, refined)
+	if e.Capacity != (model.ReportCap{Users: 20, Decided: true}) || !slices.Equal(refined, []int{18, 20, 21, 23}) {
+		t.Errorf("capacity %+v, refined levels %v; want 20 users decided, 18, 20, 21 and 23 refined", e.Capacity, refined)
 	}
 }
 
