@@ -385,7 +385,7 @@ func TestBrief(t *testing.T) {
 		want string
 	}{
 		{LevelProgress{Steady: 1, Need: 8, Waiting: []string{model.TermTTFT}, Curve: []string{"per-user p50", "aggregate tok/s"}, More: 7, ETA: 20 * time.Second, MaxLeft: time.Minute},
-			"waiting for 8 requests (+3), ~7 more, ~20 s"},
+			"waiting for 8 requests and 3 figures, ~7 more, ~20 s"},
 		{LevelProgress{Steady: 40, Need: 8, Waiting: []string{model.TermTTFT}, More: 64, ETA: 25 * time.Second, MaxLeft: time.Minute},
 			"waiting for TTFT p95 at 95%, ~64 more, ~25 s"},
 		{LevelProgress{Steady: 40, Need: 8, Waiting: []string{model.TermUserTPS}, More: -1, ETA: -1, MaxLeft: 80 * time.Second},

@@ -213,7 +213,7 @@ func (p LevelProgress) Waits() string {
 // Brief is Waits for a narrow line (the screen's header): "warming up", "held", "3s of
 // hold left", "waiting for TTFT p95 at 95%, ~19 more, ~30s". It names the first thing
 // the level waits for (its floor, then a criterion, then a curve figure) and counts the
-// others: "waiting for 8 requests (+2), ~7 more, ~20s".
+// others: "waiting for 8 requests and 2 figures, ~7 more, ~20s".
 func (p LevelProgress) Brief() string {
 	switch {
 	case p.Fixed:
@@ -238,7 +238,7 @@ func (p LevelProgress) Brief() string {
 	}
 	s := "waiting for " + what[0]
 	if len(what) > 1 {
-		s += fmt.Sprintf(" (+%d)", len(what)-1)
+		s += " and " + model.Plural(len(what)-1, "figure")
 	}
 	switch {
 	case p.More < 0:
