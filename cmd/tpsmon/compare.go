@@ -21,9 +21,13 @@ before and after, as Markdown.
 NEW is worse when, at some level, per-user or aggregate tok/s fell by more than
 --max-regression, TTFT p95 rose by more than --max-regression, the error rate rose
 by more than --max-error-increase points, NEW did not reach a level BASE measured, or
-an endpoint's capacity fell.
+an endpoint's capacity fell. A change counts only when the 95% intervals decide it:
+NEW's whole interval lies beyond BASE's, moved by the threshold. A change beyond the
+threshold that they do not decide is said ("within what 42 and 38 requests can
+tell"), not called a regression. Files written before intervals are judged on their
+figures alone, and the output says so.
 
-Exit codes: 0 no regression; 1 NEW is worse than BASE; 2 usage error, or the runs
+Exit codes: 0 no regression decided; 1 NEW is worse than BASE; 2 usage error, or the runs
 cannot be compared (rate mode against users mode, different ramps, workloads or
 criteria: the output says which). Rate-mode runs are compared level by level by rate.`,
 		Example: `  tpsmon compare base.json new.json

@@ -25,9 +25,12 @@ var DefaultThresholds = Thresholds{MaxRegression: 0.05, MaxErrorIncrease: 0.01}
 // Comparison is NEW against BASE.
 type Comparison struct {
 	Markdown    string
-	Regressions []string // each way NEW is worse beyond the thresholds
-	Mismatches  []string // why the two runs cannot be compared; when any, nothing else is judged
-	Notes       []string // differences that do not stop the comparison
+	Regressions []string // each way NEW is worse beyond the thresholds, decided at 95% (or on points, for want of intervals)
+	// Undecided are the changes beyond the thresholds that the 95% intervals do not
+	// decide: said, not called regressions ("within what 42 and 38 requests can tell").
+	Undecided  []string
+	Mismatches []string // why the two runs cannot be compared; when any, nothing else is judged
+	Notes      []string // differences that do not stop the comparison
 }
 
 // Compare compares NEW with BASE, endpoint by endpoint (by name; two single-endpoint
@@ -54,12 +57,22 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 	fmt.Fprintf(&b, "# tpsmon compare: NEW %s vs BASE %s\n\n", mdEscape(names[1]), mdEscape(names[0]))
 	fmt.Fprintf(&b, "BASE: %s · NEW: %s\n", runWords(base), runWords(next))
 	if len(c.Mismatches) == 0 {
+		var all calls
+		var baseOld, nextOld bool // a run without intervals, whose changes were judged on points
 		for _, p := range pairs {
-			regs, note := comparePair(&b, p, th)
-			c.Regressions = append(c.Regressions, regs...)
+			pc, note := comparePair(&b, p, th)
+			all.merge(pc)
+			if pc.onPoints {
+				baseOld = baseOld || !p.base.Judgement.Intervals
+				nextOld = nextOld || !p.next.Judgement.Intervals
+			}
 			if note != "" {
 				c.Notes = append(c.Notes, note)
 			}
+		}
+		c.Regressions, c.Undecided = all.regs, all.undecided
+		if n := noIntervals(baseOld, nextOld); n != "" {
+			c.Notes = append(c.Notes, n)
 		}
 	}
 	b.WriteString("\n")
@@ -79,6 +92,12 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 		}
 	default:
 		fmt.Fprintf(&b, "\n**Result: no regression** (thresholds: %s).\n", th)
+	}
+	if len(c.Mismatches) == 0 && len(c.Undecided) > 0 {
+		b.WriteString("\nBeyond the thresholds, but not decided by the 95% intervals of BASE and NEW:\n\n")
+		for _, u := range c.Undecided {
+			fmt.Fprintf(&b, "- %s\n", u)
+		}
 	}
 	c.Markdown = b.String()
 	return c

@@ -12,9 +12,9 @@ import (
 // compareHeader is the header of a comparison table; each cell reads "BASE → NEW".
 var compareHeader = []string{"users", "per-user tok/s p50", "change", "aggregate tok/s", "change", "TTFT p95 ms", "change", "errors", "change"}
 
-// comparePair writes one endpoint's comparison and returns its regressions, and a
-// note when some levels rest on too few requests to tell a change from noise.
-func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []string, note string) {
+// comparePair writes one endpoint's comparison and returns its calls, and a note when
+// some levels rest on too few requests to tell a change from noise.
+func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (c calls, note string) {
 	var few []string
 	ttfo := p.base.Judgement.TTFO || p.next.Judgement.TTFO
 	fmt.Fprintf(b, "\n## %s\n\n", mdEscape(p.name))
@@ -26,9 +26,10 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 	}
 	fmt.Fprintf(b, "- BASE %s: %s\n- NEW %s: %s\n\n", mdEscape(p.base.Label), mdEscape(p.base.Judgement.Verdict.Text),
 		mdEscape(p.next.Label), mdEscape(p.next.Judgement.Verdict.Text))
-	capLine, capRegs := p.claimLine()
-	regs = append(regs, capRegs...)
+	capLine, capCalls := p.claimLine()
+	c.merge(capCalls)
 	b.WriteString(capLine + "\n\n")
+	intervals := [2]bool{p.base.Judgement.Intervals, p.next.Judgement.Intervals}
 	var rows [][]string
 	for _, bl := range p.base.Endpoint.Levels {
 		nl, ok := levelAt(p.next.Endpoint.Levels, bl.Concurrency)
@@ -39,16 +40,16 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		}
 		if !ok {
 			rows = append(rows, unmeasuredRow(bl.Concurrency, "not measured in NEW", ttfo))
-			regs = append(regs, fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, p.level(bl.Concurrency)))
+			c.regs = append(c.regs, fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, p.level(bl.Concurrency)))
 			continue
 		}
-		row, r := compareLevel(p.name+" at "+p.level(bl.Concurrency), bl, nl, th, ttfo)
+		row, lc := compareLevel(p.name+" at "+p.level(bl.Concurrency), bl, nl, intervals, th, ttfo)
 		if mark := p.judged(bl.Concurrency); mark != "" {
 			few = append(few, strconv.Itoa(bl.Concurrency))
 			row[0] += " (" + mark + ")"
 		}
 		rows = append(rows, row)
-		regs = append(regs, r...)
+		c.merge(lc)
 	}
 	for _, nl := range p.next.Endpoint.Levels {
 		if _, ok := levelAt(p.base.Endpoint.Levels, nl.Concurrency); !ok {
@@ -78,22 +79,27 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (regs []stri
 		note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (the steady requests a level needs: %s): "+
 			"a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit(), need)
 	}
-	return regs, note
+	return c, note
 }
 
 // claimLine is the line that sets BASE's claim beside NEW's, "Capacity: BASE 8 users,
 // NEW 4 users (**worse**)" or for a trace "Trace: BASE held at this trace's load, NEW
-// not held at this trace's load (**worse**)", and the regression when NEW is worse.
-func (p *endpointPair) claimLine() (string, []string) {
+// not held at this trace's load (**worse**)", and its calls: the regression when NEW is
+// worse, or, when the levels' 95% intervals do not decide the capacity's fall
+// (capacityFall), the fall said and not called a regression: "Capacity: BASE 8 users,
+// NEW 4 users (lower, not decided at 95%: NEW: the failure of 4 users is not decided)".
+func (p *endpointPair) claimLine() (string, calls) {
+	var c calls
 	if bt, nt := p.base.Judgement.Trace, p.next.Judgement.Trace; bt != nil && nt != nil {
 		line := fmt.Sprintf("Trace: BASE %s, NEW %s", bt.Words(), nt.Words())
 		switch {
 		case bt.Held() && nt.Kind == model.TraceNotHeld:
-			return line + " (**worse**)", []string{fmt.Sprintf("%s: BASE held the trace's load, NEW did not", p.name)}
+			c.regs = []string{fmt.Sprintf("%s: BASE held the trace's load, NEW did not", p.name)}
+			return line + " (**worse**)", c
 		case bt.Kind == model.TraceNotHeld && nt.Held():
-			return line + " (better)", nil
+			return line + " (better)", c
 		}
-		return line, nil
+		return line, c
 	}
 	bcap, ncap := p.capWords(&p.base), p.capWords(&p.next)
 	line := fmt.Sprintf("Capacity: BASE %s, NEW %s", bcap, ncap)
@@ -101,9 +107,16 @@ func (p *endpointPair) claimLine() (string, []string) {
 	nc, bc := nj.Report().Users, bj.Report().Users
 	switch {
 	case nc < bc && fellBelow(nj, bc):
-		return line + " (**worse**)", []string{fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap)}
+		call, why := p.capacityFall()
+		fell := fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap)
+		if call == model.ChangeUndecided {
+			c.undecided = []string{fell + ": not decided at 95% (" + why + "), not called a regression"}
+			return line + " (lower, not decided at 95%: " + why + ")", c
+		}
+		c.regs, c.onPoints = []string{fell}, call == model.ChangeOnPoints
+		return line + " (**worse**)", c
 	case nc > bc && fellBelow(bj, nc):
-		return line + " (better)", nil
+		return line + " (better)", c
 	case nc != bc:
 		lo, hi, run := nj, bc, "NEW"
 		if bc < nc {
@@ -114,7 +127,7 @@ func (p *endpointPair) claimLine() (string, []string) {
 				run, model.LevelNames(p.rate(), []int{lo.Level, lo.Above}))
 		}
 	}
-	return line, nil
+	return line, c
 }
 
 // floor is the sequential level rule's floor of steady requests the runs held their
@@ -153,10 +166,11 @@ func unmeasuredRow(n int, why string, ttfo bool) []string {
 	return row
 }
 
-// compareLevel is one table row and the regressions of one level; where names the
-// level in the regressions ("gpu at 8 users").
-func compareLevel(where string, a, b model.ReportLevel, th Thresholds, ttfo bool) ([]string, []string) {
-	var regs []string
+// compareLevel is one table row and the calls of one level; where names the level in
+// the sentences ("gpu at 8 users"), intervals says whether BASE and NEW carry their
+// 95% intervals. Each figure is judged by the one rule (model.Change.Call).
+func compareLevel(where string, a, b model.ReportLevel, intervals [2]bool, th Thresholds, ttfo bool) ([]string, calls) {
+	var c calls
 	at := where + ": "
 	// said is a figure in a sentence: tok/s with its unit, times by the one rule for ms and s.
 	said := func(v float64, unit string) string {
@@ -165,39 +179,33 @@ func compareLevel(where string, a, b model.ReportLevel, th Thresholds, ttfo bool
 		}
 		return num(v) + unit
 	}
-	metricCell := func(what, unit string, m metric, higherIsBetter bool) (string, string) {
+	metricCell := func(what, unit string, m metric, ci func(model.LevelCI) *model.Interval, higherIsBetter bool) (string, string) {
 		x, okA := m(a)
 		y, okB := m(b)
 		switch {
 		case !okA && !okB:
 			return "-", ""
 		case !okB:
-			regs = append(regs, at+what+" not measured in NEW (BASE "+said(x, unit)+")")
+			c.regs = append(c.regs, at+what+" not measured in NEW (BASE "+said(x, unit)+")")
 			return num(x) + " → -", "**not measured**"
 		case !okA:
 			return "- → " + num(y), ""
 		}
-		worse := y < x*(1-th.MaxRegression)
-		if !higherIsBetter {
-			worse = y > x*(1+th.MaxRegression)
-		}
 		ch := Percent(x, y)
-		if worse {
-			if unit == " ms" {
-				regs = append(regs, fmt.Sprintf("%s%s %s → %s (%s)", at, what, said(x, unit), said(y, unit), ch))
-			} else {
-				regs = append(regs, fmt.Sprintf("%s%s %s → %s%s (%s)", at, what, num(x), num(y), unit, ch))
-			}
-			ch = "**" + ch + "**"
+		sentence := fmt.Sprintf("%s%s %s → %s%s (%s)", at, what, num(x), num(y), unit, ch)
+		if unit == " ms" {
+			sentence = fmt.Sprintf("%s%s %s → %s (%s)", at, what, said(x, unit), said(y, unit), ch)
 		}
-		return num(x) + " → " + num(y), ch
+		rule := model.Change{Higher: higherIsBetter, Rel: th.MaxRegression}
+		call := rule.Call(figureOf(x, ci(a.CI95), intervals[0]), figureOf(y, ci(b.CI95), intervals[1]))
+		return num(x) + " → " + num(y), changeCell(c.add(call, sentence, steadyOf(a), steadyOf(b)), ch)
 	}
-	u, uc := metricCell("per-user tok/s p50", " tok/s", userP50, true)
-	g, gc := metricCell("aggregate tok/s", " tok/s", aggregate, true)
-	t, tc := metricCell("TTFT p95", " ms", ttftP95, false)
+	u, uc := metricCell("per-user tok/s p50", " tok/s", userP50, func(c model.LevelCI) *model.Interval { return c.UserTPSP50 }, true)
+	g, gc := metricCell("aggregate tok/s", " tok/s", aggregate, func(c model.LevelCI) *model.Interval { return c.AggregateTPS }, true)
+	t, tc := metricCell("TTFT p95", " ms", ttftP95, func(c model.LevelCI) *model.Interval { return c.TTFTP95 }, false)
 	var ttfoCells []string
 	if ttfo {
-		o, oc := metricCell("TTFO p95", " ms", ttfoP95, false)
+		o, oc := metricCell("TTFO p95", " ms", ttfoP95, func(c model.LevelCI) *model.Interval { return c.TTFOP95 }, false)
 		ttfoCells = []string{o, oc}
 	}
 	e := model.FormatPercent(a.ErrorRate) + " → " + model.FormatPercent(b.ErrorRate)
@@ -211,12 +219,23 @@ func compareLevel(where string, a, b model.ReportLevel, th Thresholds, ttfo bool
 		ec = "0"
 	}
 	ec += " pt"
-	if d > th.MaxErrorIncrease+1e-12 {
-		regs = append(regs, fmt.Sprintf("%serrors %s (%s)", at, e, ec))
-		ec = "**" + ec + "**"
-	}
+	rule := model.Change{Points: th.MaxErrorIncrease}
+	call := rule.Call(figureOf(a.ErrorRate, a.CI95.ErrorRate, intervals[0]), figureOf(b.ErrorRate, b.CI95.ErrorRate, intervals[1]))
+	ec = changeCell(c.add(call, fmt.Sprintf("%serrors %s (%s)", at, e, ec), a.Requests, b.Requests), ec)
 	row := append([]string{strconv.Itoa(a.Concurrency), u, uc, g, gc, t, tc}, ttfoCells...)
-	return append(row, e, ec), regs
+	return append(row, e, ec), c
+}
+
+// changeCell is a change's table cell as its call marks it: bold for a regression,
+// "(not decided)" for a change beyond the thresholds the intervals do not decide.
+func changeCell(call model.ChangeCall, ch string) string {
+	switch {
+	case call.Regression():
+		return "**" + ch + "**"
+	case call == model.ChangeUndecided:
+		return undecidedCell(ch)
+	}
+	return ch
 }
 
 // capWords is a series' capacity in the pair's unit: "8 users", "at least 4 requests/s",

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tpsmon/tpsmon/model"
+)
+
+// calls is what a comparison says of a pair of endpoints: the regressions (decided at
+// 95%, or on points alone for want of intervals), the changes beyond the thresholds
+// that the intervals do not decide (said, not called regressions), and whether some
+// call rested on points alone.
+type calls struct {
+	regs, undecided []string
+	onPoints        bool
+}
+
+// add records one call of a change worded what (its figures and change), from n
+// and m requests (BASE's, NEW's); it returns the call.
+func (c *calls) add(call model.ChangeCall, what string, n, m int) model.ChangeCall {
+	switch call {
+	case model.ChangeRegressed:
+		c.regs = append(c.regs, what)
+	case model.ChangeOnPoints:
+		c.regs, c.onPoints = append(c.regs, what), true
+	case model.ChangeUndecided:
+		c.undecided = append(c.undecided, what+": "+cannotTell(n, m))
+	}
+	return call
+}
+
+// merge adds o's calls to c's.
+func (c *calls) merge(o calls) {
+	c.regs = append(c.regs, o.regs...)
+	c.undecided = append(c.undecided, o.undecided...)
+	c.onPoints = c.onPoints || o.onPoints
+}
+
+// cannotTell is what an undecided change says after its figures: "within what 42 and
+// 38 requests can tell, not called a regression".
+func cannotTell(n, m int) string {
+	return fmt.Sprintf("within what %d and %s can tell, not called a regression", n, model.Plural(m, "request"))
+}
+
+// undecidedCell is the change cell of a change the intervals do not decide.
+func undecidedCell(ch string) string { return ch + " (not decided)" }
+
+// figureOf is a level's figure v with its 95% interval ci for the change rule: no
+// interval when its run carries none (intervals false), [0, +Inf) when the run does but
+// could not bound this figure.
+func figureOf(v float64, ci *model.Interval, intervals bool) model.Figure {
+	switch {
+	case !intervals:
+		return model.Figure{V: v}
+	case ci == nil:
+		return model.Figure{V: v, CI: &model.Interval{Lo: 0, Hi: math.Inf(1)}}
+	}
+	return model.Figure{V: v, CI: ci}
+}
+
+// steadyOf is the number of requests a level's distributions rest on: its steady
+// requests, or all of them in a file that does not count those.
+func steadyOf(l model.ReportLevel) int {
+	if l.Steady > 0 {
+		return l.Steady
+	}
+	return l.Requests
+}
+
+// capacityFall judges the fall of the capacity from BASE's to NEW's (NEW's capacity is
+// known to lie below BASE's on their figures: see fellBelow) on the levels' 95%
+// intervals: it is decided when BASE's capacity level meets every criterion at 95% (a
+// share of requests whose figure meets its target excepted, as the capacity's own
+// decision does) and NEW's level that bounds its capacity fails one at 95%. why names
+// what is not decided, and in which run ("NEW: the failure of 4 users is not
+// decided"). On points alone when either run carries no intervals.
+func (p *endpointPair) capacityFall() (call model.ChangeCall, why string) {
+	if !p.base.Judgement.Intervals || !p.next.Judgement.Intervals {
+		return model.ChangeOnPoints, ""
+	}
+	slo := p.base.SLO()
+	if bl, ok := levelAt(p.base.Endpoint.Levels, p.base.Judgement.Capacity.Level); ok {
+		calls := slo.ReportCalls(&bl)
+		if !(model.LevelCall{Calls: calls}).Met() {
+			return model.ChangeUndecided, "BASE: " + openTerms(calls) + " of " + p.level(bl.Concurrency) + " undecided"
+		}
+	}
+	nj := p.next.Judgement.Capacity
+	if nj.Kind == model.CapNone {
+		if !nj.Decision.Decided {
+			return model.ChangeUndecided, "NEW: " + nj.Decision.Why
+		}
+		return model.ChangeRegressed, ""
+	}
+	nl, ok := levelAt(p.next.Endpoint.Levels, nj.Above)
+	if !ok || !(model.LevelCall{Calls: slo.ReportCalls(&nl)}).Fails() {
+		return model.ChangeUndecided, "NEW: the failure of " + p.level(nj.Above) + " is not decided"
+	}
+	return model.ChangeRegressed, ""
+}
+
+// openTerms words the criteria of calls not decided to be met ("TTFT p95", "criteria"
+// when none is named).
+func openTerms(calls []model.Call) string {
+	var terms []string
+	for _, c := range calls {
+		if c.Decision != model.Meets && !(c.Share && c.Meets) {
+			terms = append(terms, c.Term)
+		}
+	}
+	if len(terms) == 0 {
+		return "criteria"
+	}
+	return model.TermsWords(terms)
+}
+
+// noIntervals is the note said once when some change was judged on points alone: which
+// runs carry no intervals. "" when both do.
+func noIntervals(base, next bool) string {
+	var runs []string
+	if base {
+		runs = append(runs, "BASE")
+	}
+	if next {
+		runs = append(runs, "NEW")
+	}
+	switch len(runs) {
+	case 0:
+		return ""
+	case 1:
+		return runs[0] + " has no intervals (written by an older tpsmon): changes judged on points alone"
+	}
+	return strings.Join(runs, " and ") + " have no intervals (written by older tpsmon versions): changes judged on points alone"
+}
