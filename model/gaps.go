@@ -43,13 +43,6 @@ func (g *GapSketch) Add(d time.Duration) {
 	}
 }
 
-// Warm reads the bucket Add(d) would count in, and returns it (keep the result, so
-// that the read is not optimized away). The stream reader calls it as soon as an
-// event's arrival is known: the sketch of a request among a thousand in flight is out
-// of the CPU's cache by its next chunk, and Add, after the event is decoded, then finds
-// its bucket in cache instead of stalling on it.
-func (g *GapSketch) Warm(d time.Duration) uint16 { return g.counts[gapBucket(d)] }
-
 // Count is the number of gaps recorded (saturated buckets stop counting).
 func (g *GapSketch) Count() int {
 	if g == nil {

@@ -183,6 +183,7 @@ func (c *Client) stream(ctx context.Context, p *probe.Progress, body []byte, ans
 
 // sample turns a result into a model.Sample.
 func (c *Client) sample(rs *reqState, r *result) model.Sample {
+	r.flushGaps()
 	s := model.Sample{
 		Chunks:       r.chunks,
 		Tokens:       r.chunks,

@@ -617,6 +617,29 @@ func TestClientTiming(t *testing.T) {
 	if ttfb >= ttft || s.End.Before(s.Last) || s.Tokens != 3 || s.Chunks != 3 {
 		t.Errorf("ttfb %v ttft %v end %v last %v tokens %d chunks %d", ttfb, ttft, s.End, s.Last, s.Tokens, s.Chunks)
 	}
+	// Two gaps, 40 ms and 150 ms: the median is the shorter (its bucket, within 1/16).
+	if n, med := s.Gaps.Count(), s.Gaps.Median(); n != 2 || med < gap*15/16 || med >= stall {
+		t.Errorf("gaps: %d, median %v; want 2, about %v", n, med, gap)
+	}
+}
+
+// TestClientCountsEveryGap: the reader keeps gaps in batches (addGap); every one of them
+// reaches the request's sketch, a last partial batch too, and one per token event after
+// the first.
+func TestClientCountsEveryGap(t *testing.T) {
+	for _, events := range []int{1, 2, gapBatch, gapBatch + 1, 3*gapBatch + 5} {
+		ep := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range events {
+				_, _ = io.WriteString(w, chunk(`{"content":"a"}`))
+			}
+			_, _ = io.WriteString(w, finishChunk("stop")+done)
+		})
+		s, _ := stream(t, ep)
+		if !s.OK() || s.Chunks != events || s.Gaps.Count() != events-1 {
+			t.Errorf("%d events: ok %v, chunks %d, gaps %d; want %d gaps", events, s.OK(), s.Chunks, s.Gaps.Count(), events-1)
+		}
+	}
 }
 
 func TestNewValidation(t *testing.T) {
