@@ -47,7 +47,7 @@ func fastEvent(b []byte, _ bool) (eventInfo, bool) {
 				return eventInfo{}, false
 			}
 		default:
-			if foldsTo(k, topKeys) || !s.scalar() {
+			if s.foldsTo(k, topKeys) || !s.scalar() {
 				return eventInfo{}, false
 			}
 		}
@@ -79,8 +79,9 @@ type choiceInfo struct {
 
 // scanner reads one event from b at p.
 type scanner struct {
-	b []byte
-	p int
+	b     []byte
+	p     int
+	upper bool // the last key read has an upper-case ASCII letter (see foldsTo)
 }
 
 // open reads c (after spaces).
@@ -110,7 +111,7 @@ func (s *scanner) next() (end, ok bool) {
 }
 
 // key reads `"name":` and returns name, which has no escape and no non-ASCII byte (one
-// pass over the name).
+// pass over the name, which also notes whether it has an upper-case letter: s.upper).
 func (s *scanner) key() ([]byte, bool) {
 	b := s.b
 	p := skipSpace(b, s.p)
@@ -118,16 +119,19 @@ func (s *scanner) key() ([]byte, bool) {
 		return nil, false
 	}
 	start := p + 1
+	upper := false
 	for i := start; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
-			s.p = i + 1
+			s.p, s.upper = i+1, upper
 			if !s.open(':') {
 				return nil, false
 			}
 			return b[start:i:i], true
 		case c == '\\' || c >= 0x80:
 			return nil, false
+		case c-'A' < 26:
+			upper = true
 		}
 	}
 	return nil, false
@@ -221,7 +225,7 @@ func (s *scanner) choice(c *choiceInfo) bool {
 				return false
 			}
 		default:
-			if foldsTo(k, choiceKeys) || !s.scalar() {
+			if s.foldsTo(k, choiceKeys) || !s.scalar() {
 				return false
 			}
 		}
@@ -259,7 +263,7 @@ func (s *scanner) delta(c *choiceInfo) bool {
 				return false
 			}
 		default:
-			if foldsTo(k, deltaKeys) || !s.scalar() {
+			if s.foldsTo(k, deltaKeys) || !s.scalar() {
 				return false
 			}
 		}
@@ -278,15 +282,12 @@ func (s *scanner) delta(c *choiceInfo) bool {
 	}
 }
 
-// foldsTo reports whether k matches one of names when case is ignored (encoding/json
-// matches keys so); exact matches were handled by the caller. The names are lower case
-// ASCII and k is ASCII (key), so a k without an upper-case letter matches none of them.
-func foldsTo(k []byte, names []string) bool {
-	upper := false
-	for _, c := range k {
-		upper = upper || c-'A' < 26
-	}
-	if !upper {
+// foldsTo reports whether k, a key the scanner read last, matches one of names when case
+// is ignored (encoding/json matches keys so); exact matches were handled by the caller.
+// The names are lower case ASCII and k is ASCII (key), so a k without an upper-case
+// letter (s.upper false, noted as key read it) matches none of them.
+func (s *scanner) foldsTo(k []byte, names []string) bool {
+	if !s.upper {
 		return false
 	}
 	for _, n := range names {

@@ -53,7 +53,7 @@ func fastMessages(b []byte) (eventInfo, bool) {
 			}
 			seenDelta = true
 		default:
-			if foldsTo(k, messagesKeys) || !s.scalar() {
+			if s.foldsTo(k, messagesKeys) || !s.scalar() {
 				return eventInfo{}, false
 			}
 		}
@@ -124,7 +124,7 @@ func (s *scanner) messagesDelta(typ, text *[]byte) bool {
 				return false
 			}
 		default:
-			if foldsTo(k, messagesKeys) || !s.scalar() {
+			if s.foldsTo(k, messagesKeys) || !s.scalar() {
 				return false
 			}
 		}

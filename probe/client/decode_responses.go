@@ -68,7 +68,7 @@ func fastResponses(b []byte) (eventInfo, bool) {
 				return eventInfo{}, false
 			}
 		default:
-			if foldsTo(k, responsesKeys) || !s.scalar() {
+			if s.foldsTo(k, responsesKeys) || !s.scalar() {
 				return eventInfo{}, false
 			}
 		}
