@@ -9,39 +9,86 @@ import (
 )
 
 // calls is what a comparison says of a pair of endpoints: the regressions (decided at
-// 95%, or on points alone for want of intervals), the changes beyond the thresholds
-// that the intervals do not decide (said, not called regressions), and whether some
-// call rested on points alone.
+// 95%, or on points alone for want of intervals, or a level or figure NEW did not
+// measure), the changes beyond the thresholds that the intervals do not decide (said,
+// not called regressions), and whether some call rested on points alone. Each is a
+// sentence worded by callWords, the same in compare's Markdown and in a report.
 type calls struct {
 	regs, undecided []string
 	onPoints        bool
+	// decided and points count the regressions decided at 95% and those judged on
+	// points alone; the others are levels or figures NEW did not measure.
+	decided, points int
 }
 
 // add records one call of a change worded what (its figures and change), from n
 // and m requests (BASE's, NEW's); it returns the call.
 func (c *calls) add(call model.ChangeCall, what string, n, m int) model.ChangeCall {
-	switch call {
-	case model.ChangeRegressed:
-		c.regs = append(c.regs, what)
-	case model.ChangeOnPoints:
-		c.regs, c.onPoints = append(c.regs, what), true
-	case model.ChangeUndecided:
-		c.undecided = append(c.undecided, what+": "+cannotTell(n, m))
-	}
+	c.say(call, what, cannotTell(n, m))
 	return call
 }
+
+// say records the call of a change worded what; why is what an undecided change could
+// not tell ("within what 42 and 38 requests can tell").
+func (c *calls) say(call model.ChangeCall, what, why string) {
+	s := callWords(call, what, why)
+	switch call {
+	case model.ChangeRegressed:
+		c.regs = append(c.regs, s)
+		c.decided++
+	case model.ChangeOnPoints:
+		c.regs, c.onPoints = append(c.regs, s), true
+		c.points++
+	case model.ChangeUndecided:
+		c.undecided = append(c.undecided, s)
+	}
+}
+
+// unmeasured records a regression no interval judges: a level or a figure BASE
+// measured and NEW did not.
+func (c *calls) unmeasured(what string) { c.regs = append(c.regs, what) }
 
 // merge adds o's calls to c's.
 func (c *calls) merge(o calls) {
 	c.regs = append(c.regs, o.regs...)
 	c.undecided = append(c.undecided, o.undecided...)
 	c.onPoints = c.onPoints || o.onPoints
+	c.decided += o.decided
+	c.points += o.points
 }
 
-// cannotTell is what an undecided change says after its figures: "within what 42 and
-// 38 requests can tell, not called a regression".
+// callWords words the call of a change after its sentence what (its figures and its
+// change: "new vs base at 4 users: TTFT p95 20.6 ms → 26.5 ms (+28.6%)"); why is what
+// an undecided change could not tell. compare's lists and a report's comparison of its
+// series say every change with it, so that they never disagree on what regressed:
+// "...: a regression, decided at 95%", "...: a regression on the figures alone" (a run
+// without intervals: noIntervals says which), "...: within what 42 and 38 requests can
+// tell, not called a regression".
+func callWords(call model.ChangeCall, what, why string) string {
+	switch call {
+	case model.ChangeRegressed:
+		return what + ": a regression, decided at 95%"
+	case model.ChangeOnPoints:
+		return what + ": a regression on the figures alone"
+	case model.ChangeUndecided:
+		return what + ": " + why + ", not called a regression"
+	}
+	return what + ": within the thresholds"
+}
+
+// resultWords is the result of a comparison of NEW (named next) with BASE (named base):
+// "NEW is worse than BASE" when some regression was called, else "no regression".
+func resultWords(next, base string, c calls) string {
+	if len(c.regs) > 0 {
+		return next + " is worse than " + base
+	}
+	return "no regression"
+}
+
+// cannotTell is what an undecided change could not tell: "within what 42 and 38
+// requests can tell".
 func cannotTell(n, m int) string {
-	return fmt.Sprintf("within what %d and %s can tell, not called a regression", n, model.Plural(m, "request"))
+	return fmt.Sprintf("within what %d and %s can tell", n, model.Plural(m, "request"))
 }
 
 // undecidedCell is the change cell of a change the intervals do not decide.
@@ -117,14 +164,15 @@ func openTerms(calls []model.Call) string {
 }
 
 // noIntervals is the note said once when some change was judged on points alone: which
-// runs carry no intervals. "" when both do.
-func noIntervals(base, next bool) string {
+// runs carry no intervals (BASE's when base, NEW's when next), named baseName and
+// nextName ("BASE", "NEW" in compare; a report names its series). "" when both do.
+func noIntervals(baseName, nextName string, base, next bool) string {
 	var runs []string
 	if base {
-		runs = append(runs, "BASE")
+		runs = append(runs, baseName)
 	}
 	if next {
-		runs = append(runs, "NEW")
+		runs = append(runs, nextName)
 	}
 	switch len(runs) {
 	case 0:
