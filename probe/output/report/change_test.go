@@ -96,3 +96,39 @@ func TestReportDoesNotCompareWhatCompareRefuses(t *testing.T) {
 		t.Errorf("changes %+v\nwant %q", v.Changes, want)
 	}
 }
+
+// TestCompareTraceFallDecided: a trace's load BASE held and NEW did not hold is a
+// regression when NEW's failing window fails at 95% (5% of 400 requests failed: errors
+// at least 3.3%, over 1%), and said, not called one, when its failure is not decided
+// (1 of 25: errors 0.7% to 20%, reaching under 1%): the trace line no longer says
+// "worse" on figures the intervals do not decide. The report says the same.
+func TestCompareTraceFallDecided(t *testing.T) {
+	base := load(t, "base.json")[0]
+	failing := func(failed, n int) func(*model.Report) {
+		return func(r *model.Report) {
+			asTrace(r)
+			l := &r.Endpoints[0].Levels[2]
+			l.Requests, l.ErrorRate, l.Errors = n, float64(failed)/float64(n), map[string]int{"http_500": failed}
+			withIntervals(0.01)(r)
+		}
+	}
+	held := edited(t, base, "held.json", both(asTrace, withIntervals(0.01)))
+	c := Compare(held, edited(t, base, "not.json", failing(20, 400)), DefaultThresholds)
+	if !strings.Contains(strings.Join(c.Regressions, "\n"), "not vs held: BASE held the trace's load, NEW did not: a regression, decided at 95%") ||
+		!strings.Contains(c.Markdown, "Trace: BASE held at this trace's load, NEW not held at this trace's load (**worse**)") {
+		t.Errorf("20 of 400 failed: regressions %q\n%s", c.Regressions, c.Markdown)
+	}
+	not := edited(t, base, "not.json", failing(1, 25))
+	c = Compare(held, not, DefaultThresholds)
+	const why = "NEW: the failure of window 3 (20-30 s of the trace) is not decided"
+	const said = "not vs held: BASE held the trace's load, NEW did not: not decided at 95% (" + why + "), not called a regression"
+	if len(c.Regressions) > 0 || !strings.Contains(strings.Join(c.Undecided, "\n"), said) ||
+		!strings.Contains(c.Markdown, "Trace: BASE held at this trace's load, NEW not held at this trace's load (worse on the figures, not decided at 95%: "+why+")") ||
+		strings.Contains(c.Markdown, "**worse**") {
+		t.Errorf("1 of 25 failed: regressions %q, undecided %q\n%s", c.Regressions, c.Undecided, c.Markdown)
+	}
+	if md, _, _ := reportOf(t, held, not); !strings.Contains(md, "- not vs held: no regression; not held at this trace's load vs held at this trace's load") ||
+		!strings.Contains(md, "  - "+said+"\n") {
+		t.Errorf("the report of both:\n%s", md)
+	}
+}

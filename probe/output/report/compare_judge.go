@@ -148,6 +148,39 @@ func (p *endpointPair) capacityFall() (call model.ChangeCall, why string) {
 	return model.ChangeRegressed, ""
 }
 
+// traceFall judges, on the windows' 95% intervals, a trace's load BASE held and NEW did
+// not hold on their figures (the trace verdicts are read from each window's figures): it
+// is decided when every window BASE measured in full meets every criterion at 95% (a
+// share of requests whose figure meets its target excepted, as for a capacity) and some
+// window NEW measured in full fails one at 95%. why names what is not decided, and in
+// which run ("NEW: the failure of window 3 (20-30 s of the trace) is not decided"). On
+// points alone when either run carries no intervals.
+func (p *endpointPair) traceFall() (call model.ChangeCall, why string) {
+	if !p.base.Judgement.Intervals || !p.next.Judgement.Intervals {
+		return model.ChangeOnPoints, ""
+	}
+	slo := p.base.SLO()
+	for _, l := range p.base.Endpoint.Levels {
+		if lj, ok := p.base.Judgement.Level(l.Concurrency); ok && lj.State.Decides() {
+			if calls := slo.ReportCalls(&l); !(model.LevelCall{Calls: calls}).Met() {
+				return model.ChangeUndecided, "BASE: " + openTerms(calls) + " of " + lj.Name + " undecided"
+			}
+		}
+	}
+	var failing []string
+	for _, l := range p.next.Endpoint.Levels {
+		lj, ok := p.next.Judgement.Level(l.Concurrency)
+		if !ok || !lj.State.Decides() || lj.Meets {
+			continue
+		}
+		if (model.LevelCall{Calls: slo.ReportCalls(&l)}).Fails() {
+			return model.ChangeRegressed, ""
+		}
+		failing = append(failing, lj.Name)
+	}
+	return model.ChangeUndecided, "NEW: the failure of " + model.And(failing) + " is not decided"
+}
+
 // openTerms words the criteria of calls not decided to be met ("TTFT p95", "criteria"
 // when none is named).
 func openTerms(calls []model.Call) string {

@@ -102,7 +102,7 @@ func (p *endpointPair) judge(th Thresholds) (j pairJudgement) {
 // NEW 4 users (**worse**)" or for a trace "Trace: BASE held at this trace's load, NEW
 // not held at this trace's load (**worse**)", and its calls: the regression when NEW is
 // worse, or, when the levels' 95% intervals do not decide the capacity's fall
-// (capacityFall), the fall said and not
+// (capacityFall) or the failure of the trace's load (traceFall), the fall said and not
 // called a regression: "Capacity: BASE 8 users, NEW 4 users (lower, not decided at 95%:
 // NEW: the failure of 4 users is not decided)".
 func (p *endpointPair) claimLine() (string, calls) {
@@ -111,7 +111,11 @@ func (p *endpointPair) claimLine() (string, calls) {
 		line := fmt.Sprintf("Trace: BASE %s, NEW %s", bt.Words(), nt.Words())
 		switch {
 		case bt.Held() && nt.Kind == model.TraceNotHeld:
-			c.unmeasured(fmt.Sprintf("%s: BASE held the trace's load, NEW did not", p.name))
+			call, why := p.traceFall()
+			c.say(call, p.name+": BASE held the trace's load, NEW did not", "not decided at 95% ("+why+")")
+			if call == model.ChangeUndecided {
+				return line + " (worse on the figures, not decided at 95%: " + why + ")", c
+			}
 			return line + " (**worse**)", c
 		case bt.Kind == model.TraceNotHeld && nt.Held():
 			return line + " (better)", c
