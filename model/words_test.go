@@ -19,6 +19,8 @@ func TestWords(t *testing.T) {
 		{And(nil), ""}, {And([]string{"a"}), "a"}, {And([]string{"a", "b"}), "a and b"}, {And([]string{"a", "b", "c"}), "a, b and c"},
 		{Millis(0.42), "0.42 ms"}, {Millis(3.4), "3.4 ms"}, {Millis(340), "340 ms"}, {Millis(999.4), "999 ms"},
 		{Millis(999.7), "1.00 s"}, {Millis(1240), "1.24 s"}, {Millis(14557.2), "14.6 s"}, {Millis(125000), "125 s"},
+		{MillisChange(20.6), "20.6 ms"}, {MillisChange(340), "340 ms"}, {MillisChange(9.94), "9.9 ms"}, {MillisChange(0.42), "0.42 ms"},
+		{MillisChange(999.4), "999.4 ms"}, {MillisChange(999.7), "1.00 s"}, {MillisChange(14557.2), "14.6 s"},
 		{Limit(2000), "2 s"}, {Limit(1500), "1.5 s"}, {Limit(500), "500 ms"}, {Limit(10000), "10 s"},
 		{TokPerS(38.64), "38.6 tok/s"}, {TokPerS(740.4), "740 tok/s"},
 		{Cell(29.97, 30, 1, true), "29.97"}, {Cell(29.97, 30, 1, false), "30.0"}, {Cell(25, 30, 1, true), "25.0"},

@@ -65,10 +65,10 @@ func (m *root) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.say(false, "load keys act on %s only", m.eng.Info(m.focus).Name)
 		}
 	case key.Matches(msg, k.Clear):
-		cleared := m.clearedWords()
+		cleared, short := m.clearedWords()
 		m.eng.Reset(m.now)
 		m.bucketDirty, m.dataDirty = true, true
-		m.say(false, "%s", cleared)
+		m.sayForms(false, cleared, short...)
 	case key.Matches(msg, k.Theme):
 		m.themeIdx = (m.themeIdx + 1) % len(themes.Names())
 		m.applyTheme()

@@ -53,6 +53,7 @@ type root struct {
 	showDiag bool          // every finding in place of the curve and the table (d)
 
 	msg      string
+	msgShort []string // shorter forms of msg, longest first, for a status line too narrow for it
 	msgBad   bool
 	msgAt    time.Time
 	shownMsg string // the message the status panel shows now
@@ -178,9 +179,16 @@ func (m *root) say(bad bool, format string, args ...any) {
 	m.eng.Say(m.msg, bad) // recorded for replay (the engine's own notices already are)
 }
 
+// sayForms says text as say does, with shorter forms of it (longest first) for a status
+// line too narrow for the whole sentence: each must keep its meaning, not a cut of it.
+func (m *root) sayForms(bad bool, text string, shorter ...string) {
+	m.say(bad, "%s", text)
+	m.msgShort = shorter
+}
+
 // show puts text on the status line (an engine notice: the engine announced it).
 func (m *root) show(bad bool, text string) {
-	m.msg, m.msgBad, m.msgAt = text, bad, m.now
+	m.msg, m.msgShort, m.msgBad, m.msgAt = text, nil, bad, m.now
 }
 
 func (m *root) applyTheme() {

@@ -29,19 +29,25 @@ func (m *root) toggleRate() {
 	m.keys.setRate(on)
 	m.bucketDirty, m.dataDirty, m.frameDirty = true, true, true
 	m.relayout()
-	m.say(false, "%s", m.modeWords(on, starts))
+	long, short := m.modeWords(on, starts)
+	m.sayForms(false, long, short...)
 }
 
 // modeWords says where a switch of mode started the load and why: "rate mode: 2
 // requests/s, the rate 16 users achieved over the last 30 s (2.3/s); users levels kept
-// (m)".
-func (m *root) modeWords(on bool, starts []engine.ModeStart) string {
-	mode, back := "users mode", "rate levels kept (m)"
+// (m)"; and shorter forms for a narrow status line, which keep the mode, the load it
+// starts at, what that comes from and that the other mode's levels are kept: "rate
+// mode at 2 requests/s (16 users' rate); users levels kept", then without the why.
+func (m *root) modeWords(on bool, starts []engine.ModeStart) (string, []string) {
+	mode, kept := "users mode", "rate levels kept"
 	if on {
-		mode, back = "rate mode", "users levels kept (m)"
+		mode, kept = "rate mode", "users levels kept"
 	}
 	if len(starts) == 1 {
-		return mode + ": " + startWords(on, starts[0]) + "; " + back
+		st := starts[0]
+		at := mode + " at " + model.LevelName(on, st.N)
+		return mode + ": " + startWords(on, st) + "; " + kept + " (m)",
+			[]string{at + " (" + startWhy(on, st) + "); " + kept, at + "; " + kept}
 	}
 	parts := make([]string, len(starts))
 	for i, st := range starts {
@@ -51,8 +57,42 @@ func (m *root) modeWords(on bool, starts []engine.ModeStart) string {
 	if !on {
 		each = "each endpoint at the requests it had in flight"
 	}
-	return fmt.Sprintf("%s, %s: %s %s; %s", mode, each, strings.Join(parts, ", "),
-		map[bool]string{true: "requests/s", false: "users"}[on], back)
+	loads := strings.Join(parts, ", ") + " " + map[bool]string{true: "requests/s", false: "users"}[on]
+	return fmt.Sprintf("%s, %s: %s; %s (m)", mode, each, loads, kept),
+		[]string{mode + ": " + loads + "; " + kept, mode + ": " + loads}
+}
+
+// startWhy is what an endpoint's start after a switch of mode comes from, in a few
+// words: "16 users' rate", "in flight at 2 requests/s", "the rate of the last 9 s",
+// "estimated from 8 users", "no rate seen at 8 users yet".
+func startWhy(on bool, st engine.ModeStart) string {
+	from := model.LevelName(!on, st.From)
+	switch st.How {
+	case engine.SeenLive, engine.SeenLevel:
+		if on {
+			return possessive(from) + " rate"
+		}
+		return "in flight at " + from
+	case engine.SeenRecent:
+		if on {
+			return "the rate of the last " + fmtClockSecs(st.Over)
+		}
+		return "in flight over the last " + fmtClockSecs(st.Over)
+	case engine.SeenLittle:
+		return "estimated from " + from
+	}
+	if on {
+		return "no rate seen at " + from + " yet"
+	}
+	return "nothing seen at " + from + " yet"
+}
+
+// possessive is "16 users'" or "1 user's".
+func possessive(s string) string {
+	if strings.HasSuffix(s, "s") {
+		return s + "'"
+	}
+	return s + "'s"
 }
 
 // startWords is one endpoint's start after a switch of mode, with what it comes from.
@@ -93,9 +133,12 @@ func fmtClockSecs(d time.Duration) string {
 
 // clearedWords says what `c` is about to clear: the levels of every endpoint with
 // requests, by mode, which the quit summary will no longer hold ("cleared 1, 2 and 4
-// users and 2 requests/s: ..."); the plain words when none was measured.
-func (m *root) clearedWords() string {
+// users and 2 requests/s: ..."); the plain words when none was measured. The shorter
+// forms, for a narrow status line, count the levels: "cleared 4 levels: the quit
+// summary starts afresh", "cleared 4 levels".
+func (m *root) clearedWords() (string, []string) {
 	var parts []string
+	count := 0
 	for _, rate := range []bool{false, true} {
 		var ns []int
 		for i := range m.eng.Len() {
@@ -109,12 +152,15 @@ func (m *root) clearedWords() string {
 		if len(ns) > 0 {
 			slices.Sort(ns)
 			parts = append(parts, model.LevelNames(rate, ns))
+			count += len(ns)
 		}
 	}
 	if len(parts) == 0 {
-		return "levels, curve and errors cleared"
+		return "levels, curve and errors cleared", nil
 	}
-	return "cleared " + strings.Join(parts, " and ") + " (levels, curve, errors): the quit summary starts afresh"
+	levels := "cleared " + model.Plural(count, "level")
+	return "cleared " + strings.Join(parts, " and ") + " (levels, curve, errors): the quit summary starts afresh",
+		[]string{levels + ": the quit summary starts afresh", levels}
 }
 
 // setRate sets the load keys' help to the mode: users or requests/s.

@@ -26,6 +26,7 @@ type statusData struct {
 	Verdicts  []verdict               // one per endpoint, in words (model.Verdict), "" before any level
 	Focus     int                     // the focused endpoint's verdict (shown alone when they do not all fit)
 	Message   string                  // the latest action's outcome (ramp stopped, snapshot saved, ...)
+	Shorter   []string                // shorter forms of Message, longest first, for a line too narrow for it
 	Bad       bool                    // Message reports a failure
 }
 
@@ -48,35 +49,93 @@ func (p *statusPanel) View() string { return p.view(p.render) }
 // render stacks, as the height allows: the counts; the verdicts (all of them, or the
 // focused endpoint's); what needs attention (silent streams, the last error); the
 // message. With room for only one line after the counts, the message wins, and
-// attention shows when there is no message.
+// attention shows when there is no message. A message wider than the panel takes the
+// lines it has spare (wrapped at spaces), else its shorter form that fits (message).
 func (p *statusPanel) render() string {
-	d, st := p.data, p.st
+	d := p.data
 	lines := []string{p.counts()}
 	verdicts := p.verdicts()
 	attention := p.attention()
-	msg := ""
-	if d.Message != "" {
-		msg = st.Text.Render(d.Message)
-		if d.Bad {
-			msg = st.Bad.Render(d.Message)
-		}
-	}
 	room := p.h - 1
+	focus := func() string { return verdicts[min(d.Focus, len(verdicts)-1)] }
 	switch {
 	case room >= 2+len(verdicts):
 		lines = append(lines, verdicts...)
-		lines = append(lines, attention, msg)
+		lines = append(lines, p.lastLines(room-len(verdicts), attention)...)
 	case room >= 3 && len(verdicts) > 0:
-		lines = append(lines, verdicts[min(d.Focus, len(verdicts)-1)], attention, msg)
+		lines = append(lines, focus())
+		lines = append(lines, p.lastLines(room-1, attention)...)
 	case room == 2 && len(verdicts) > 0:
-		lines = append(lines, verdicts[min(d.Focus, len(verdicts)-1)], firstOf(msg, attention))
+		lines = append(lines, focus(), firstOf(strings.Join(p.message(1), ""), attention))
 	case room >= 1:
-		lines = append(lines, firstOf(msg, attention))
+		lines = append(lines, firstOf(strings.Join(p.message(1), ""), attention))
 	}
 	for len(lines) > 1 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	return fitBlock(strings.Join(lines, "\n"), p.w, p.h)
+}
+
+// lastLines are the n (at least 2) last lines: attention, then the message. When
+// nothing needs attention, its line is left blank under a one-line message and lent to
+// one that needs two.
+func (p *statusPanel) lastLines(n int, attention string) []string {
+	if attention != "" {
+		return append([]string{attention}, p.message(n-1)...)
+	}
+	msg := p.message(n)
+	if len(msg) >= 2 {
+		return msg
+	}
+	return append([]string{""}, msg...)
+}
+
+// message is the status message in at most n lines: whole on one line when it fits the
+// width; wrapped at spaces when it fits n lines so; else the first of its shorter forms
+// (Shorter) that fits one line; else the shortest, cut at the width.
+func (p *statusPanel) message(n int) []string {
+	d := p.data
+	if d.Message == "" || n <= 0 {
+		return nil
+	}
+	style := p.st.Text
+	if d.Bad {
+		style = p.st.Bad
+	}
+	render := func(lines []string) []string {
+		for i, l := range lines {
+			lines[i] = style.Render(l)
+		}
+		return lines
+	}
+	if ansi.StringWidth(d.Message) <= p.w {
+		return render([]string{d.Message})
+	}
+	if lines := wrapWords(d.Message, p.w); n >= 2 && len(lines) > 0 && len(lines) <= n {
+		return render(lines)
+	}
+	for _, s := range d.Shorter {
+		if ansi.StringWidth(s) <= p.w {
+			return render([]string{s})
+		}
+	}
+	if len(d.Shorter) > 0 {
+		return render([]string{d.Shorter[len(d.Shorter)-1]})
+	}
+	return render([]string{d.Message})
+}
+
+// wrapWords breaks s at spaces into lines of at most w cells; nil when a word is wider
+// than w.
+func wrapWords(s string, w int) []string {
+	lines := strings.Split(ansi.Wordwrap(s, w, ""), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+		if ansi.StringWidth(lines[i]) > w {
+			return nil
+		}
+	}
+	return lines
 }
 
 // firstOf is the first non-empty string.

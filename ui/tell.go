@@ -64,9 +64,9 @@ func (m *root) refreshStatus(force bool) {
 	ctl, book := m.eng.Control(i), m.eng.Book(i)
 	last, _ := book.LastError()
 	live := book.Live()
-	msg := m.msg
+	msg, short := m.msg, m.msgShort
 	if m.lay.Status < 4 && m.now.Sub(m.msgAt) > messageTTL && (last != "" || live.Silent > 0) {
-		msg = "" // let the last error show again
+		msg, short = "", nil // let the last error show again
 	}
 	if !m.dataDirty && !force && msg == m.shownMsg {
 		return
@@ -81,7 +81,7 @@ func (m *root) refreshStatus(force bool) {
 		Load: load, Active: ctl.Active(), Requests: req, Succeeded: ok, Errors: errs, Recent: m.errWin[i].Recent(errs),
 		LastError: last, Silent: live.Silent, SilentFor: live.SilentFor,
 		Verdicts: m.verds, Focus: i,
-		Message: msg, Bad: m.msgBad,
+		Message: msg, Shorter: short, Bad: m.msgBad,
 	})
 	m.dataDirty = false
 }

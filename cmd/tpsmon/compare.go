@@ -66,7 +66,7 @@ func (a *app) runCompare(paths []string, maxReg, maxErr string) error {
 	case len(c.Mismatches) > 0:
 		return &exitError{code: exitUsage, msg: "the runs cannot be compared: " + strings.Join(c.Mismatches, "; ")}
 	case len(c.Regressions) > 0:
-		return &exitError{code: exitCapacity, msg: fmt.Sprintf("NEW is worse than BASE: %d regression(s) beyond the thresholds", len(c.Regressions))}
+		return &exitError{code: exitCapacity, msg: c.Worse()}
 	}
 	return nil
 }

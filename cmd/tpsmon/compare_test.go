@@ -46,7 +46,7 @@ func TestCompareExitFollowsDecidedRegressions(t *testing.T) {
 	base := fixture(t, "base.json", withTTFTAt4(20.6, 19.8, nil, 42))
 	next := fixtureAs(t, "base.json", "new.json", withTTFTAt4(26.5, 20.1, nil, 38))
 	r := cli(t, nil, nil, nil, "compare", base, next)
-	const said = "new vs base at 4 users: TTFT p95 21 ms → 26 ms (+28.6%): within what 42 and 38 requests can tell, not called a regression"
+	const said = "new vs base at 4 users: TTFT p95 20.6 ms → 26.5 ms (+28.6%): within what 42 and 38 requests can tell, not called a regression"
 	if r.code != exitOK || !strings.Contains(r.stdout, said) || !strings.Contains(r.stdout, "**Result: no regression**") {
 		t.Errorf("overlapping intervals: exit %d, want 0 and %q\n%s\n%s", r.code, said, r.stdout, r.stderr)
 	}
@@ -54,8 +54,8 @@ func TestCompareExitFollowsDecidedRegressions(t *testing.T) {
 	base = fixture(t, "base.json", withTTFTAt4(20.6, 20.2, 21.0, 420))
 	next = fixtureAs(t, "base.json", "new.json", withTTFTAt4(26.5, 26.0, 27.1, 380))
 	r = cli(t, nil, nil, nil, "compare", base, next)
-	if r.code != exitCapacity || !strings.Contains(r.stdout, "- new vs base at 4 users: TTFT p95 21 ms → 26 ms (+28.6%)\n") ||
-		!strings.Contains(r.stderr, "1 regression(s)") {
+	if r.code != exitCapacity || !strings.Contains(r.stdout, "- new vs base at 4 users: TTFT p95 20.6 ms → 26.5 ms (+28.6%): a regression, decided at 95%\n") ||
+		!strings.Contains(r.stderr, "NEW is worse than BASE: 1 regression decided at 95%") {
 		t.Errorf("disjoint intervals: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

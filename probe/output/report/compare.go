@@ -24,8 +24,12 @@ var DefaultThresholds = Thresholds{MaxRegression: 0.05, MaxErrorIncrease: 0.01}
 
 // Comparison is NEW against BASE.
 type Comparison struct {
-	Markdown    string
-	Regressions []string // each way NEW is worse beyond the thresholds, decided at 95% (or on points, for want of intervals)
+	Markdown string
+	// Regressions are each way NEW is worse: a change beyond the thresholds decided at
+	// 95% (Decided of them) or judged on points for want of intervals (OnPoints), or a
+	// level or a figure BASE measured and NEW did not (the rest).
+	Regressions       []string
+	Decided, OnPoints int
 	// Undecided are the changes beyond the thresholds that the 95% intervals do not
 	// decide: said, not called regressions ("within what 42 and 38 requests can tell").
 	Undecided  []string
@@ -41,12 +45,7 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 	pairs, notes := pairEndpoints(base, next)
 	c.Notes = append(c.Notes, notes...)
 	for _, p := range pairs {
-		if missing := missingLevels(p); len(missing) > 0 && next.Report.Interrupted {
-			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: NEW was interrupted before %s %s, which BASE measured", p.name, strings.Join(missing, ", "), p.unit()))
-		}
-		if x, y := p.base.extra.API, p.next.extra.API; x != "" && y != "" && x != y {
-			c.Mismatches = append(c.Mismatches, fmt.Sprintf("%s: the API differs: BASE %s, NEW %s", p.name, x, y))
-		}
+		c.Mismatches = append(c.Mismatches, p.mismatches()...)
 	}
 	if len(pairs) == 0 {
 		c.Mismatches = append(c.Mismatches, fmt.Sprintf("no endpoint in common: BASE has %s, NEW has %s",
@@ -71,7 +70,8 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 			}
 		}
 		c.Regressions, c.Undecided = all.regs, all.undecided
-		if n := noIntervals(baseOld, nextOld); n != "" {
+		c.Decided, c.OnPoints = all.decided, all.points
+		if n := noIntervals("BASE", "NEW", baseOld, nextOld); n != "" {
 			c.Notes = append(c.Notes, n)
 		}
 	}
@@ -86,12 +86,12 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 			fmt.Fprintf(&b, "- %s\n", m)
 		}
 	case len(c.Regressions) > 0:
-		fmt.Fprintf(&b, "\n**Result: NEW is worse than BASE** (thresholds: %s).\n\n", th)
+		fmt.Fprintf(&b, "\n**Result: %s** (thresholds: %s).\n\n", resultWords("NEW", "BASE", calls{regs: c.Regressions}), th)
 		for _, r := range c.Regressions {
 			fmt.Fprintf(&b, "- %s\n", r)
 		}
 	default:
-		fmt.Fprintf(&b, "\n**Result: no regression** (thresholds: %s).\n", th)
+		fmt.Fprintf(&b, "\n**Result: %s** (thresholds: %s).\n", resultWords("NEW", "BASE", calls{}), th)
 	}
 	if len(c.Mismatches) == 0 && len(c.Undecided) > 0 {
 		b.WriteString("\nBeyond the thresholds, but not decided by the 95% intervals of BASE and NEW:\n\n")
@@ -101,6 +101,35 @@ func Compare(base, next *Run, th Thresholds) Comparison {
 	}
 	c.Markdown = b.String()
 	return c
+}
+
+// Worse is why compare exits 1, in a line: "NEW is worse than BASE: 2 regressions
+// decided at 95%", "NEW is worse than BASE: 1 regression decided at 95%, 1 on the
+// figures alone (no intervals) and 1 level or figure NEW did not measure"; "" when
+// there is no regression.
+func (c Comparison) Worse() string {
+	if len(c.Regressions) == 0 {
+		return ""
+	}
+	var parts []string
+	if c.Decided > 0 {
+		parts = append(parts, model.Plural(c.Decided, "regression")+" decided at 95%")
+	}
+	if c.OnPoints > 0 {
+		what := model.Plural(c.OnPoints, "regression")
+		if len(parts) > 0 {
+			what = strconv.Itoa(c.OnPoints)
+		}
+		parts = append(parts, what+" on the figures alone (no intervals)")
+	}
+	if n := len(c.Regressions) - c.Decided - c.OnPoints; n > 0 {
+		what := "1 level or figure"
+		if n > 1 {
+			what = strconv.Itoa(n) + " levels or figures"
+		}
+		parts = append(parts, what+" NEW did not measure")
+	}
+	return "NEW is worse than BASE: " + model.And(parts)
 }
 
 // String words the thresholds.
@@ -245,6 +274,19 @@ func pairEndpoints(base, next *Run) ([]endpointPair, []string) {
 		}
 	}
 	return pairs, notes
+}
+
+// mismatches are why the pair cannot be compared, though their runs' settings can: NEW
+// was interrupted before levels BASE measured, or the endpoints' APIs differ.
+func (p *endpointPair) mismatches() []string {
+	var out []string
+	if missing := missingLevels(*p); len(missing) > 0 && p.next.Run.Report.Interrupted {
+		out = append(out, fmt.Sprintf("%s: NEW was interrupted before %s %s, which BASE measured", p.name, strings.Join(missing, ", "), p.unit()))
+	}
+	if x, y := p.base.extra.API, p.next.extra.API; x != "" && y != "" && x != y {
+		out = append(out, fmt.Sprintf("%s: the API differs: BASE %s, NEW %s", p.name, x, y))
+	}
+	return out
 }
 
 // missingLevels lists the users (or rates) of BASE's levels that NEW did not measure.

@@ -54,16 +54,17 @@ func both(edits ...func(*model.Report)) func(*model.Report) {
 // TestCompareUndecidedByIntervals: two runs of the same build whose TTFT p95 at 4 users
 // differs by 29% on points, with 95% intervals that overlap widely (a p95 of 42 and 38
 // requests has no upper bound), is no regression: the change is said, with its
-// figures, as one the requests cannot tell (sentences say times by the one rule for ms:
-// 20.6 ms reads "21 ms", the table keeps 20.6). With narrow, disjoint intervals the same
-// points are a regression.
+// figures, as one the requests cannot tell (the sentence says its times with the table's
+// precision, "20.6 ms → 26.5 ms", never "21 ms → 26 ms (+28.6%)", from which a reader
+// computes +23.8%). With narrow, disjoint intervals the same points are a regression,
+// decided at 95%.
 func TestCompareUndecidedByIntervals(t *testing.T) {
 	fixture := load(t, "base.json")[0]
 	inf := math.Inf(1)
 	base := edited(t, fixture, "base.json", both(withIntervals(0.01), ttftAt4(20.6, model.Interval{Lo: 19.8, Hi: inf}, 42)))
 	next := edited(t, fixture, "new.json", both(withIntervals(0.01), ttftAt4(26.5, model.Interval{Lo: 20.1, Hi: inf}, 38)))
 	c := Compare(base, next, DefaultThresholds)
-	const said = "new vs base at 4 users: TTFT p95 21 ms → 26 ms (+28.6%): within what 42 and 38 requests can tell, not called a regression"
+	const said = "new vs base at 4 users: TTFT p95 20.6 ms → 26.5 ms (+28.6%): within what 42 and 38 requests can tell, not called a regression"
 	if len(c.Regressions) > 0 || len(c.Mismatches) > 0 || strings.Join(c.Undecided, "\n") != said {
 		t.Errorf("overlapping intervals: regressions %v, mismatches %v, undecided %q; want none, none, %q", c.Regressions, c.Mismatches, c.Undecided, said)
 	}
@@ -81,8 +82,9 @@ func TestCompareUndecidedByIntervals(t *testing.T) {
 	base = edited(t, base, "base.json", ttftAt4(20.6, model.Interval{Lo: 20.2, Hi: 21}, 420))
 	next = edited(t, next, "new.json", ttftAt4(26.5, model.Interval{Lo: 26, Hi: 27.1}, 380))
 	c = Compare(base, next, DefaultThresholds)
-	if strings.Join(c.Regressions, "\n") != "new vs base at 4 users: TTFT p95 21 ms → 26 ms (+28.6%)" || len(c.Undecided) > 0 {
-		t.Errorf("disjoint intervals: regressions %q, undecided %q; want the TTFT p95's", c.Regressions, c.Undecided)
+	if strings.Join(c.Regressions, "\n") != "new vs base at 4 users: TTFT p95 20.6 ms → 26.5 ms (+28.6%): a regression, decided at 95%" || len(c.Undecided) > 0 ||
+		c.Decided != 1 || c.Worse() != "NEW is worse than BASE: 1 regression decided at 95%" {
+		t.Errorf("disjoint intervals: regressions %q, undecided %q (%s); want the TTFT p95's, decided", c.Regressions, c.Undecided, c.Worse())
 	}
 	if !strings.Contains(c.Markdown, "| 20.6 → 26.5 | **+28.6%** |") || !strings.Contains(c.Markdown, "**Result: NEW is worse than BASE**") ||
 		strings.Contains(c.Markdown, "(not decided)") || strings.Contains(c.Markdown, "not called a regression") || len(c.Notes) > 0 {
@@ -128,7 +130,7 @@ func TestCompareWithoutIntervals(t *testing.T) {
 	old := edited(t, fixture, "base.json", func(r *model.Report) { r.Endpoints[0].Levels[2].TTFTMs.P95 = 20.6 })
 	next := edited(t, old, "new.json", func(r *model.Report) { r.Endpoints[0].Levels[2].TTFTMs.P95 = 26.5 })
 	old.Report.Endpoints[0].Levels[2].TTFOMs.P95, next.Report.Endpoints[0].Levels[2].TTFOMs.P95 = 20.6, 26.5
-	const reg = "new vs base at 4 users: TTFT p95 21 ms → 26 ms (+28.6%)"
+	const reg = "new vs base at 4 users: TTFT p95 20.6 ms → 26.5 ms (+28.6%): a regression on the figures alone"
 	for _, tc := range []struct {
 		name       string
 		base, next *Run
@@ -139,8 +141,8 @@ func TestCompareWithoutIntervals(t *testing.T) {
 		{"NEW old", edited(t, old, "base.json", withIntervals(0.5)), next, "NEW has no intervals (written by an older tpsmon): changes judged on points alone"},
 	} {
 		c := Compare(tc.base, tc.next, DefaultThresholds)
-		if strings.Join(c.Regressions, "\n") != reg || len(c.Undecided) > 0 {
-			t.Errorf("%s: regressions %q, undecided %q; want %q on points", tc.name, c.Regressions, c.Undecided, reg)
+		if strings.Join(c.Regressions, "\n") != reg || len(c.Undecided) > 0 || c.Worse() != "NEW is worse than BASE: 1 regression on the figures alone (no intervals)" {
+			t.Errorf("%s: regressions %q, undecided %q (%s); want %q on points", tc.name, c.Regressions, c.Undecided, c.Worse(), reg)
 		}
 		if n := strings.Count(c.Markdown, "no intervals"); n != 1 || !strings.Contains(c.Markdown, "Note: "+tc.note+"\n") {
 			t.Errorf("%s: want the note %q once, found %d:\n%s", tc.name, tc.note, n, c.Markdown)

@@ -12,11 +12,20 @@ import (
 // compareHeader is the header of a comparison table; each cell reads "BASE → NEW".
 var compareHeader = []string{"users", "per-user tok/s p50", "change", "aggregate tok/s", "change", "TTFT p95 ms", "change", "errors", "change"}
 
+// pairJudgement is what a comparison finds of one pair of endpoints: the line that sets
+// BASE's claim beside NEW's (Markdown), the table of their levels, the calls, and a note
+// when some levels rest on too few requests to tell a change from noise.
+type pairJudgement struct {
+	claim  string
+	header []string
+	rows   [][]string
+	calls  calls
+	note   string
+}
+
 // comparePair writes one endpoint's comparison and returns its calls, and a note when
 // some levels rest on too few requests to tell a change from noise.
 func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (c calls, note string) {
-	var few []string
-	ttfo := p.base.Judgement.TTFO || p.next.Judgement.TTFO
 	fmt.Fprintf(b, "\n## %s\n\n", mdEscape(p.name))
 	if be, ne := p.base.Endpoint.Name, p.next.Endpoint.Name; be == ne {
 		fmt.Fprintf(b, "Endpoint: %s\n\n", mdEscape(be))
@@ -26,21 +35,31 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (c calls, no
 	}
 	fmt.Fprintf(b, "- BASE %s: %s\n- NEW %s: %s\n\n", mdEscape(p.base.Label), mdEscape(p.base.Judgement.Verdict.Text),
 		mdEscape(p.next.Label), mdEscape(p.next.Judgement.Verdict.Text))
-	capLine, capCalls := p.claimLine()
-	c.merge(capCalls)
-	b.WriteString(capLine + "\n\n")
+	j := p.judge(th)
+	b.WriteString(j.claim + "\n\n")
+	if len(j.rows) > 0 {
+		writeRawTable(b, j.header, j.rows)
+	}
+	return j.calls, j.note
+}
+
+// judge compares NEW's levels with BASE's, figure by figure, by the one rule
+// (model.Change.Call), and their claims (capacity, or a trace's load).
+func (p *endpointPair) judge(th Thresholds) (j pairJudgement) {
+	var few []string
+	ttfo := p.base.Judgement.TTFO || p.next.Judgement.TTFO
+	j.claim, j.calls = p.claimLine()
 	intervals := [2]bool{p.base.Judgement.Intervals, p.next.Judgement.Intervals}
-	var rows [][]string
 	for _, bl := range p.base.Endpoint.Levels {
 		nl, ok := levelAt(p.next.Endpoint.Levels, bl.Concurrency)
 		if !ok && bl.Refined {
 			// The capacity's bisection added it in BASE: NEW's search took another path.
-			rows = append(rows, unmeasuredRow(bl.Concurrency, "refined in BASE only", ttfo))
+			j.rows = append(j.rows, unmeasuredRow(bl.Concurrency, "refined in BASE only", ttfo))
 			continue
 		}
 		if !ok {
-			rows = append(rows, unmeasuredRow(bl.Concurrency, "not measured in NEW", ttfo))
-			c.regs = append(c.regs, fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, p.level(bl.Concurrency)))
+			j.rows = append(j.rows, unmeasuredRow(bl.Concurrency, "not measured in NEW", ttfo))
+			j.calls.unmeasured(fmt.Sprintf("%s: NEW did not measure %s (BASE did): its ramp stopped earlier", p.name, p.level(bl.Concurrency)))
 			continue
 		}
 		row, lc := compareLevel(p.name+" at "+p.level(bl.Concurrency), bl, nl, intervals, th, ttfo)
@@ -48,8 +67,8 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (c calls, no
 			few = append(few, strconv.Itoa(bl.Concurrency))
 			row[0] += " (" + mark + ")"
 		}
-		rows = append(rows, row)
-		c.merge(lc)
+		j.rows = append(j.rows, row)
+		j.calls.merge(lc)
 	}
 	for _, nl := range p.next.Endpoint.Levels {
 		if _, ok := levelAt(p.base.Endpoint.Levels, nl.Concurrency); !ok {
@@ -57,17 +76,14 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (c calls, no
 			if nl.Refined {
 				what = "refined in NEW only" // the capacity's bisection added it in NEW: BASE's search took another path
 			}
-			rows = append(rows, unmeasuredRow(nl.Concurrency, what, ttfo))
+			j.rows = append(j.rows, unmeasuredRow(nl.Concurrency, what, ttfo))
 		}
 	}
-	if len(rows) > 0 {
-		header := slices.Clone(compareHeader)
-		if ttfo {
-			header = slices.Insert(header, 7, "TTFO p95 ms", "change")
-		}
-		header[0] = p.base.Judgement.LevelColumn()
-		writeRawTable(b, header, rows)
+	j.header = slices.Clone(compareHeader)
+	if ttfo {
+		j.header = slices.Insert(j.header, 7, "TTFO p95 ms", "change")
 	}
+	j.header[0] = p.base.Judgement.LevelColumn()
 	if len(few) > 0 {
 		need := "at least 20, and 2 per " + p.per()
 		switch {
@@ -76,25 +92,30 @@ func comparePair(b *strings.Builder, p endpointPair, th Thresholds) (c calls, no
 		case p.floor() > 0:
 			need = fmt.Sprintf("at least %d, and until its criteria were decided", p.floor())
 		}
-		note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (the steady requests a level needs: %s): "+
+		j.note = fmt.Sprintf("%s: at %s %s, BASE or NEW was not measured in full (the steady requests a level needs: %s): "+
 			"a change there may be noise; hold the levels longer", p.name, strings.Join(few, ", "), p.unit(), need)
 	}
-	return c, note
+	return j
 }
 
 // claimLine is the line that sets BASE's claim beside NEW's, "Capacity: BASE 8 users,
 // NEW 4 users (**worse**)" or for a trace "Trace: BASE held at this trace's load, NEW
 // not held at this trace's load (**worse**)", and its calls: the regression when NEW is
 // worse, or, when the levels' 95% intervals do not decide the capacity's fall
-// (capacityFall), the fall said and not called a regression: "Capacity: BASE 8 users,
-// NEW 4 users (lower, not decided at 95%: NEW: the failure of 4 users is not decided)".
+// (capacityFall) or the failure of the trace's load (traceFall), the fall said and not
+// called a regression: "Capacity: BASE 8 users, NEW 4 users (lower, not decided at 95%:
+// NEW: the failure of 4 users is not decided)".
 func (p *endpointPair) claimLine() (string, calls) {
 	var c calls
 	if bt, nt := p.base.Judgement.Trace, p.next.Judgement.Trace; bt != nil && nt != nil {
 		line := fmt.Sprintf("Trace: BASE %s, NEW %s", bt.Words(), nt.Words())
 		switch {
 		case bt.Held() && nt.Kind == model.TraceNotHeld:
-			c.regs = []string{fmt.Sprintf("%s: BASE held the trace's load, NEW did not", p.name)}
+			call, why := p.traceFall()
+			c.say(call, p.name+": BASE held the trace's load, NEW did not", "not decided at 95% ("+why+")")
+			if call == model.ChangeUndecided {
+				return line + " (worse on the figures, not decided at 95%: " + why + ")", c
+			}
 			return line + " (**worse**)", c
 		case bt.Kind == model.TraceNotHeld && nt.Held():
 			return line + " (better)", c
@@ -108,12 +129,10 @@ func (p *endpointPair) claimLine() (string, calls) {
 	switch {
 	case nc < bc && fellBelow(nj, bc):
 		call, why := p.capacityFall()
-		fell := fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap)
+		c.say(call, fmt.Sprintf("%s: capacity fell from %s to %s", p.name, bcap, ncap), "not decided at 95% ("+why+")")
 		if call == model.ChangeUndecided {
-			c.undecided = []string{fell + ": not decided at 95% (" + why + "), not called a regression"}
 			return line + " (lower, not decided at 95%: " + why + ")", c
 		}
-		c.regs, c.onPoints = []string{fell}, call == model.ChangeOnPoints
 		return line + " (**worse**)", c
 	case nc > bc && fellBelow(bj, nc):
 		return line + " (better)", c
@@ -172,10 +191,11 @@ func unmeasuredRow(n int, why string, ttfo bool) []string {
 func compareLevel(where string, a, b model.ReportLevel, intervals [2]bool, th Thresholds, ttfo bool) ([]string, calls) {
 	var c calls
 	at := where + ": "
-	// said is a figure in a sentence: tok/s with its unit, times by the one rule for ms and s.
+	// said is a figure in a sentence: tok/s with its unit as the table gives it, times
+	// by the one rule for ms and s with the table's precision (model.MillisChange).
 	said := func(v float64, unit string) string {
 		if unit == " ms" {
-			return model.Millis(v)
+			return model.MillisChange(v)
 		}
 		return num(v) + unit
 	}
@@ -186,7 +206,7 @@ func compareLevel(where string, a, b model.ReportLevel, intervals [2]bool, th Th
 		case !okA && !okB:
 			return "-", ""
 		case !okB:
-			c.regs = append(c.regs, at+what+" not measured in NEW (BASE "+said(x, unit)+")")
+			c.unmeasured(at + what + " not measured in NEW (BASE " + said(x, unit) + ")")
 			return num(x) + " → -", "**not measured**"
 		case !okA:
 			return "- → " + num(y), ""

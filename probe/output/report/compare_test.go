@@ -32,7 +32,7 @@ func TestCompareDefaultAgainstSmallGPUIsARegression(t *testing.T) {
 	want := []string{
 		"small-gpu vs base: capacity fell from at least 8 users to 2 users",
 		"small-gpu vs base at 8 users: per-user tok/s p50 52.2 → 26 tok/s (-50.3%)",
-		"small-gpu vs base at 1 user: TTFT p95 22 ms → 88 ms (3.9x)",
+		"small-gpu vs base at 1 user: TTFT p95 22.3 ms → 87.9 ms (3.9x): a regression on the figures alone",
 	}
 	all := strings.Join(c.Regressions, "\n")
 	for _, w := range want {

@@ -25,7 +25,10 @@ func Markdown(runs []*Run, series []Series) string {
 		}
 	}
 	for _, c := range v.Changes {
-		fmt.Fprintf(&b, "- %s\n", mdEscape(c))
+		fmt.Fprintf(&b, "- %s\n", mdEscape(c.Text))
+		for _, i := range c.Items {
+			fmt.Fprintf(&b, "  - %s\n", mdEscape(i))
+		}
 	}
 	if v.Criteria != "" {
 		fmt.Fprintf(&b, "\nCriteria: %s.\n", v.Criteria)

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
@@ -59,6 +60,19 @@ type posterText struct {
 	swatch                 []int // per verdict line: the series whose mark (colour, line, marker) it has, -1 for none, posterHeading for a section's heading
 }
 
+// posterChanges is the most sentences of a comparison a picture lists: a slide has no
+// room for a regression at every level (the HTML and Markdown list them all).
+const posterChanges = 4
+
+// posterItems are the sentences of a comparison a picture lists: the first
+// posterChanges, and how many more the other formats list.
+func posterItems(items []string) []string {
+	if len(items) <= posterChanges {
+		return items
+	}
+	return append(slices.Clip(items[:posterChanges-1]), fmt.Sprintf("and %d more (the HTML and Markdown reports list them all)", len(items)-posterChanges+1))
+}
+
 func newPosterText(runs []*Run, series []Series) posterText {
 	width := posterWidth - 2*posterMargin
 	v := VerdictOf(series)
@@ -81,7 +95,10 @@ func newPosterText(runs []*Run, series []Series) posterText {
 		}
 	}
 	for _, c := range v.Changes {
-		lines, owner = append(lines, c), append(owner, -1)
+		lines, owner = append(lines, c.Text), append(owner, -1)
+		for _, i := range posterItems(c.Items) {
+			lines, owner = append(lines, "· "+i), append(owner, -1)
+		}
 	}
 	if v.Criteria != "" {
 		lines, owner = append(lines, "Criteria: "+v.Criteria+"."), append(owner, -1)

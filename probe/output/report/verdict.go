@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,28 @@ import (
 type Verdict struct {
 	Lines    []VerdictLine // one per series
 	Criteria string        // the criteria, when every series used the same
-	Changes  []string      // each later series against the first, at the highest level both measured
+	Changes  []ChangeLine  // each later series against the first, judged as compare judges them
+}
+
+// ChangeLine is a later series against the first, judged by compare's rule and said in
+// its words: the result ("small-gpu vs base: small-gpu is worse than base; capacity 2
+// users vs at least 8 users (thresholds: ...)"), and as Items each regression and each
+// change beyond the thresholds that the 95% intervals do not decide, the same sentences
+// compare lists for the same two files. Two series whose runs compare would not compare
+// (another ramp, workload or criteria) are said not compared, and why.
+type ChangeLine struct {
+	Text  string
+	Items []string
+	Worse bool // some regression was called
+}
+
+// Class is the line's weight as the HTML page colours it: "bad" when a regression was
+// called, "" otherwise.
+func (c ChangeLine) Class() string {
+	if c.Worse {
+		return "bad"
+	}
+	return ""
 }
 
 // VerdictLine is one series' judgement, labelled.
@@ -92,9 +114,7 @@ func VerdictOf(series []Series) Verdict {
 		v.Criteria = series[0].SLO().String()
 	}
 	for i := 1; i < len(series); i++ {
-		if c := change(&series[0], &series[i]); c != "" {
-			v.Changes = append(v.Changes, c)
-		}
+		v.Changes = append(v.Changes, change(&series[0], &series[i]))
 	}
 	return v
 }
@@ -104,47 +124,37 @@ func VerdictOf(series []Series) Verdict {
 // (model.SLO.ReportFailures), so that every report says a level's failures alike.
 func Failures(l model.ReportLevel, slo model.SLO) []string { return slo.ReportFailures(&l) }
 
-// change compares series b with series a at the highest level both measured with a
-// steady window, e.g. "after vs before: capacity 4 users vs at least 8 users; at 8
-// users per-user p50 26 vs 52.2 tok/s (-50.2%), ...".
-func change(a, b *Series) string {
-	la, lb, ok := highestCommon(a.Endpoint.Levels, b.Endpoint.Levels)
-	if !ok {
-		what := "number of users"
-		switch {
-		case a.Judgement.Trace != nil:
-			what = "window of the trace"
-		case a.Judgement.Rate:
-			what = "rate"
-		}
-		return fmt.Sprintf("%s vs %s: no level with the same %s in both", b.Label, a.Label, what)
+// change judges series b (NEW) against series a (BASE) as compare judges two runs, with
+// the default thresholds: the same calls (model.Change.Call on every figure of every
+// level both measured, the capacity's or the trace's claim) said in the same sentences
+// (callWords), so that a report and compare never disagree on what regressed. Series of
+// two runs that compare would refuse (another mode, ramp, workload or criteria) are
+// said not compared, with compare's reasons.
+func change(a, b *Series) ChangeLine {
+	p := endpointPair{name: b.Label + " vs " + a.Label, base: *a, next: *b}
+	var mismatches []string
+	if a.Run != b.Run {
+		mismatches, _ = settingsDiff(a.Run, b.Run)
 	}
-	claim := "capacity " + b.Judgement.Capacity.Words(b.Judgement.Rate) + " vs " + a.Judgement.Capacity.Words(a.Judgement.Rate)
+	mismatches = append(mismatches, p.mismatches()...)
+	if len(mismatches) > 0 {
+		return ChangeLine{Text: p.name + ": not compared (BASE " + a.Label + ", NEW " + b.Label + "): " + strings.Join(mismatches, "; ")}
+	}
+	th := DefaultThresholds
+	j := p.judge(th)
+	claim := "capacity " + p.capWords(b) + " vs " + p.capWords(a)
 	if a.Judgement.Trace != nil && b.Judgement.Trace != nil {
 		claim = b.Judgement.Trace.Words() + " vs " + a.Judgement.Trace.Words()
 	}
-	s := fmt.Sprintf("%s vs %s: %s; at %s per-user p50 %s vs %s tok/s (%s), aggregate %s vs %s tok/s (%s), TTFT p95 %s vs %s (%s)",
-		b.Label, a.Label, claim, a.Judgement.LevelName(la.Concurrency),
-		num(lb.UserTPS.P50), num(la.UserTPS.P50), Percent(la.UserTPS.P50, lb.UserTPS.P50),
-		num(lb.AggregateTPS), num(la.AggregateTPS), Percent(la.AggregateTPS, lb.AggregateTPS),
-		model.Millis(lb.TTFTMs.P95), model.Millis(la.TTFTMs.P95), Percent(la.TTFTMs.P95, lb.TTFTMs.P95))
-	if a.Judgement.TTFO || b.Judgement.TTFO {
-		s += fmt.Sprintf(", TTFO p95 %s vs %s (%s)", model.Millis(lb.TTFOMs.P95), model.Millis(la.TTFOMs.P95), Percent(la.TTFOMs.P95, lb.TTFOMs.P95))
+	items := append(slices.Clip(j.calls.regs), j.calls.undecided...)
+	if j.calls.onPoints {
+		items = append(items, noIntervals(a.Label, b.Label, !a.Judgement.Intervals, !b.Judgement.Intervals))
 	}
-	return s
-}
-
-// highestCommon finds the levels of a and b with the highest concurrency both measured
-// with a steady window.
-func highestCommon(a, b []model.ReportLevel) (la, lb model.ReportLevel, ok bool) {
-	for _, x := range a {
-		for _, y := range b {
-			if x.Concurrency == y.Concurrency && x.DurationS > 0 && y.DurationS > 0 && x.Concurrency >= la.Concurrency {
-				la, lb, ok = x, y, true
-			}
-		}
+	return ChangeLine{
+		Text:  fmt.Sprintf("%s: %s; %s (thresholds: %s)", p.name, resultWords(b.Label, a.Label, j.calls), claim, th),
+		Items: items,
+		Worse: len(j.calls.regs) > 0,
 	}
-	return la, lb, ok
 }
 
 // Percent is the change from a to b in percent, signed ("+12.5%", "-3%"); from twice
