@@ -215,6 +215,7 @@ var faultRows = []faultRow{
 // and key numbers in results.json (and that bench said it on stderr as it held). The
 // rows run at once (each is mostly waiting on its simulator), then each is checked.
 func TestDiagnosisFaultTable(t *testing.T) {
+	t.Parallel()
 	runs := make([]*faultRun, len(faultRows))
 	var wg sync.WaitGroup
 	for k, row := range faultRows {
@@ -267,6 +268,7 @@ func benchRow(t *testing.T, row faultRow, url, model, out string) *faultRun {
 // TestBenchRefusesAnUnknownModel: bench asks /models first and refuses before any load
 // when the model is not served, naming what is.
 func TestBenchRefusesAnUnknownModel(t *testing.T) {
+	t.Parallel()
 	url, _ := startSimCommand(t)
 	r := cli(t, nil, nil, nil, "bench", "--url", url, "--model", "gpt-x", "--ramp", "1", "--hold", "1s")
 	want := `tpsmon: --model "gpt-x": ` + url + ` does not serve it; its /models lists: sim-14b-h100 (name one of them with --model)`
@@ -278,6 +280,7 @@ func TestBenchRefusesAnUnknownModel(t *testing.T) {
 // TestBenchRefusesWithoutTheKey: a server that wants a key (tpsmon sim --auth-key) and
 // none given: bench refuses at /models, before any load.
 func TestBenchRefusesWithoutTheKey(t *testing.T) {
+	t.Parallel()
 	url, model := startSimCommand(t, "--auth-key", "sk-local")
 	r := cli(t, nil, nil, nil, "bench", "--url", url, "--model", model, "--ramp", "1", "--hold", "1s")
 	if r.code != exitUnusable || !strings.Contains(r.stderr, "http 401 Unauthorized: the server wants an API key and none was sent") {

@@ -163,6 +163,7 @@ func TestRatePlan(t *testing.T) {
 // level is keyed by the rate, achieves it within 10% over a short hold, and says its
 // mean in flight and client-side wait.
 func TestBenchRateOnSimulator(t *testing.T) {
+	t.Parallel()
 	inst, _ := arithmeticSim(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := cli(t, nil, nil, nil, "bench", "--url", inst.URL, "--model", "arith-model", "--rate", "20", "--arrival", "constant",
