@@ -122,7 +122,11 @@ func between(t *testing.T, what string, v, lo, hi float64) {
 }
 
 // faultRows is the table: each fault the simulator produces on a flag, and what
-// tpsmon's diagnosis says of it. docs/server-view.md shows the same commands.
+// tpsmon's diagnosis says of it. docs/server.md shows the same commands. A row whose
+// levels would hold to the default maximum (2 min: stalls, prompt lengths and queues
+// keep tok/s from being known to ±5%, a confirmation's TTFT p95 undecided) caps them
+// with --max-hold, long enough for its finding and figures; the slowest row sets the
+// table's time, as the rows run at once.
 var faultRows = []faultRow{
 	{"server down and back", []string{"--down-after", "5s", "--down-for", "5s"}, []string{"--ramp", "2", "--hold", "15s", "--max-tokens", "64", "--full-ramp"},
 		func(t *testing.T, r *faultRun) {
@@ -162,7 +166,7 @@ var faultRows = []faultRow{
 			f := want(t, r, "stream-errors", `^errors inside the stream: the server ended \d+% of streams \(\d+ of \d+\) with an error event: "simulated engine failure`)
 			between(t, "stream error share %", number(f.Words, "ended "), 8, 35)
 		}},
-	{"stalls", []string{"--stall-rate", "0.3", "--stall-ms", "2000"}, []string{"--ramp", "4", "--hold", "15s", "--max-tokens", "128"},
+	{"stalls", []string{"--stall-rate", "0.3", "--stall-ms", "2000"}, []string{"--ramp", "4", "--hold", "15s", "--max-tokens", "128", "--max-hold", "30s"},
 		func(t *testing.T, r *faultRun) {
 			f := want(t, r, "stalls", `^answers pause mid-stream: \d+% of requests \(\d+ of \d+\) paused, typically for 2\.0\d s`)
 			between(t, "stalled share %", number(f.Words, "mid-stream: "), 12, 55)
@@ -172,26 +176,26 @@ var faultRows = []faultRow{
 			f := want(t, r, "kv-full", `^the KV cache (is full|runs out) \(\d+%( used now)?\): the server preempts \d+\.\d sequences/s \(\d+ since the start\)$`)
 			between(t, "preemptions since the start", number(f.Words, "sequences/s ("), 1, 1e6)
 		}},
-	{"requests queue on the server", []string{"--slots", "2"}, []string{"--ramp", "1,8", "--hold", "10s", "--max-tokens", "64"},
+	{"requests queue on the server", []string{"--slots", "2"}, []string{"--ramp", "1,8", "--max-tokens", "64", "--max-hold", "15s"},
 		func(t *testing.T, r *faultRun) {
 			f := want(t, r, "server-queue", `^TTFT rises to .* because requests queue on the server \(\d+ waiting, KV \d+%\)$`)
 			between(t, "waiting", number(f.Words, "server ("), 2, 8)
 		}},
-	{"slow prefill", []string{"--prefill-ms-per-token", "1"}, []string{"--ramp", "1", "--hold", "15s", "--max-tokens", "16", "--prompt-tokens", "uniform:200:1500"},
+	{"slow prefill", []string{"--prefill-ms-per-token", "1"}, []string{"--ramp", "1", "--hold", "15s", "--max-tokens", "16", "--prompt-tokens", "uniform:200:1500", "--max-hold", "30s"},
 		func(t *testing.T, r *faultRun) {
 			f := want(t, r, "slow-prefill", `^slow prefill: TTFT grows \d\.\d+ ms per prompt token \(fit over \d+ requests with prompts of`)
 			between(t, "ms per prompt token", number(f.Words, "TTFT grows "), 0.7, 1.4)
 		}},
-	{"a proxy buffers whole answers", []string{"--buffer-answers"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64"},
+	{"a proxy buffers whole answers", []string{"--buffer-answers"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64", "--max-hold", "20s"},
 		func(t *testing.T, r *faultRun) {
 			want(t, r, "buffered", `^answers arrive in one burst: every token of (all \d+ requests|\d+% of requests \(\d+ of \d+\)) came at once, .* per-user tok/s means nothing here`)
 		}},
-	{"another client on the server", []string{"--other-users", "8"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64"},
+	{"another client on the server", []string{"--other-users", "8"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64", "--max-hold", "20s"},
 		func(t *testing.T, r *faultRun) {
 			f := want(t, r, "other-traffic", `^another client uses the server: it generates \d+\.\dx the tokens tpsmon receives`)
 			between(t, "server/received", number(f.Words, "generates "), 2, 12)
 		}},
-	{"a queue before the server", []string{"--proxy-limit", "1"}, []string{"--ramp", "1,4", "--hold", "10s", "--max-tokens", "64"},
+	{"a queue before the server", []string{"--proxy-limit", "1"}, []string{"--ramp", "1,4", "--max-tokens", "64", "--max-hold", "15s"},
 		func(t *testing.T, r *faultRun) {
 			want(t, r, "no-server-queue", `^TTFT rises to .* with no queue on the server: the time is spent between tpsmon and the server`)
 		}},
@@ -211,6 +215,7 @@ var faultRows = []faultRow{
 // and key numbers in results.json (and that bench said it on stderr as it held). The
 // rows run at once (each is mostly waiting on its simulator), then each is checked.
 func TestDiagnosisFaultTable(t *testing.T) {
+	t.Parallel()
 	runs := make([]*faultRun, len(faultRows))
 	var wg sync.WaitGroup
 	for k, row := range faultRows {
@@ -263,6 +268,7 @@ func benchRow(t *testing.T, row faultRow, url, model, out string) *faultRun {
 // TestBenchRefusesAnUnknownModel: bench asks /models first and refuses before any load
 // when the model is not served, naming what is.
 func TestBenchRefusesAnUnknownModel(t *testing.T) {
+	t.Parallel()
 	url, _ := startSimCommand(t)
 	r := cli(t, nil, nil, nil, "bench", "--url", url, "--model", "gpt-x", "--ramp", "1", "--hold", "1s")
 	want := `tpsmon: --model "gpt-x": ` + url + ` does not serve it; its /models lists: sim-14b-h100 (name one of them with --model)`
@@ -274,6 +280,7 @@ func TestBenchRefusesAnUnknownModel(t *testing.T) {
 // TestBenchRefusesWithoutTheKey: a server that wants a key (tpsmon sim --auth-key) and
 // none given: bench refuses at /models, before any load.
 func TestBenchRefusesWithoutTheKey(t *testing.T) {
+	t.Parallel()
 	url, model := startSimCommand(t, "--auth-key", "sk-local")
 	r := cli(t, nil, nil, nil, "bench", "--url", url, "--model", model, "--ramp", "1", "--hold", "1s")
 	if r.code != exitUnusable || !strings.Contains(r.stderr, "http 401 Unauthorized: the server wants an API key and none was sent") {

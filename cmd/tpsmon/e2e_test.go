@@ -65,6 +65,7 @@ func levelsByConcurrency(t *testing.T, e map[string]any) map[int]map[string]any 
 }
 
 func TestBenchOnBuiltInSimulator(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, csv := filepath.Join(dir, "results.json"), filepath.Join(dir, "results.csv")
 	r := cli(t, nil, secretEnv, nil, "bench", "--ramp", "1,2", "--hold", "2s", "--max-tokens", "16",
@@ -145,6 +146,7 @@ func arithmeticSim(t *testing.T) (inst *sim.Instance, stop func()) {
 }
 
 func TestBenchSimulatorArithmetic(t *testing.T) {
+	t.Parallel()
 	inst, _ := arithmeticSim(t)
 	out := filepath.Join(t.TempDir(), "results.json")
 	// c=1 meets 42 tok/s, c=2 does not: capacity 1, below --min-capacity 2: exit 1.
@@ -273,6 +275,7 @@ func failingServer(t *testing.T) *httptest.Server {
 }
 
 func TestBenchEveryRequestFails(t *testing.T) {
+	t.Parallel()
 	srv := failingServer(t)
 	out := filepath.Join(t.TempDir(), "results.json")
 	// No --model: the only model served is used.

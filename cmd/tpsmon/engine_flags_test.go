@@ -25,6 +25,7 @@ func TestEngineErrorsNameFlags(t *testing.T) {
 // TestBenchMaxDuration: --max-duration cuts a ramp that would take minutes; the report
 // says so (interrupted, capacity "at least"), and it is not an exit 130.
 func TestBenchMaxDuration(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := cli(t, nil, secretEnv, nil, "bench", "--ramp", "1,2", "--hold", "1m", "--max-tokens", "8",
 		"--max-duration", "2s", "--out", out)
@@ -42,6 +43,7 @@ func TestBenchMaxDuration(t *testing.T) {
 // TestBenchStopsOnErrors: bench stops the ramp at a level with more than 5% errors and
 // says why; --full-ramp walks every level anyway.
 func TestBenchStopsOnErrors(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1)%4 == 0 { // one request in four fails

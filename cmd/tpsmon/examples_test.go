@@ -19,7 +19,9 @@ import (
 // An example of a command's help, run as written through the command tree, with what
 // a test must change: the endpoint (a simulator of the test's), the start of a sharded
 // run (a moment ahead), the simulator's address (a free port), holds and answers short
-// enough for a test, and its input files (made by tpsmon itself when missing).
+// enough for a test, and its files: a bare file name is one in the example's own
+// temporary directory (the examples run at once, so none changes the working
+// directory), made by tpsmon itself when the example reads it.
 
 // example is one line of a command's Example.
 type example struct {
@@ -101,15 +103,17 @@ func shellWords(line string) ([]string, error) {
 // --config or --dataset.
 var inputExt = map[string]bool{".json": true, ".jsonl": true, ".yaml": true, ".yml": true}
 
-// examplesEnv is what the examples run against: a simulator serving my-model, and
-// results files made once by tpsmon bench, copied where an example needs one.
+// examplesEnv is what the examples read: results files made once by tpsmon bench,
+// copied where an example needs one.
 type examplesEnv struct {
-	url                          string
 	results, timeseries, dataset string
 	shards                       []string // shard-0.json ... shard-3.json of one run
 }
 
-func newExamplesEnv(t *testing.T) *examplesEnv {
+// examplesSim starts a simulator serving my-model until the test ends, and returns its
+// URL. Each example has its own: the examples run at once, and one's load must not
+// change what another measures (a capacity, --min-capacity).
+func examplesSim(t *testing.T) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inst, err := sim.Start(ctx, "127.0.0.1:0", sim.Config{Name: "examples", Model: "my-model", Slots: 64,
@@ -119,10 +123,16 @@ func newExamplesEnv(t *testing.T) *examplesEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inst.Close(); cancel() })
+	return inst.URL
+}
+
+func newExamplesEnv(t *testing.T) *examplesEnv {
+	t.Helper()
+	url := examplesSim(t)
 	dir := t.TempDir()
-	e := &examplesEnv{url: inst.URL, results: filepath.Join(dir, "results.json"),
+	e := &examplesEnv{results: filepath.Join(dir, "results.json"),
 		timeseries: filepath.Join(dir, "run.jsonl"), dataset: filepath.Join(dir, "prompts.jsonl")}
-	r := cli(t, nil, nil, nil, "bench", "--url", e.url, "--ramp", "1,2", "--hold", "100ms", "--max-hold", "1s",
+	r := cli(t, nil, nil, nil, "bench", "--url", url, "--ramp", "1,2", "--hold", "100ms", "--max-hold", "1s",
 		"--max-tokens", "8", "--out", e.results, "--timeseries", e.timeseries)
 	if r.code != exitOK {
 		t.Fatalf("making results.json: exit %d\n%s", r.code, r.stderr)
@@ -137,7 +147,7 @@ func newExamplesEnv(t *testing.T) *examplesEnv {
 		out := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
 		e.shards = append(e.shards, out) // read by no goroutine: append may move the slice
 		wg.Go(func() {
-			res[i] = cli(t, nil, nil, nil, "bench", "--url", e.url, "--ramp", "4,8", "--hold", "300ms", "--max-tokens", "8",
+			res[i] = cli(t, nil, nil, nil, "bench", "--url", url, "--ramp", "4,8", "--hold", "300ms", "--max-tokens", "8",
 				"--shard", fmt.Sprintf("%d/4", i), "--start-at", start, "--out", out)
 		})
 	}
@@ -150,10 +160,11 @@ func newExamplesEnv(t *testing.T) *examplesEnv {
 	return e
 }
 
-// fixture puts the input file an example names at name (in the current directory).
-func (e *examplesEnv) fixture(t *testing.T, name string) {
+// fixture puts the input file an example names at path; url is the example's
+// simulator (for a config file).
+func (e *examplesEnv) fixture(t *testing.T, path, url string) {
 	t.Helper()
-	src := ""
+	name, src := filepath.Base(path), ""
 	switch ext := filepath.Ext(name); {
 	case strings.HasPrefix(name, "shard-") && ext == ".json":
 		var i int
@@ -168,7 +179,7 @@ func (e *examplesEnv) fixture(t *testing.T, name string) {
 	case ext == ".jsonl":
 		src = e.timeseries
 	case ext == ".yaml" || ext == ".yml":
-		if err := os.WriteFile(name, []byte("endpoints:\n  - name: local\n    url: "+e.url+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(path, []byte("endpoints:\n  - name: local\n    url: "+url+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -179,16 +190,20 @@ func (e *examplesEnv) fixture(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(name, data, 0o600); err != nil {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
 
-var isURL = regexp.MustCompile(`^https?://`)
+var (
+	isURL = regexp.MustCompile(`^https?://`)
+	// isFile is a bare file name an example reads or writes ("results.json").
+	isFile = regexp.MustCompile(`^[\w.-]+\.(json|jsonl|yaml|yml|html|svg|png|md|csv)$`)
+)
 
-// prepare returns the example's arguments as the test runs them, and makes its input
-// files.
-func (e *examplesEnv) prepare(t *testing.T, ex example) []string {
+// prepare returns the example's arguments as the test runs them against the simulator
+// at url, its files in dir, and makes its input files.
+func (e *examplesEnv) prepare(t *testing.T, ex example, dir, url string) []string {
 	t.Helper()
 	args := slices.Clone(ex.args)
 	sub := ""
@@ -204,7 +219,7 @@ func (e *examplesEnv) prepare(t *testing.T, ex example) []string {
 		}
 		switch {
 		case isURL.MatchString(a):
-			args[i] = e.url
+			args[i] = url
 		case prev == "--start-at":
 			// 3 s ahead: under the race detector on a loaded machine the process starts late.
 			args[i] = time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
@@ -212,9 +227,11 @@ func (e *examplesEnv) prepare(t *testing.T, ex example) []string {
 		case prev == "--addr":
 			args[i] = "127.0.0.1:0"
 			hasAddr = true
-		case (prev == "--config" || prev == "--dataset" || i > 0 && !strings.HasPrefix(prev, "-")) && inputExt[filepath.Ext(a)]:
-			if _, err := os.Stat(a); err != nil {
-				e.fixture(t, a)
+		case isFile.MatchString(a):
+			args[i] = filepath.Join(dir, a)
+			input := prev == "--config" || prev == "--dataset" || i > 0 && !strings.HasPrefix(prev, "-")
+			if _, err := os.Stat(args[i]); err != nil && input && inputExt[filepath.Ext(a)] {
+				e.fixture(t, args[i], url)
 			}
 		}
 	}
@@ -307,8 +324,8 @@ func TestHelpExamplesRun(t *testing.T) {
 	e := newExamplesEnv(t)
 	for _, ex := range exs {
 		t.Run(ex.line, func(t *testing.T) {
-			t.Chdir(t.TempDir())
-			args := e.prepare(t, ex)
+			t.Parallel()
+			args := e.prepare(t, ex, t.TempDir(), examplesSim(t))
 			r, drawn := runExample(t, args)
 			if r.code != exitOK {
 				t.Errorf("%s (run as tpsmon %s): exit %d\nstdout:\n%s\nstderr:\n%s", ex.line, strings.Join(args, " "), r.code, r.stdout, r.stderr)

@@ -126,6 +126,7 @@ func TestMergeCommandRefuses(t *testing.T) {
 // TestMergeTwoBenchRuns: what bench writes can be merged: two runs on the built-in
 // simulator, one after the other, merge into one report whose requests add up.
 func TestMergeTwoBenchRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var runs []*model.Report
 	var names []string

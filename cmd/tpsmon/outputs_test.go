@@ -28,6 +28,7 @@ func readSeries(t *testing.T, path string) *timeseries.Series {
 }
 
 func TestBenchLiveOutputsAndReport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ts, rep := filepath.Join(dir, "ts.jsonl"), filepath.Join(dir, "report.md")
 	r := cli(t, nil, secretEnv, nil, "bench", "--ramp", "1,2", "--hold", "1s", "--max-tokens", "16",

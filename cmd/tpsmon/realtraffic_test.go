@@ -110,6 +110,7 @@ func TestBenchReplaysATrace(t *testing.T) {
 // Conversations against the built-in simulator over the Responses API: the report
 // names the API and the conversations, and each level its first and later turns.
 func TestBenchPlaysConversations(t *testing.T) {
+	t.Parallel()
 	ds := writeFile(t, "d.jsonl", strings.Repeat(`{"messages": [{"role": "user", "content": "`+strings.Repeat("tell me more ", 80)+`"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}, {"role": "user", "content": "e"}]}`+"\n", 5))
 	r := cli(t, nil, nil, nil, "bench", "--dataset", ds, "--turns", "all", "--history", "live", "--think-time", "100ms", "--api", "responses",
 		"--profile", "fast", "--ramp", "4", "--hold", "2s", "--max-tokens", "16")

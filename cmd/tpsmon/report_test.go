@@ -121,6 +121,7 @@ func TestCompareSimulatorProfiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator twice")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	base, next := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
 	for _, run := range []struct {

@@ -73,6 +73,7 @@ func TestServerMetricsErrors(t *testing.T) {
 // /metrics; bench scrapes them, says so once, and results.json holds each level's
 // server view (waiting, KV %); off leaves it out.
 func TestBenchServerViewOnBuiltInSimulator(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results.json")
 	r := cli(t, nil, secretEnv, nil, "bench", "--ramp", "4", "--hold", "3s", "--max-tokens", "32", "--out", out)

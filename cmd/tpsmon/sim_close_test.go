@@ -14,6 +14,7 @@ import (
 // dead is sent once more on a new one. (A plain client fails about one request in five
 // there: probe/sim TestCloseAfterStream.)
 func TestBenchAgainstClosingServer(t *testing.T) {
+	t.Parallel()
 	inst, err := sim.Start(context.Background(), "127.0.0.1:0", sim.Config{Model: "m", Slots: 8, StepMs: 2, TokensPerChunk: 2, CloseAfterStream: true})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,9 @@ import (
 
 // recordingServer is an OpenAI-compatible chat server that records the prompt (the
 // last message's content) and max_tokens of every request, and streams 3 tokens.
+// Its answers come at once: their per-user rates vary too much for a level to be
+// decided, so a run against it caps its level with --max-hold (else the level holds for
+// anything from 1 s to the default 2 min, sending requests as fast as a CPU allows).
 type recordingServer struct {
 	mu      sync.Mutex
 	prompts []string
@@ -64,7 +67,7 @@ func TestDatasetSendsTheFilesPrompts(t *testing.T) {
 	ds := writeFile(t, "d.jsonl", strings.Join(lines, "\n")+"\n")
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := cli(t, nil, nil, nil, "bench", "--url", srv.URL+"/v1", "--model", "m", "--dataset", ds, "--ramp", "1",
-		"--hold", "1s", "--max-tokens", "7", "--out", out)
+		"--hold", "1s", "--max-hold", "2s", "--max-tokens", "7", "--out", out)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -102,7 +105,7 @@ func TestMaxTokensUniformSpreads(t *testing.T) {
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
 	r := cli(t, nil, nil, nil, "bench", "--url", srv.URL+"/v1", "--model", "m", "--ramp", "2",
-		"--hold", "1s", "--max-tokens", "uniform:50:150")
+		"--hold", "1s", "--max-hold", "2s", "--max-tokens", "uniform:50:150")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -160,6 +163,7 @@ func TestRatePlan(t *testing.T) {
 // level is keyed by the rate, achieves it within 10% over a short hold, and says its
 // mean in flight and client-side wait.
 func TestBenchRateOnSimulator(t *testing.T) {
+	t.Parallel()
 	inst, _ := arithmeticSim(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := cli(t, nil, nil, nil, "bench", "--url", inst.URL, "--model", "arith-model", "--rate", "20", "--arrival", "constant",

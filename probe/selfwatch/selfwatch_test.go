@@ -61,15 +61,3 @@ func TestP99Delta(t *testing.T) {
 		t.Errorf("p99 of nothing %v, want 0", got)
 	}
 }
-
-func TestReadMeasuresThisProcess(t *testing.T) {
-	w := New()
-	start := time.Now()
-	w.Read(start)
-	for time.Since(start) < 200*time.Millisecond {
-	}
-	u := w.Read(time.Now())
-	if !u.Known || u.CPU < 0.3 {
-		t.Errorf("a busy loop for 200 ms read %+v: want most of a core", u)
-	}
-}
