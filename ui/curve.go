@@ -314,7 +314,7 @@ func (p *curvePanel) xLabels(c *canvas.Model, a plotArea, w int) {
 
 // plot draws series si: its levels' values joined by a line in style and its dash, and a
 // marker on each (its own on a measured level, ● the level being measured now, ◆ the
-// capacity level).
+// capacity level, held now or not); ◆, then ●, win a cell that close levels share.
 func (p *curvePanel) plot(c *canvas.Model, a plotArea, si int, s curveSeries, style lipgloss.Style, metric levelMetric) {
 	st := p.st
 	pts := make([]canvas.Float64Point, 0, len(s.Levels))
@@ -325,19 +325,19 @@ func (p *curvePanel) plot(c *canvas.Model, a plotArea, si int, s curveSeries, st
 	}
 	mark := markOf(si)
 	a.line(c, pts, style, mark.dash)
-	for _, l := range s.Levels {
-		v, ok := metric(l)
-		if !ok {
-			continue
+	for pass := range 3 { // plain levels, then the one held now, then the capacity
+		for _, l := range s.Levels {
+			r, rs, kind := mark.dot, style, 0
+			switch {
+			case s.Capacity > 0 && l.Concurrency == s.Capacity:
+				r, rs, kind = '◆', st.Good, 2
+			case l.Open:
+				r, rs, kind = '●', st.Open, 1
+			}
+			if v, ok := metric(l); ok && kind == pass {
+				c.SetCell(a.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
+			}
 		}
-		r, rs := mark.dot, style
-		switch {
-		case l.Open:
-			r, rs = '●', st.Open
-		case s.Capacity > 0 && l.Concurrency == s.Capacity:
-			r, rs = '◆', st.Good
-		}
-		c.SetCell(a.cell(log2x(l.Concurrency), v), canvas.NewCellWithStyle(r, rs))
 	}
 }
 

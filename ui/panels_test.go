@@ -182,6 +182,31 @@ func TestCurveMarksOpenAndCapacity(t *testing.T) {
 	}
 }
 
+// TestCurveCapacityAmongCrowdedLevels is the screen after a bisection: the capacity, 22
+// users, is the level held now and shares its cells with 23 users beside it (the README's
+// capture hid its ◆ under 23's dot). ◆ shows on both charts.
+func TestCurveCapacityAmongCrowdedLevels(t *testing.T) {
+	var levels []model.LevelStats
+	for _, l := range rampLevels() {
+		l.Open = false
+		levels = append(levels, l)
+	}
+	at := func(u int, v float64) model.LevelStats {
+		l := levels[4]
+		l.Concurrency, l.UserTPS.P50, l.AggregateTPS = u, v, v*float64(u)
+		return l
+	}
+	near := []model.LevelStats{at(22, 30.6), at(23, 29.8)}
+	near[0].Open = true
+	levels = append(levels[:5], append(near, levels[5:]...)...)
+	p := sized(&curvePanel{}, size{80, 12})
+	p.SetData([]curveSeries{{Name: "sim", Levels: levels, Capacity: 22}}, 30)
+	out := p.View()
+	if n := strings.Count(out, "◆"); n != 2+1 {
+		t.Errorf("%d capacity markers, want one per chart and the legend's:\n%s", n, out)
+	}
+}
+
 // TestCurveXLabelsEverySeries: the x axis names the concurrencies of every endpoint's
 // levels, also those of a later endpoint that lie left of the first one's.
 func TestCurveXLabelsEverySeries(t *testing.T) {
