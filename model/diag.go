@@ -93,7 +93,8 @@ var diagRank = []string{
 // results.json); Text its sentence with its numbers. Severity ranks findings (the most
 // telling first); Evidence lists the figures behind the sentence ("waiting mean 12.3
 // over 10 s"); FirstS and LastS are when it first and last held, in seconds since the
-// run started (0 and 0 when not tracked).
+// run started (0 and 0 when not tracked). Strength is how strongly it held, for the rules
+// with one figure that says so (a queue: the requests waiting); 0 for the others.
 type Finding struct {
 	Rule     string   `json:"kind"`
 	Text     string   `json:"words"`
@@ -101,6 +102,19 @@ type Finding struct {
 	Evidence []string `json:"evidence,omitempty"`
 	FirstS   float64  `json:"first_seen_s,omitempty"`
 	LastS    float64  `json:"last_seen_s,omitempty"`
+	Strength float64  `json:"strength,omitempty"`
+}
+
+// Outweighs reports whether g, a later holding of f's kind, tells more than f: a graver
+// severity, or the same and at least f's Strength. A run keeps each finding's words from
+// the holding that told most, so that a queue that emptied as the load came down is
+// said as it was at its worst ("14 waiting"), not as it ended ("1 waiting"); a finding
+// without a Strength keeps its latest words.
+func (f Finding) Outweighs(g Finding) bool {
+	if a, b := g.Severity.weight(), f.Severity.weight(); a != b {
+		return a < b
+	}
+	return g.Strength >= f.Strength
 }
 
 // Same reports whether f and g say the same thing: kind, words, severity and evidence

@@ -296,3 +296,24 @@ func TestDiagWindowBurstsAreNotOtherTraffic(t *testing.T) {
 		t.Errorf("bursts read as %q (%d pairs)", f.Text, len(in.Pairs))
 	}
 }
+
+// TestFindingOutweighs: a later holding replaces a finding's words when it is graver,
+// or as grave and at least as strong; a finding no figure measures keeps its latest.
+func TestFindingOutweighs(t *testing.T) {
+	q := func(sev Severity, n float64) Finding { return Finding{Rule: DiagQueue, Severity: sev, Strength: n} }
+	for _, c := range []struct {
+		was, now Finding
+		want     bool
+	}{
+		{q(SevWarning, 14), q(SevWarning, 2), false},
+		{q(SevWarning, 2), q(SevWarning, 14), true},
+		{q(SevWarning, 14), q(SevWarning, 14), true},
+		{q(SevWarning, 14), q(SevProblem, 1), true},
+		{q(SevProblem, 1), q(SevWarning, 14), false},
+		{Finding{Rule: DiagStall}, Finding{Rule: DiagStall}, true},
+	} {
+		if got := c.was.Outweighs(c.now); got != c.want {
+			t.Errorf("%+v then %+v: outweighs %v, want %v", c.was, c.now, got, c.want)
+		}
+	}
+}

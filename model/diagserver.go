@@ -103,7 +103,7 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 		what += fmt.Sprintf(", KV %.0f%%", 100*last.KV)
 	}
 	evidence = append(evidence, fmt.Sprintf("waiting on the server: %.1f on average over its last %d scrapes, at most %.0f", mean, len(recent), peak))
-	return Finding{Rule: DiagQueue, Severity: SevWarning, Evidence: evidence,
+	return Finding{Rule: DiagQueue, Severity: SevWarning, Evidence: evidence, Strength: mean,
 		Text: rise + " because requests queue on the server (" + what + ")"}, true
 }
 

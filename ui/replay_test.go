@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -400,5 +401,37 @@ func TestReplayShowsTheDiagnosis(t *testing.T) {
 	m.Update(press("d"))
 	if out = ansi.Strip(m.View().Content); strings.Contains(out, "diagnosis of gpu-a") || !strings.Contains(out, "curve (x = users)") {
 		t.Errorf("d again does not close the findings:\n%s", out)
+	}
+}
+
+// TestReplayKeepsTheQueueAtItsLongest: replay lists a finding that no longer holds with
+// the words of the moment it told most, as the live screen and results.json do: a
+// queue of 14 that shrank to 2 before it went is "earlier in the run" at 14.
+func TestReplayKeepsTheQueueAtItsLongest(t *testing.T) {
+	queue := func(n float64) []model.Finding {
+		return []model.Finding{{Rule: model.DiagQueue, Severity: model.SevWarning, Strength: n,
+			Text: fmt.Sprintf("TTFT rises to 3.00 s (40 ms at low load) because requests queue on the server (%.0f waiting, KV 97%%)", n)}}
+	}
+	var lines []timeseries.Line
+	for s, fs := range [][]model.Finding{nil, queue(14), queue(2), nil} {
+		l := timeseries.Line{Schema: timeseries.Schema, Time: t0.Add(time.Duration(s+1) * time.Second).Format(time.RFC3339Nano),
+			ElapsedS: float64(s + 1), WidthS: 1, Endpoint: "gpu-a", TargetUsers: 64, Active: 64, Requests: 100 * (s + 1),
+			Succeeded: 100 * (s + 1), Diagnosis: fs}
+		if s == 0 {
+			l.Recorded = timeseries.RecordedKeys
+		}
+		lines = append(lines, l)
+	}
+	m, err := newReplay(ReplayOptions{Series: &timeseries.Series{Lines: lines}, Name: "run.jsonl"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(tickMsg(t0))
+	m.Update(tickMsg(t0.Add(4500 * time.Millisecond)))
+	m.Update(press("d"))
+	out := ansi.Strip(m.View().Content)
+	if !strings.Contains(out, "earlier in the run:") || !strings.Contains(out, "(14 waiting, KV 97%)") || strings.Contains(out, "(2 waiting") {
+		t.Errorf("d at 4.5 s, want the queue at its longest:\n%s", out)
 	}
 }

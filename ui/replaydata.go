@@ -45,7 +45,7 @@ type replayEndpoint struct {
 	hasTTFO        bool
 	server         *timeseries.Server // the server's view of the newest line (nil: not scraped)
 	findings       []model.Finding    // the diagnosis of the newest line
-	seen           []model.Finding    // every kind of finding the lines so far held, as last held
+	seen           []model.Finding    // every kind of finding the lines so far held, as it told most (Finding.Outweighs)
 	errWin         errorWindow        // the error totals of the last minute's lines, for the status's ranking
 	self           *timeseries.Self   // tpsmon's own load at the newest line (nil: not known)
 }
@@ -104,7 +104,9 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 	r.server, r.findings, r.self = l.Server, l.Diagnosis, l.Self
 	for _, f := range l.Diagnosis {
 		if k := slices.IndexFunc(r.seen, func(g model.Finding) bool { return g.Rule == f.Rule }); k >= 0 {
-			r.seen[k] = f
+			if r.seen[k].Outweighs(f) {
+				r.seen[k] = f
+			}
 		} else {
 			r.seen = append(r.seen, f)
 		}

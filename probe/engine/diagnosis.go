@@ -14,7 +14,7 @@ import (
 type diagState struct {
 	rec   *model.DiagRecorder
 	now   []model.Finding           // the latest second's findings, most telling first
-	run   map[string]*model.Finding // the run's findings by kind (words as they last held)
+	run   map[string]*model.Finding // the run's findings by kind (words as they told most: Finding.Outweighs)
 	gone  map[string]time.Time      // when each finding of run last stopped holding
 	fatal bool                      // every recent request was refused for good (401/403/404)
 }
@@ -53,7 +53,9 @@ func (e *Engine) diagnose(i int, now time.Time, out []Notice) []Notice {
 		}
 		delete(d.gone, f.Rule)
 		first := g.FirstS
-		*g = f
+		if !seen || g.Outweighs(f) {
+			*g = f
+		}
 		g.FirstS, g.LastS = first, at
 	}
 	for kind := range d.run {
@@ -98,8 +100,8 @@ func (e *Engine) diagInput(ep *endpoint, now time.Time) model.DiagInput {
 func (e *Engine) Diagnosis(i int) []model.Finding { return e.eps[i].server.diag.now }
 
 // Findings is every finding of endpoint i's run so far, most telling first: each with
-// when it first and last held (seconds since the run started) and its words as they
-// last held; an outage is told in the past tense once it ended, one finding per outage.
+// when it first and last held (seconds since the run started) and its words from the
+// holding that told most (model.Finding.Outweighs: a queue at its longest); an outage is told in the past tense once it ended, one finding per outage.
 func (e *Engine) Findings(i int) []model.Finding {
 	d := &e.eps[i].server.diag
 	var out []model.Finding

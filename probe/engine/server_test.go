@@ -294,3 +294,47 @@ func TestScrapeFailureNeverTouchesTheLoad(t *testing.T) {
 		t.Error("the scrapers' channel is open after Close")
 	}
 }
+
+// TestRunKeepsTheQueueAtItsLongest: a queue of 14 that shrinks to 2 as the load comes
+// down is said now as it is ("2 waiting"), and kept for the run as it was at its
+// longest ("14 waiting"), with when it first and last held.
+func TestRunKeepsTheQueueAtItsLongest(t *testing.T) {
+	r := newRig(t, Config{}, 1)
+	r.steady(0, 64, at(0))
+	var gen float64
+	feed := func(from, to int, waiting float64) {
+		for s := from; s < to; s++ {
+			ttft := 40 * time.Millisecond
+			if s >= 5 {
+				ttft = 3 * time.Second
+			}
+			start := at(time.Duration(s) * time.Second)
+			r.e.Handle(probe.Event{Tick: &model.Tick{Start: start, End: start.Add(time.Second), Target: 64, Active: 64,
+				Chunks: 500, FirstTokens: []time.Duration{ttft, ttft, ttft}}})
+			gen += 500
+			r.e.HandleServer(scrape(time.Duration(s+1)*time.Second, 32, waiting, 0.97, gen))
+			r.e.Step(start.Add(time.Second))
+		}
+	}
+	feed(0, 5, 0)
+	feed(5, 20, 14)
+	feed(20, 40, 2)
+	var now, run string
+	last := 0.0
+	for _, f := range r.e.Diagnosis(0) {
+		if f.Rule == model.DiagQueue {
+			now = f.Text
+		}
+	}
+	for _, f := range r.e.Findings(0) {
+		if f.Rule == model.DiagQueue {
+			run, last = f.Text, f.LastS
+		}
+	}
+	if !strings.Contains(now, "(2 waiting, KV 97%)") {
+		t.Errorf("now: %q, want the queue as it is (2 waiting)", now)
+	}
+	if !strings.Contains(run, "(14 waiting, KV 97%)") || last < 35 {
+		t.Errorf("run: %q, last held at %.0f s; want the queue at its longest (14 waiting), held to the end", run, last)
+	}
+}
