@@ -222,7 +222,7 @@ func (p *statusPanel) verdicts() []string {
 			s = v.Medium
 		}
 		if ansi.StringWidth(s) > p.w {
-			s = v.Short
+			s = wholeClauses(v.Short, p.w)
 		}
 		if s == "" {
 			continue
@@ -230,6 +230,20 @@ func (p *statusPanel) verdicts() []string {
 		out = append(out, severityStyle(p.st, v.Severity).Render(s))
 	}
 	return out
+}
+
+// wholeClauses is s when it fits w columns, else its longest run of whole clauses
+// ("; "-separated) that does: the capacity without the saturation beside it, never a
+// clause cut mid-word. A first clause too wide for w is left for the panel to cut.
+func wholeClauses(s string, w int) string {
+	for ansi.StringWidth(s) > w {
+		i := strings.LastIndex(s, "; ")
+		if i < 0 {
+			break
+		}
+		s = s[:i]
+	}
+	return s
 }
 
 // severityStyle is the style of a statement of severity sev: Bad for a problem, Warn

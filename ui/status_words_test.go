@@ -131,3 +131,25 @@ func TestModeSwitchSaidWholeAt80(t *testing.T) {
 		t.Errorf("at 120 columns the whole sentence %q is not said:\n%s", m.msg, out)
 	}
 }
+
+// TestVerdictKeepsWholeClauses: on a screen too narrow for a verdict's short form, the
+// status keeps its whole clauses that fit (the capacity), not a clause cut mid-word
+// ("saturation n…" at 60 columns).
+func TestVerdictKeepsWholeClauses(t *testing.T) {
+	v := verdict{Full: "capacity at least 2 users, not decided at 95% (2 users undecided); saturation not reached (every doubling of users added at least 10% aggregate tok/s)",
+		Short: "capacity at least 2 users, not decided at 95%; saturation not reached"}
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{80, "capacity at least 2 users, not decided at 95%; saturation not reached"},
+		{60, "capacity at least 2 users, not decided at 95%"},
+	} {
+		p := sized(&statusPanel{}, size{c.w, 3})
+		p.SetData(statusData{Active: 2, Requests: 19, Succeeded: 19, Verdicts: []verdict{v}})
+		lines := strings.Split(ansi.Strip(p.View()), "\n")
+		if len(lines) < 2 || strings.TrimRight(lines[1], " ") != c.want {
+			t.Errorf("at %d columns: %q, want %q", c.w, lines, c.want)
+		}
+	}
+}
