@@ -24,8 +24,12 @@ func (m *root) startRamp() {
 	if !m.eng.Refines() {
 		then = "then confirms the capacity"
 	}
-	m.say(false, "auto-ramp started: %s %s, each held until decided at 95%% (%s to %s); %s",
-		strings.Join(levels, ","), unit, model.Duration(r.Hold), model.Duration(r.MaxHoldOr()), then)
+	list := strings.Join(levels, ",") + " " + unit
+	m.sayForms(false,
+		fmt.Sprintf("auto-ramp started: %s, each held until decided at 95%% (%s to %s); %s",
+			list, model.Duration(r.Hold), model.Duration(r.MaxHoldOr()), then),
+		fmt.Sprintf("auto-ramp started: %s, each held until decided at 95%%; %s", list, then),
+		fmt.Sprintf("auto-ramp: %s, each until decided at 95%%", list))
 }
 
 // startRefine starts the capacity's refinement by hand on the load targets: the

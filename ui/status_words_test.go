@@ -153,3 +153,23 @@ func TestVerdictKeepsWholeClauses(t *testing.T) {
 		}
 	}
 }
+
+// TestRampStartSaidWholeAt80: r on an 80x24 screen with a verdict on the status line:
+// the auto-ramp's sentence (its levels, the rule, the refinement) is said in a form that
+// fits whole, never cut ("each held until decided at 95% (5 s …"); at 120 columns, whole.
+func TestRampStartSaidWholeAt80(t *testing.T) {
+	m, p := newSimRoot(t, testRamp())
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	keys(m, "]", "]")
+	p.run(m, 30*time.Second)
+	keys(m, "r")
+	p.run(m, 100*time.Millisecond)
+	out := screen(m)
+	if strings.Contains(out, "…") || !strings.Contains(out, "auto-ramp") || !strings.Contains(out, "2,4,8 users") {
+		t.Errorf("the auto-ramp's start is not said whole at 80 columns (%q):\n%s", m.msg, out)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
+	if out := screen(m); !strings.Contains(out, m.msg) {
+		t.Errorf("at 120 columns the whole sentence %q is not said:\n%s", m.msg, out)
+	}
+}
