@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,10 +45,17 @@ func (p *headerPanel) SetData(d headerData) {
 func (p *headerPanel) View() string { return p.view(p.render) }
 
 func (p *headerPanel) render() string {
+	line1 := p.endpointLine()
+	if p.h < 2 {
+		return fitBlock(line1, p.w, 1)
+	}
+	return fitBlock(line1+"\n"+p.loadLine(), p.w, p.h)
+}
+
+// endpointLine is the header's first line: the endpoint, its model, API and host.
+func (p *headerPanel) endpointLine() string {
 	d, st := p.data, p.st
 	sep := st.Faint.Render(" · ")
-
-	// Line 1: the endpoint.
 	left := st.Title.Render("tpsmon") + "  " + st.Focus.Render(d.Name)
 	if d.Simulated {
 		left += " " + st.Badge.Render(" SIMULATED ")
@@ -69,9 +77,16 @@ func (p *headerPanel) render() string {
 	if d.Count > 1 {
 		right = st.Faint.Render(fmt.Sprintf("endpoint %d/%d", d.Index+1, d.Count))
 	}
-	line1 := joinSpread(left, right, p.w)
+	return joinSpread(left, right, p.w)
+}
 
-	// Line 2: the load.
+// loadLine is the header's second line: the load, the ramp, the token source and the
+// elapsed time (or where a replay stands). When it is too wide, the ramp's words give way
+// a clause at a time from the end ("~20s", then "~5 more", ...): never the token source
+// (it may be a warning), nor a word cut in the middle.
+func (p *headerPanel) loadLine() string {
+	d, st := p.data, p.st
+	sep := st.Faint.Render(" · ")
 	users := st.Faint.Render("users ") + st.Value.Render(fmt.Sprint(d.Target))
 	switch {
 	case d.Trace && d.Target == 0 && d.Elapsed > 0: // its schedule is over: its last answers are streaming
@@ -84,42 +99,52 @@ func (p *headerPanel) render() string {
 	if d.Active != d.Target {
 		users += st.Faint.Render(fmt.Sprintf(" (%d active)", d.Active))
 	}
-	parts := []string{users}
+	head := []string{users}
 	if d.Paused {
-		parts = append(parts, st.Badge.Render(" PAUSED "))
+		head = append(head, st.Badge.Render(" PAUSED "))
 	}
 	if d.AllEndpoints && d.Count > 1 {
-		parts = append(parts, st.Badge.Render(" ALL "))
+		head = append(head, st.Badge.Render(" ALL "))
+	}
+	join := func(ramp string) string {
+		parts := slices.Clone(head)
+		switch {
+		case !d.Trace:
+			parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
+		case d.Ramp != "": // a trace has no ramp: its windows follow its schedule
+			parts = append(parts, st.Faint.Render("schedule ")+st.Text.Render(ramp))
+		}
+		if tok := p.tokenSource(); tok != "" {
+			parts = append(parts, tok)
+		}
+		return strings.Join(parts, sep)
 	}
 	ramp := "off"
 	if d.Ramp != "" {
 		ramp = d.Ramp
 	}
-	switch {
-	case !d.Trace:
-		parts = append(parts, st.Faint.Render("ramp ")+st.Text.Render(ramp))
-	case d.Ramp != "": // a trace has no ramp: its windows follow its schedule
-		parts = append(parts, st.Faint.Render("schedule ")+st.Text.Render(ramp))
+	left := join(wholeCommaClauses(ramp, p.w-ansi.StringWidth(join(""))))
+	if d.Replay == "" {
+		return joinSpread(left, st.Faint.Render("elapsed ")+st.Value.Render(fmtClock(d.Elapsed)), p.w)
 	}
-	switch d.TokenSource {
+	clock := st.Badge.Render(" " + d.Replay + " ") // where the replay stands is never cut: the load's words give way
+	if room := p.w - ansi.StringWidth(clock) - 1; ansi.StringWidth(left) > room {
+		left = fitWidth(left, max(room, 0))
+	}
+	return joinSpread(left, clock, p.w)
+}
+
+// tokenSource is where the header's token counts come from ("tokens usage", a warning
+// when estimated from chunks), "" before the first request.
+func (p *headerPanel) tokenSource() string {
+	st := p.st
+	switch p.data.TokenSource {
 	case model.SourceUsage:
-		parts = append(parts, st.Faint.Render("tokens ")+st.Text.Render("usage"))
+		return st.Faint.Render("tokens ") + st.Text.Render("usage")
 	case model.SourceChunks:
-		parts = append(parts, st.Faint.Render("tokens ")+st.Warn.Render("estimated (chunks)"))
+		return st.Faint.Render("tokens ") + st.Warn.Render("estimated (chunks)")
 	case model.SourceMixed:
-		parts = append(parts, st.Faint.Render("tokens ")+st.Warn.Render("mixed (some estimated)"))
+		return st.Faint.Render("tokens ") + st.Warn.Render("mixed (some estimated)")
 	}
-	line2 := joinSpread(strings.Join(parts, sep), st.Faint.Render("elapsed ")+st.Value.Render(fmtClock(d.Elapsed)), p.w)
-	if d.Replay != "" { // where the replay stands is never cut: the load's words give way
-		clock := st.Badge.Render(" " + d.Replay + " ")
-		left := strings.Join(parts, sep)
-		if room := p.w - ansi.StringWidth(clock) - 1; ansi.StringWidth(left) > room {
-			left = fitWidth(left, max(room, 0))
-		}
-		line2 = joinSpread(left, clock, p.w)
-	}
-	if p.h < 2 {
-		return fitBlock(line1, p.w, 1)
-	}
-	return fitBlock(line1+"\n"+line2, p.w, p.h)
+	return ""
 }

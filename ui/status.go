@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -125,18 +126,22 @@ func (p *statusPanel) message(n int) []string {
 	return render([]string{d.Message})
 }
 
-// wrapWords breaks s at spaces into lines of at most w cells; nil when a word is wider
-// than w.
+// wrapWords breaks s at spaces into lines of at most w cells, never between a number and
+// its unit ("120 s"); nil when a word is wider than w.
 func wrapWords(s string, w int) []string {
-	lines := strings.Split(ansi.Wordwrap(s, w, ""), "\n")
+	lines := strings.Split(ansi.Wordwrap(unitSpace.ReplaceAllString(s, "$1\u00a0$2"), w, ""), "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+		lines[i] = strings.ReplaceAll(strings.TrimRight(l, " "), "\u00a0", " ")
 		if ansi.StringWidth(lines[i]) > w {
 			return nil
 		}
 	}
 	return lines
 }
+
+// unitSpace matches the space between a number and the unit after it, which a line
+// must not break at.
+var unitSpace = regexp.MustCompile(`(\d) (ms|s|min|h|tok/s|requests/s|req/s|%|MiB|GiB|users?\b|requests?\b)`)
 
 // firstOf is the first non-empty string.
 func firstOf(ss ...string) string {
@@ -238,6 +243,20 @@ func (p *statusPanel) verdicts() []string {
 func wholeClauses(s string, w int) string {
 	for ansi.StringWidth(s) > w {
 		i := strings.LastIndex(s, "; ")
+		if i < 0 {
+			break
+		}
+		s = s[:i]
+	}
+	return s
+}
+
+// wholeCommaClauses is s when it fits w columns, else its longest run of whole ", "
+// clauses that does ("waiting for 8 requests and 3 figures, ~5 more" of "..., ~20s");
+// the first clause, cut, when even it does not fit.
+func wholeCommaClauses(s string, w int) string {
+	for ansi.StringWidth(s) > w {
+		i := strings.LastIndex(s, ", ")
 		if i < 0 {
 			break
 		}

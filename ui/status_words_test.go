@@ -173,3 +173,46 @@ func TestRampStartSaidWholeAt80(t *testing.T) {
 		t.Errorf("at 120 columns the whole sentence %q is not said:\n%s", m.msg, out)
 	}
 }
+
+// TestRampProgressWholeAt80: through a whole auto-ramp on an 80x24 screen, the header's
+// ramp words and the level table's progress line are never cut mid-word: what does not
+// fit gives way a whole clause at a time ("~20s", then "~5 more"), and the level and its
+// count of steady requests always stay.
+func TestRampProgressWholeAt80(t *testing.T) {
+	m, p := newSimRoot(t, engine.Ramp{Levels: []int{2, 4, 8, 16, 32}, Hold: 5 * time.Second})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	keys(m, "r")
+	seen := 0
+	for range 240 {
+		p.run(m, 500*time.Millisecond)
+		lines := strings.Split(screen(m), "\n")
+		if !strings.Contains(lines[1], "ramp ") {
+			continue
+		}
+		seen++
+		for _, l := range lines {
+			if (l == lines[1] || strings.HasPrefix(l, "▸ ") && strings.Contains(l, "steady")) && strings.Contains(l, "…") {
+				t.Fatalf("cut at 80 columns:\n%s", screen(m))
+			}
+		}
+		if !strings.Contains(lines[1], "ramp off") && !strings.Contains(lines[1], " users, ") {
+			t.Fatalf("the header lost the ramp's level:\n%s", lines[1])
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no frame showed the ramp")
+	}
+}
+
+// TestWrapKeepsNumbersWithUnits: a status sentence wrapped onto a second line is never
+// broken between a number and its unit ("(5 s to 120" / "s); then ...").
+func TestWrapKeepsNumbersWithUnits(t *testing.T) {
+	s := "auto-ramp started: 2,4,8,16,32 users, each held until decided at 95% (5 s to 120 s); then confirms the capacity"
+	lines := wrapWords(s, 80)
+	if len(lines) != 2 || strings.Join(lines, " ") != s || strings.HasPrefix(lines[1], "s)") {
+		t.Errorf("wrapped as %q", lines)
+	}
+	if lines := wrapWords("waited 30 s", 9); len(lines) != 2 || lines[1] != "30 s" {
+		t.Errorf("a number and its unit kept together: %q", lines)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
 )
@@ -183,8 +185,9 @@ func (p *tablePanel) footer() []string {
 	var foot []string
 	rate := openLoop(p.levels)
 	if lp := p.progress; lp.Users > 0 && lp.Waits != "" {
-		foot = append(foot, st.Open.Render("▸ ")+st.Text.Render(p.levelWord(lp.Users))+st.Faint.Render(": ")+
-			st.Value.Render(strconv.Itoa(lp.Steady))+st.Faint.Render(" steady requests, "+lp.Waits))
+		head := st.Open.Render("▸ ") + st.Text.Render(p.levelWord(lp.Users)) + st.Faint.Render(": ") +
+			st.Value.Render(strconv.Itoa(lp.Steady)) + st.Faint.Render(" steady requests, ")
+		foot = append(foot, head+st.Faint.Render(wholeCommaClauses(lp.Waits, p.w-ansi.StringWidth(head))))
 	} else if lp.Users > 0 {
 		line := st.Open.Render("▸ ") + st.Text.Render(p.levelWord(lp.Users)) + st.Faint.Render(": ") +
 			st.Value.Render(fmt.Sprintf("%d/%d", lp.Steady, lp.Need)) + st.Faint.Render(" steady requests, ")
