@@ -24,7 +24,7 @@ type CapacityDecision struct {
 	Why string
 	// Unproven says, for each share of requests of the capacity's level met by its
 	// figure but not at 95% (the level rule does not wait for those), what it shows:
-	// "errors not decided: 0 of 152 requests, under 2.47% at 95%".
+	// "errors 0 of 152 requests: within 1% as measured, under 2.47% at 95%".
 	Unproven []string
 }
 
@@ -47,7 +47,7 @@ func decideCapacity(c CapacityClaim, slo SLO, js []LevelJudgement, levels []Repo
 			return CapacityDecision{}
 		}
 		calls := slo.ReportCalls(&levels[n])
-		d.Unproven = unprovenWords(&levels[n], unproven(calls))
+		d.Unproven = unprovenWords(&levels[n], slo, unproven(calls))
 		if !metAt(calls) {
 			d.Why = js[n].Name + "'s criteria not decided"
 			if open := undecidedTerms(calls); len(open) > 0 {
@@ -127,8 +127,10 @@ func undecidedTerms(calls []Call) []string {
 }
 
 // unprovenWords says what level l shows of the shares (terms) its figure meets but its
-// 95% interval does not: "errors not decided: 0 of 151 requests, under 3.4% at 95%".
-func unprovenWords(l *ReportLevel, terms []string) []string {
+// 95% interval does not, against the limits of slo: "errors 0 of 151 requests: under 1% as
+// measured, under 3.4% at 95%" (it must not read as "not decided" beside a decided
+// capacity: the level rule does not wait for a share, and the words say how far it is known).
+func unprovenWords(l *ReportLevel, slo SLO, terms []string) []string {
 	var out []string
 	for _, t := range terms {
 		switch {
@@ -139,21 +141,21 @@ func unprovenWords(l *ReportLevel, terms []string) []string {
 					failed += n
 				}
 			}
-			out = append(out, fmt.Sprintf("errors not decided: %d of %s, under %s at 95%%",
-				failed, Plural(l.Requests, "request"), FormatPercent(l.CI95.ErrorRate.Hi)))
+			out = append(out, fmt.Sprintf("errors %d of %s: within %s as measured, under %s at 95%%",
+				failed, Plural(l.Requests, "request"), FormatPercent(slo.ErrorRateMax), FormatPercent(l.CI95.ErrorRate.Hi)))
 		case t == TermGoodput && l.CI95.Goodput != nil:
-			out = append(out, fmt.Sprintf("goodput not decided: %d of %s met their targets, over %s at 95%%",
-				l.Goodput.Met, Plural(l.Goodput.Judged, "request"), FormatPercent(l.CI95.Goodput.Lo)))
+			out = append(out, fmt.Sprintf("goodput %d of %s met their targets: at least %s as measured, over %s at 95%%",
+				l.Goodput.Met, Plural(l.Goodput.Judged, "request"), FormatPercent(slo.GoodputMin), FormatPercent(l.CI95.Goodput.Lo)))
 		default:
-			out = append(out, TermWords(t)+" not decided")
+			out = append(out, TermWords(t)+" meets its target as measured, not at 95%")
 		}
 	}
 	return out
 }
 
 // words says the decision after the capacity's words: ", decided at 95% (23 users
-// fails: per-user p50 29.8 tok/s < 30 tok/s; errors not decided: 0 of 152 requests,
-// under 2.47% at 95%)", ", not decided at 95% (TTFT p95 of 22 users undecided)"; ""
+// fails: per-user p50 29.8 tok/s < 30 tok/s; errors 0 of 152 requests: within 1% as
+// measured, under 2.47% at 95%)", ", not decided at 95% (TTFT p95 of 22 users undecided)"; ""
 // when nothing is known. brief leaves the reasons out.
 func (d CapacityDecision) words(brief bool) string {
 	if !d.Known {

@@ -94,7 +94,7 @@ func TestOneVerdictOnEverySurface(t *testing.T) {
 	j := model.Judge(rep).Endpoints[0]
 	verdict := j.Verdict.Text
 	want := "capacity at least 2 users (limit not reached: 8 users too few: left after 16 of 20 steady requests), " +
-		"not decided at 95% (TTFT p95 of 2 users undecided; errors not decided: 0 of 30 requests, under 11.36% at 95%); " +
+		"not decided at 95% (TTFT p95 of 2 users undecided; errors 0 of 30 requests: within 1% as measured, under 11.36% at 95%); " +
 		"saturation not reached (every doubling of users added at least 10% aggregate tok/s; 8 users not measured in full)"
 	if verdict != want {
 		t.Fatalf("verdict\n got %q\nwant %q", verdict, want)

@@ -38,7 +38,7 @@ func TestSummarySaysHowSure(t *testing.T) {
 		"| 24 (refined) | 12 | 12 | 0 | 25.0 |",
 		"- 20 users: undecided: TTFT p95 still undecided at 95% when the maximum hold ended it; listed, not judged\n",
 		"- capacity refined by bisection: 20 and 24 users added between the ramp's levels\n",
-		"**Verdict**: capacity 16 users, not decided at 95% (20 users stayed undecided on TTFT p95; errors not decided: 0 of 110 requests, under 3.38% at 95%); ",
+		"**Verdict**: capacity 16 users, not decided at 95% (20 users stayed undecided on TTFT p95; errors 0 of 110 requests: within 1% as measured, under 3.38% at 95%); ",
 		model.IntervalLegend,
 	} {
 		if !strings.Contains(md, want) {
@@ -47,7 +47,7 @@ func TestSummarySaysHowSure(t *testing.T) {
 	}
 	tr.MarkUndecided(20, nil) // decided after all: 20 users meets, 24 fails
 	r.Endpoints[0] = tr.ReportEndpoint(model.EndpointInfo{Name: "sim"})
-	if md := Summary(r); !strings.Contains(md, "**Verdict**: capacity 20 users, decided at 95% (24 users fails: per-user p50 25 tok/s < 30 tok/s; errors not decided: 0 of 110 requests, under ") {
+	if md := Summary(r); !strings.Contains(md, "**Verdict**: capacity 20 users, decided at 95% (24 users fails: per-user p50 25 tok/s < 30 tok/s; errors 0 of 110 requests: within 1% as measured, under ") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }
