@@ -89,7 +89,9 @@ func TestProgressString(t *testing.T) {
 		{Progress{Name: "b", Ended: RampEnd{Kind: EndStopped, Users: 4, Stop: Stop{Users: 4, ErrorRate: 0.5, Requests: 10}}, Active: 2, Errors: 5},
 			"b: ramp ended at 4 users: errors 50% > 5% (10 requests); waiting for the other endpoints, 2 in flight, 5 errors"},
 		{Progress{Name: "a", Draining: true, Elapsed: 1500 * time.Millisecond, Active: 1, Errors: 1},
-			"a: ramp done, waiting for 1 in-flight request to finish (1.5 s), 1 error"},
+			"a: ramp done, waiting for 1 in-flight request to finish (1.5 s so far), 1 error"},
+		{Progress{Name: "a", Draining: true, Active: 16},
+			"a: ramp done, waiting for 16 in-flight requests to finish, 0 errors"},
 	}
 	for _, tt := range tests {
 		if got := tt.p.String(); got != tt.want {

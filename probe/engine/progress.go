@@ -68,7 +68,10 @@ func (p Progress) String() string {
 		}
 		fmt.Fprintf(&b, "; waiting for the other endpoints, %d in flight", p.Active)
 	case p.Draining:
-		fmt.Fprintf(&b, "ramp done, waiting for %s to finish (%s)", model.Plural(p.Active, "in-flight request"), dur(p.Elapsed))
+		fmt.Fprintf(&b, "ramp done, waiting for %s to finish", model.Plural(p.Active, "in-flight request"))
+		if p.Elapsed >= time.Second { // "(0 ms)" at the start read as a wait of nothing
+			fmt.Fprintf(&b, " (%s so far)", dur(p.Elapsed))
+		}
 	case p.LevelChange && p.Fixed:
 		fmt.Fprintf(&b, "level %d/%d: %s%s, held exactly %s (fixed schedule), %s so far",
 			p.Level, p.Levels, p.word(p.Concurrency), p.shareWords(), dur(p.Hold), model.Plural(p.Errors, "error"))
