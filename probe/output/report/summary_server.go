@@ -26,7 +26,7 @@ func writeServer(b *strings.Builder, e *model.ReportEndpoint, j *model.EndpointJ
 	if !any {
 		return
 	}
-	b.WriteString("Server's view (its own /metrics, scraped once a second in each level's steady time):\n\n")
+	b.WriteString("\nServer's view (its own /metrics, scraped once a second in each level's steady time):\n\n")
 	b.WriteString(strings.Replace(mdServerHeader, "users", j.LevelColumn(), 1))
 	for i := range e.Levels {
 		l := &e.Levels[i]

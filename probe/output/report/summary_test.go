@@ -229,6 +229,9 @@ func TestSummaryServerTable(t *testing.T) {
 	if !strings.Contains(md, "| users | waiting mean |") {
 		t.Errorf("users mode: the server table's levels are not users:\n%s", md)
 	}
+	if !strings.Contains(md, ".\n\nServer's view") { // its own paragraph, not glued to the legend above
+		t.Errorf("the server's view does not start a paragraph:\n%s", md)
+	}
 	asRate(r) // in rate mode its levels are arrival rates, as in every other table
 	if md := Summary(r); !strings.Contains(md, "| rate req/s | waiting mean |") || strings.Contains(md, "| users |") {
 		t.Errorf("rate mode: the server table's levels:\n%s", md)
