@@ -123,12 +123,14 @@ func (p *headerPanel) loadLine() string {
 	if d.Ramp != "" {
 		ramp = d.Ramp
 	}
-	left := join(wholeCommaClauses(ramp, p.w-ansi.StringWidth(join(""))))
 	if d.Replay == "" {
+		left := join(wholeCommaClauses(ramp, p.w-ansi.StringWidth(join(""))))
 		return joinSpread(left, st.Faint.Render("elapsed ")+st.Value.Render(fmtClock(d.Elapsed)), p.w)
 	}
 	clock := st.Badge.Render(" " + d.Replay + " ") // where the replay stands is never cut: the load's words give way
-	if room := p.w - ansi.StringWidth(clock) - 1; ansi.StringWidth(left) > room {
+	room := p.w - ansi.StringWidth(clock) - 1
+	left := join(wholeCommaClauses(ramp, room-ansi.StringWidth(join(""))))
+	if ansi.StringWidth(left) > room {
 		left = fitWidth(left, max(room, 0))
 	}
 	return joinSpread(left, clock, p.w)

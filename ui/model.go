@@ -175,15 +175,16 @@ func (m *root) feed(evs []probe.Event) {
 
 // say puts the screen's own words on the status line, and records them for replay.
 func (m *root) say(bad bool, format string, args ...any) {
-	m.show(bad, fmt.Sprintf(format, args...))
-	m.eng.Say(m.msg, bad) // recorded for replay (the engine's own notices already are)
+	m.sayForms(bad, fmt.Sprintf(format, args...))
 }
 
 // sayForms says text as say does, with shorter forms of it (longest first) for a status
 // line too narrow for the whole sentence: each must keep its meaning, not a cut of it.
+// Both are recorded for replay (the engine's own notices already are).
 func (m *root) sayForms(bad bool, text string, shorter ...string) {
-	m.say(bad, "%s", text)
+	m.show(bad, text)
 	m.msgShort = shorter
+	m.eng.Say(text, bad, shorter...)
 }
 
 // show puts text on the status line (an engine notice: the engine announced it).

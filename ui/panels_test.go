@@ -272,10 +272,10 @@ func TestTableProgressRedrawsOnVisibleChange(t *testing.T) {
 	p.SetData("sim", rampLevels(), 16, 30)
 	lp := levelProgress{Users: 32, Steady: 12, Need: 64, Left: 6200 * time.Millisecond, MaxLeft: time.Minute}
 	p.SetProgress(lp)
-	if !strings.Contains(ansi.Strip(p.View()), "▸ 32 users: 12/64 steady requests, 6s left") {
+	if !strings.Contains(ansi.Strip(p.View()), "▸ 32 users: 12/64 steady requests, 6 s left") {
 		t.Fatalf("no progress line:\n%s", ansi.Strip(p.View()))
 	}
-	lp.Left -= 250 * time.Millisecond // still 6s on screen
+	lp.Left -= 250 * time.Millisecond // still 6 s on screen
 	p.SetProgress(lp)
 	if p.dirty {
 		t.Error("a quarter second of hold with no visible change marked the table dirty")

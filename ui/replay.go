@@ -54,9 +54,10 @@ type replayRoot struct {
 
 	// said is what the live screen's status line said last (the recording's said), or
 	// the replay's own opening words; saidBad that it was a warning.
-	said    string
-	saidBad bool
-	opening string // the first message: the file, and what an older recording lacks
+	said      string
+	saidBad   bool
+	saidShort []string // said's shorter forms, for a narrow status line
+	opening   string   // the first message: the file, and what an older recording lacks
 
 	recorded map[string]bool // the keys the recording says it records (an older one lacks some)
 
@@ -204,7 +205,7 @@ func (m *replayRoot) refresh() {
 	m.table.SetProgress(ep.progress())
 	m.status.SetData(statusData{
 		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors, Recent: ep.errWin.Recent(ep.errors),
-		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.said, Bad: m.saidBad,
+		LastError: ep.lastErr, Verdicts: verds, Focus: m.focus, Message: m.said, Shorter: m.saidShort, Bad: m.saidBad,
 	})
 	m.server.SetData(ep.serverData(m.recorded["diagnosis"]))
 }

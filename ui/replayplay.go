@@ -37,7 +37,7 @@ func (m *replayRoot) catchUp() bool {
 		l := &m.lines[m.next]
 		m.eps[l.Index].apply(l)
 		if n := len(l.Said); n > 0 { // the status line says the newest, as it did live
-			m.said, m.saidBad = l.Said[n-1].Text, l.Said[n-1].Warning
+			m.said, m.saidBad, m.saidShort = l.Said[n-1].Text, l.Said[n-1].Warning, l.Said[n-1].Shorter
 			changed = true
 		}
 		changed = changed || l.Index == m.focus
@@ -68,7 +68,7 @@ func (m *replayRoot) seek(t float64) {
 // reset goes back to the start of the recording.
 func (m *replayRoot) reset() {
 	m.next, m.pos, m.done = 0, 0, false
-	m.said, m.saidBad = m.opening, false
+	m.said, m.saidBad, m.saidShort = m.opening, false, nil
 	m.newEndpoints()
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 )
 
 // statusLines is the status panel's text, line by line (trailing spaces left out).
@@ -214,5 +216,48 @@ func TestWrapKeepsNumbersWithUnits(t *testing.T) {
 	}
 	if lines := wrapWords("waited 30 s", 9); len(lines) != 2 || lines[1] != "30 s" {
 		t.Errorf("a number and its unit kept together: %q", lines)
+	}
+}
+
+// TestReplaySaysTheShortFormsAt80: the time series records a key's sentence with its
+// shorter forms, and replay at 80 columns says the one that fits, whole, as the live
+// screen did ("auto-ramp: 2,4,8 users, each until decided at 95%"), not a cut of the long one.
+func TestReplaySaysTheShortFormsAt80(t *testing.T) {
+	var buf bytes.Buffer
+	w := timeseries.NewWriter(&buf)
+	m, p := newSimRoot(t, testRamp(), w)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	keys(m, "]", "]")
+	p.run(m, 30*time.Second)
+	keys(m, "r")
+	p.run(m, 20*time.Second) // until a verdict takes the status's spare line
+	live := screen(m)
+	s, err := timeseries.Read(&buf)
+	if err != nil || w.Err() != nil {
+		t.Fatal(err, w.Err())
+	}
+	var said *timeseries.Said
+	for i := range s.Lines {
+		for j := range s.Lines[i].Said {
+			if strings.HasPrefix(s.Lines[i].Said[j].Text, "auto-ramp started") {
+				said = &s.Lines[i].Said[j]
+			}
+		}
+	}
+	if said == nil || len(said.Shorter) == 0 {
+		t.Fatalf("the ramp's start is not recorded with its shorter forms: %+v", said)
+	}
+	r := newTestReplay(t, s)
+	r.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	r.at(0)
+	r.at(time.Hour)
+	out := ansi.Strip(r.View().Content)
+	short := said.Shorter[len(said.Shorter)-1]
+	if !strings.Contains(live, short) || !strings.Contains(out, short) || strings.Contains(out, "(5 s …") {
+		t.Errorf("replay at 80 columns does not say %q whole as the live screen did:\nlive:\n%s\nreplay:\n%s", short, live, out)
+	}
+	// The header's ramp words give way whole clauses to where the replay stands, not "2…".
+	if head := strings.Split(out, "\n")[1]; strings.Contains(head, "…") || !strings.Contains(head, "replay ") {
+		t.Errorf("replay's header at 80 columns: %q", head)
 	}
 }

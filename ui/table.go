@@ -195,9 +195,9 @@ func (p *tablePanel) footer() []string {
 		case lp.Warming:
 			line += st.Faint.Render("warming up")
 		case lp.Left > 0:
-			line += st.Value.Render(lp.Left.String()) + st.Faint.Render(" left")
+			line += st.Value.Render(model.Duration(lp.Left)) + st.Faint.Render(" left")
 		case lp.Steady < lp.Need:
-			line += st.Faint.Render("waiting for more, ") + st.Value.Render(lp.MaxLeft.String()) +
+			line += st.Faint.Render("waiting for more, ") + st.Value.Render(model.Duration(lp.MaxLeft)) +
 				st.Faint.Render(" at most")
 		default:
 			line += st.Faint.Render("held")

@@ -44,9 +44,10 @@ func (e *Engine) announce(ns ...Notice) []Notice {
 // Say hands what the live screen's status line says of its own (a key's effect, the
 // ramp's start, an endpoint stopped for refused answers) to the observers that hear
 // notices, as a notice of the whole run: the time series records it, so that replay
-// says it again. The screen shows it itself.
-func (e *Engine) Say(text string, warning bool) {
-	e.announce(Notice{Kind: ScreenSaid, Endpoint: -1, Text: text, Warning: warning})
+// says it again. The screen shows it itself. shorter are its shorter forms, longest first,
+// for a narrow status line.
+func (e *Engine) Say(text string, warning bool, shorter ...string) {
+	e.announce(Notice{Kind: ScreenSaid, Endpoint: -1, Text: text, Warning: warning, Shorter: shorter})
 }
 
 // Shown reports whether the live screen's status line says n: a level's start shows in

@@ -49,6 +49,9 @@ type Notice struct {
 	Severity model.Severity
 	// Warning is a ScreenSaid notice said as a warning.
 	Warning bool
+	// Shorter are a ScreenSaid notice's shorter forms (longest first), each whole, for a
+	// status line too narrow for Text.
+	Shorter []string
 }
 
 // Bad reports whether the notice is a warning.

@@ -120,8 +120,9 @@ type Self struct {
 
 // Said is one thing the live screen's status line said.
 type Said struct {
-	Text    string `json:"text"`
-	Warning bool   `json:"warning,omitempty"` // shown as a warning
+	Text    string   `json:"text"`
+	Warning bool     `json:"warning,omitempty"` // shown as a warning
+	Shorter []string `json:"shorter,omitempty"` // shorter forms, longest first, for a narrow status line
 }
 
 // Ramp is where the auto-ramp stands on an endpoint.

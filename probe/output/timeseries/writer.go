@@ -101,7 +101,7 @@ func (w *Writer) ObserveNotice(e *engine.Engine, n engine.Notice) {
 	if !n.Shown() {
 		return
 	}
-	s := Said{Text: n.String(), Warning: n.Bad()}
+	s := Said{Text: n.String(), Warning: n.Bad(), Shorter: n.Shorter}
 	for i := range e.Len() {
 		if n.Endpoint < 0 || n.Endpoint == i {
 			st := w.state(i)
