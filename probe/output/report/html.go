@@ -144,7 +144,7 @@ func writeHTML(w io.Writer, runs []*Run, series []Series) error {
 		}
 		header, rows := levelTable(&series[i])
 		d.Tables = append(d.Tables, htmlTable{Heading: strings.Join(heading(&series[i]), " · "), Swatch: sw, Header: header, Rows: rows,
-			Legend: legend(&series[i])})
+			Legend: legend(rows)})
 	}
 	return htmlPage.Execute(w, d)
 }

@@ -47,7 +47,7 @@ func Markdown(runs []*Run, series []Series) string {
 		fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(strings.Join(heading(&series[i]), " · ")))
 		header, rows := levelTable(&series[i])
 		writeMDTable(&b, header, rows)
-		if l := legend(&series[i]); l != "" {
+		if l := legend(rows); l != "" {
 			b.WriteString("\n" + l + "\n")
 		}
 	}

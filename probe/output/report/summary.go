@@ -199,11 +199,14 @@ func writeEndpoint(b *strings.Builder, e *model.ReportEndpoint, j *model.Endpoin
 	}
 	cols[0] = j.LevelColumn()
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---:|", len(cols)) + "\n")
+	pm := false // some cell shows a "±": the legend says what it is
 	for i := range e.Levels {
-		b.WriteString(levelRow(&e.Levels[i], j.Levels[i], slo, j.TTFO))
+		row := levelRow(&e.Levels[i], j.Levels[i], slo, j.TTFO)
+		pm = pm || strings.Contains(row, "±")
+		b.WriteString(row)
 	}
 	b.WriteString("\n")
-	if j.Intervals {
+	if pm {
 		b.WriteString(model.IntervalLegend + "\n\n")
 	}
 	writeTraffic(b, e, j)

@@ -66,3 +66,32 @@ func TestXTicksLeaveRoom(t *testing.T) {
 		t.Errorf("labels %v, want 1 2 4 8 16 32", got)
 	}
 }
+
+// TestIntervalLegendOnlyUnderAPlusMinus: a snapshot taken with one request at 1 user has
+// intervals (its error rate's) but no "±" in its table: the legend of "±" is not printed
+// under it, in bench's Markdown nor in the report; a table with a ± has it.
+func TestIntervalLegendOnlyUnderAPlusMinus(t *testing.T) {
+	tr := model.NewTracker(model.TrackerOptions{})
+	levelOf(tr, 1, 1, 20*msec, 3*sec, 0)
+	r := &model.Report{Schema: model.Schema, Settings: model.ReportSettings{SLO: model.DefaultSLO.Report(), MinRequests: model.MinFloor},
+		Endpoints: []model.ReportEndpoint{tr.ReportEndpoint(model.EndpointInfo{Name: "sim"})}}
+	if r.Endpoints[0].Levels[0].CI95 == (model.LevelCI{}) {
+		t.Fatal("the level carries no interval: the test does not test the legend")
+	}
+	if md := Summary(r); strings.Contains(md, "±") {
+		t.Errorf("bench's Markdown shows a ± legend with no ± in its table:\n%s", md)
+	}
+	run, err := NewRun("a", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := []*Run{run}
+	if md := Markdown(runs, SeriesOf(runs)); strings.Contains(md, "±") {
+		t.Errorf("the report's Markdown shows a ± legend with no ± in its table:\n%s", md)
+	}
+	levelOf(tr, 24, 12, 100*msec, 2*sec, 200*sec) // its aggregate shows "51.0 ± <0.1"
+	r.Endpoints[0] = tr.ReportEndpoint(model.EndpointInfo{Name: "sim"})
+	if md := Summary(r); !strings.Contains(md, "±") || !strings.Contains(md, model.IntervalLegend) {
+		t.Errorf("a table with a ± lacks its legend:\n%s", md)
+	}
+}

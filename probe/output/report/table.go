@@ -109,12 +109,16 @@ func failCell(ok bool, v, target float64, fails bool) string {
 	return model.Cell(v, target, 1, fails)
 }
 
-// legend says what the level table's "±" is, when it shows intervals ("" otherwise).
-func legend(s *Series) string {
-	if !s.Judgement.Intervals {
-		return ""
+// legend says what the level table's "±" is, when one of its rows shows one ("" otherwise).
+func legend(rows [][]string) string {
+	for _, r := range rows {
+		for _, c := range r {
+			if strings.Contains(c, "±") {
+				return model.IntervalLegend
+			}
+		}
 	}
-	return model.IntervalLegend
+	return ""
 }
 
 // pmCell is failCell with the figure's 95% interval as "±" (model.PlusMinus).
