@@ -31,9 +31,8 @@ const (
 	LevelFew
 	// LevelOpen: it is being measured now.
 	LevelOpen
-	// LevelNotMeasured: the load left it before a steady request ended in it (during its
-	// warm-up, or within a second of it becoming steady: a request still in flight when
-	// the level ended ran part of its life at another load), and none failed.
+	// LevelNotMeasured: the load left it during its warm-up: no steady request
+	// delivered a token and none failed.
 	LevelNotMeasured
 )
 
@@ -45,7 +44,7 @@ func (s LevelState) Decides() bool { return s == LevelFull }
 func (s LevelState) Bounds() bool { return s == LevelFull || s == LevelStopped }
 
 // Mark is the state as a table marks a level's steady requests: "" when measured in
-// full, else "short", "stopped", "undecided", "too few", "open" or "not measured"
+// full, else "short", "stopped", "undecided", "too few", "open" or "warm-up only"
 // (LevelJudgement.Mark names an undecided level's criteria too).
 func (s LevelState) Mark() string {
 	switch s {
@@ -60,7 +59,7 @@ func (s LevelState) Mark() string {
 	case LevelOpen:
 		return "open"
 	case LevelNotMeasured:
-		return "not measured"
+		return "warm-up only"
 	}
 	return ""
 }
@@ -149,7 +148,7 @@ func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
 	case LevelOpen:
 		return "being measured: " + of + " so far"
 	case LevelNotMeasured:
-		return "not measured: the load moved on before a steady request ended in it (and none failed)"
+		return "warm-up only: the load moved on before a steady request delivered a token (and none failed)"
 	}
 	return ""
 }

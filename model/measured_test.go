@@ -48,23 +48,3 @@ func TestLevelLeftInWarmupIsNotJudged(t *testing.T) {
 }
 
 func secs(i int) time.Duration { return time.Duration(i) * sec }
-
-// TestLevelLeftBeforeASteadyRequestEnded is `+ +` a second after the screen opened: the
-// 1-user level was steady at once, and its one steady request was still streaming when
-// the load moved on (its cool-down: it ran the rest of its life at 3 users). Nothing was
-// in warm-up, so the row must not read "warm-up only", nor say no token was delivered
-// (the level received 89 tok/s): it was not measured because no steady request ended in it.
-func TestLevelLeftBeforeASteadyRequestEnded(t *testing.T) {
-	s := &ReportSettings{HoldS: 5}
-	l := ReportLevel{Concurrency: 1, Requests: 1, Steady: 1, Succeeded: 1, AggregateTPS: 89.3, DurationS: 1, Errors: map[string]int{}}
-	st := s.LevelState(&l, false)
-	if st != LevelNotMeasured || st.Mark() != "not measured" {
-		t.Fatalf("state %v, mark %q; want not measured", st, st.Mark())
-	}
-	if w := s.LevelStateWords(&l, st); w != "not measured: the load moved on before a steady request ended in it (and none failed)" {
-		t.Errorf("words %q", w)
-	}
-	if why := DefaultSLO.ReportFailures(&l); len(why) != 1 || strings.Contains(why[0], "warm-up") || strings.Contains(why[0], "delivered a token") {
-		t.Errorf("failures %q", why)
-	}
-}
