@@ -176,6 +176,7 @@ func bucketOf(l *timeseries.Line) model.Bucket {
 func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 	ls := model.LevelStats{
 		Concurrency: lv.Users, Requests: lv.Requests, Succeeded: lv.Succeeded, Steady: lv.SteadyRequests,
+		Cooldown:  lv.Cooldown,
 		ErrorRate: lv.ErrorRate, Duration: time.Duration(lv.SteadyS * float64(time.Second)),
 		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil || lv.Arrivals > 0,
 		Undecided: lv.Undecided, Refined: lv.Refined,

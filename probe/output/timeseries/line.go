@@ -146,12 +146,13 @@ type Level struct {
 	Stopped        bool     `json:"stopped,omitempty"` // a stop rule of the ramp ended it (it bounds the capacity)
 	Requests       int      `json:"requests"`          // ended requests, warm-up and failed ones included
 	Succeeded      int      `json:"succeeded"`
-	SteadyRequests int      `json:"steady_requests"`        // of requests, those not in the warm-up
-	ErrorRate      float64  `json:"error_rate"`             // charged failures / requests (0 to 1)
-	SteadyS        float64  `json:"steady_s"`               // seconds of steady window
-	AggregateTPS   float64  `json:"aggregate_tps"`          // tokens/s over the steady window
-	UserTPSP50     *float64 `json:"user_tps_p50,omitempty"` // tokens/s per request, median
-	UserTPSP10     *float64 `json:"user_tps_p10,omitempty"` // tokens/s per request, 10th percentile
+	SteadyRequests int      `json:"steady_requests"`             // of requests, those not in the warm-up
+	Cooldown       int      `json:"cooldown_requests,omitempty"` // of those, the ones in flight when the level ended
+	ErrorRate      float64  `json:"error_rate"`                  // charged failures / requests (0 to 1)
+	SteadyS        float64  `json:"steady_s"`                    // seconds of steady window
+	AggregateTPS   float64  `json:"aggregate_tps"`               // tokens/s over the steady window
+	UserTPSP50     *float64 `json:"user_tps_p50,omitempty"`      // tokens/s per request, median
+	UserTPSP10     *float64 `json:"user_tps_p10,omitempty"`      // tokens/s per request, 10th percentile
 	TTFTP50        *float64 `json:"ttft_p50_ms,omitempty"`
 	TTFTP95        *float64 `json:"ttft_p95_ms,omitempty"`
 	TTFOP50        *float64 `json:"ttfo_p50_ms,omitempty"` // the first answer token (reasoning models)
