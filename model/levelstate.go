@@ -148,6 +148,9 @@ func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
 	case LevelOpen:
 		return "being measured: " + of + " so far"
 	case LevelNotMeasured:
+		if l.DurationS > 0 {
+			return "no steady answer: " + judgeReport(l).notMeasuredWords()
+		}
 		return "warm-up only: the load moved on before a steady request delivered a token (and none failed)"
 	}
 	return ""

@@ -45,3 +45,26 @@ func TestReportSaysTheLevelsAsBenchDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestMeetsColumnClaimsNothingUnjudged: the reports' "meets the criteria" column says
+// "yes" or "no" only of a level that decides; a short level of 3 requests read "yes,
+// not judged (short)" and a level with no steady answer "no: not measured (...)".
+func TestMeetsColumnClaimsNothingUnjudged(t *testing.T) {
+	cases := []struct {
+		lj   model.LevelJudgement
+		want string
+	}{
+		{model.LevelJudgement{State: model.LevelFull, Meets: true}, "yes"},
+		{model.LevelJudgement{State: model.LevelStopped, Failures: []string{"errors 20% > 1%"}}, "no: errors 20% > 1%"},
+		{model.LevelJudgement{State: model.LevelShort, Meets: true}, "not judged (short): its figures meet them"},
+		{model.LevelJudgement{State: model.LevelUndecided, Undecided: []string{"error_rate"}, Failures: []string{"errors 2.41% > 1%"}},
+			"not judged (undecided): errors 2.41% > 1%"},
+		{model.LevelJudgement{State: model.LevelNotMeasured, Failures: []string{"not measured (the load moved on 2.12 s into its steady time)"}},
+			"not measured (the load moved on 2.12 s into its steady time)"},
+	}
+	for _, c := range cases {
+		if got := meetsCell(c.lj); got != c.want {
+			t.Errorf("%s level: %q, want %q", c.lj.Mark(), got, c.want)
+		}
+	}
+}
