@@ -58,6 +58,7 @@ type Line struct {
 	LastError   string                  `json:"last_error,omitempty"`   // the newest failure's message, until a later request succeeds
 	TokenSource string                  `json:"token_source,omitempty"` // usage, chunks or mixed
 	Cleared     bool                    `json:"cleared,omitempty"`      // the levels and totals were cleared since the previous line
+	Interrupted bool                    `json:"interrupted,omitempty"`  // the run was interrupted (Ctrl-C, a signal): every line from then on
 
 	Steady        bool    `json:"steady"`                    // the level held now has turned over: its requests count in the level's statistics
 	Ramp          *Ramp   `json:"ramp,omitempty"`            // the auto-ramp's level, while the ramp drives this endpoint

@@ -136,6 +136,7 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 		TokenSource: book.TokenSource(), Capacity: book.Capacity(),
 		TargetUserTPS: e.SLO().UserTPSMin,
 		Steady:        st.seg.Open && !st.seg.SteadyAt.IsZero() && st.seg.Concurrency == ctl.Concurrency(),
+		Interrupted:   e.Interrupted(),
 	}
 	if info.API != "" && info.API != "chat" {
 		l.API = info.API
