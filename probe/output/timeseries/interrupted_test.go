@@ -36,10 +36,12 @@ func TestLinesSayTheRunWasInterrupted(t *testing.T) {
 		}
 	})
 	cfg := engine.Config{
-		Endpoints:   []client.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
-		Ramp:        engine.Ramp{Levels: []int{2, 4, 8}, Hold: time.Minute},
-		Drain:       time.Second,
-		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) { return &fake{tokens: 25, gap: 3 * time.Millisecond}, nil },
+		Endpoints: []client.Endpoint{{Name: "a", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}},
+		Ramp:      engine.Ramp{Levels: []int{2, 4, 8}, Hold: time.Minute},
+		Drain:     time.Second,
+		NewStreamer: func(client.Endpoint, int) (probe.Streamer, error) {
+			return &fake{tokens: 25, gap: 3 * time.Millisecond}, nil
+		},
 		PoolOptions: []probe.Option{probe.WithTickEvery(50 * time.Millisecond)},
 		Observers:   []engine.Observer{w, ctrlC},
 	}
