@@ -1,8 +1,14 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tpsmon/tpsmon/probe/output/timeseries"
 )
 
 // TestReplayJudgesAnInterruptedRun: a recording whose last lines say the run was
@@ -30,5 +36,30 @@ func TestReplayJudgesAnInterruptedRun(t *testing.T) {
 	}
 	if v, notes := judge(false); strings.Contains(v+notes, "interrupted") {
 		t.Errorf("a recording that ended is judged interrupted: %q, notes %q", v, notes)
+	}
+}
+
+// TestTableMarksLevelsNotMeasuredInFull: the level table marks every level the
+// judgement does not read as measured in full, as bench's and the reports' tables do: a
+// level the run left before a steady answer (interrupted 2 s into 8 users) read as a
+// plain row beside the others, "—" and its aggregate, on the screen and in replay.
+func TestTableMarksLevelsNotMeasuredInFull(t *testing.T) {
+	s, _ := recording(t, 25)
+	last := &s.Lines[len(s.Lines)-1]
+	last.Levels = append(last.Levels, timeseries.Level{Users: 8, Requests: 2, Succeeded: 2, SteadyS: 2, AggregateTPS: 276})
+	last.Interrupted = true
+	m := newTestReplay(t, s)
+	m.at(0)
+	m.at(60 * time.Second)
+	out := ansi.Strip(m.View().Content)
+	if !strings.Contains(out, "- not measured in full: 8 users (no steady answer)") {
+		t.Errorf("the table does not mark 8 users:\n%s", out)
+	}
+	row := slices.IndexFunc(strings.Split(out, "\n"), func(l string) bool {
+		f := strings.Fields(l)
+		return slices.Contains(f, "8") && slices.Contains(f, "276")
+	})
+	if row < 0 || !strings.Contains(strings.Split(out, "\n")[row], " 8      2- ") {
+		t.Errorf("8 users' row is not marked:\n%s", out)
 	}
 }
