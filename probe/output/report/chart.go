@@ -118,6 +118,9 @@ func newCharts(series []Series) (chartSet, error) {
 		if err := addCapacity(leg, c.p, pal, series, c.m); err != nil {
 			return cs, err
 		}
+		if err := addUnjudged(leg, c.p, pal, series, c.m); err != nil {
+			return cs, err
+		}
 	}
 	if err := addTTFO(leg, cs.ttft, pal, series); err != nil {
 		return cs, err

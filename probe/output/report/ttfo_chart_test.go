@@ -3,6 +3,10 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+
+	"github.com/tpsmon/tpsmon/model"
 )
 
 // TestTTFTChartShowsTTFO: where the level tables show TTFO beside TTFT (a reasoning
@@ -38,5 +42,27 @@ func TestTTFTChartShowsTTFO(t *testing.T) {
 	}
 	if _, max := cs.ttft.Y.Min, cs.ttft.Y.Max; max < 2300.5 {
 		t.Errorf("the TTFT chart's y axis ends at %v, under the TTFO p95 2300.5 ms it should show", max)
+	}
+}
+
+// TestChartsDrawUnjudgedLevelsHollow: a level not measured in full is drawn hollow on
+// every chart where it has a figure, and the legend says what hollow means; a run whose
+// levels all decide has no such entry. An interrupted run drew its 4 users, with no
+// steady answer, as a point like those that decide.
+func TestChartsDrawUnjudgedLevelsHollow(t *testing.T) {
+	base := load(t, "base.json")[0]
+	short := edited(t, base, "short.json", func(r *model.Report) { r.Endpoints[0].Levels[3].Short = true })
+	full, err := newCharts(SeriesOf([]*Run{base}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err := newCharts(SeriesOf([]*Run{short}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, pair := range map[string][2]*plot.Plot{"per-user": {full.user, marked.user}, "aggregate": {full.agg, marked.agg}, "TTFT": {full.ttft, marked.ttft}} {
+		if got := marked.legend[pair[1]] - full.legend[pair[0]]; got != 1 {
+			t.Errorf("the %s chart has %d more legend entries with 8 users short, want 1 (hollow: not measured in full)", name, got)
+		}
 	}
 }
