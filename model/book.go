@@ -27,6 +27,7 @@ type level struct {
 	conc              int
 	requests, success int
 	steady            int // ended requests that were not warm-up
+	cooldown          int // of those, the ones that ended after their level (cooldown)
 	short             bool
 	errors            map[ErrorKind]int
 	ttft, ttfo, tpot  *Hist
@@ -84,6 +85,9 @@ func (t *book) add(s *Sample) {
 	}
 	if steady {
 		l.steady++
+		if !judged {
+			l.cooldown++
+		}
 		if !s.Send.IsZero() && s.End.After(s.Send) {
 			l.busy += s.End.Sub(s.Send)
 		}
@@ -317,6 +321,7 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		Requests:     l.requests,
 		Succeeded:    l.success,
 		Steady:       l.steady,
+		Cooldown:     l.cooldown,
 		Short:        l.short,
 		Errors:       maps.Clone(l.errors),
 		ErrorRate:    errorRate(l.requests, l.errors),

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -31,9 +32,21 @@ func FormatPercent(f float64) string {
 	return fmtNum(f*100, 2) + "%"
 }
 
-// fmtNum formats v rounded to at most dec decimals, without trailing zeros.
+// fmtNum formats v rounded to at most dec decimals, without trailing zeros. It rounds
+// as the tables' cells do (strconv, the exact value: 23.15 is 23.1499... and reads
+// 23.1), so that a sentence never says 23.2 tok/s of a level its row shows at 23.1.
 func fmtNum(v float64, dec int) string {
-	return strconv.FormatFloat(round(v, dec), 'f', -1, 64)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "0"
+	}
+	s := strconv.FormatFloat(v, 'f', max(dec, 0), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
 }
 
 // round rounds v to dec decimals (half away from zero).

@@ -37,20 +37,23 @@ type judged struct {
 	goodput      float64 // share of them that met the per-request SLO
 	ci           LevelCI // the figures' 95% intervals
 	bursts       int     // steady answers that arrived in one burst (no per-user tok/s)
+	steadyS      float64 // seconds of steady window: 0 when the load left it in its warm-up
 }
 
 func judgeStats(l *LevelStats) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFT.Count > 0, userMeasured: l.UserTPS.Count > 0,
 		userP50: l.UserTPS.P50, ttftP95: l.TTFT.P95, errorRate: l.ErrorRate,
 		ttfoMeasured: l.TTFO.Count > 0, ttfoP95: l.TTFO.P95,
-		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share, ci: l.CI, bursts: l.Bursts}
+		judgedGood: l.Traffic.Goodput.Judged, goodput: l.Traffic.Goodput.Share, ci: l.CI, bursts: l.Bursts,
+		steadyS: l.Duration.Seconds()}
 }
 
 func judgeReport(l *ReportLevel) judged {
 	return judged{requests: l.Requests, ttftMeasured: l.TTFTMs != (LatencyJSON{}), userMeasured: l.UserTPS != (RateJSON{}),
 		userP50: l.UserTPS.P50, ttftP95: l.TTFTMs.P95, errorRate: l.ErrorRate,
 		ttfoMeasured: l.TTFOMs != (LatencyJSON{}), ttfoP95: l.TTFOMs.P95,
-		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share, ci: l.CI95, bursts: l.UserTPSBursts}
+		judgedGood: l.Goodput.Judged, goodput: l.Goodput.Share, ci: l.CI95, bursts: l.UserTPSBursts,
+		steadyS: l.DurationS}
 }
 
 // measured reports whether the level can be judged at all: a steady request delivered
@@ -58,6 +61,16 @@ func judgeReport(l *ReportLevel) judged {
 // successful requests (the load moved on before it became steady) shows nothing about
 // the endpoint at its load, so it neither sets nor bounds a capacity.
 func (j judged) measured() bool { return j.ttftMeasured || j.errorRate > 0 }
+
+// notMeasuredWords says why a level that is not measured shows nothing: the load left it
+// in its warm-up, or (an interruption, a key) before a request sent in its steady time
+// ended: those in flight were canceled, or ended at the next level's load.
+func (j judged) notMeasuredWords() string {
+	if j.steadyS > 0 {
+		return "the load moved on " + seconds(j.steadyS) + " into its steady time, before a steady request ended; none failed"
+	}
+	return "the load moved on during its warm-up: no steady request delivered a token and none failed"
+}
 
 // noRequest is the failure of a level no request ended in.
 const noRequest = "no request ended"

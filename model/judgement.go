@@ -102,13 +102,20 @@ type LevelJudgement struct {
 	// undecided on.
 	Refined   bool
 	Undecided []string
+	// SteadyTime says the level had a steady window (one not measured was then left
+	// before a steady request ended, not in its warm-up).
+	SteadyTime bool
 }
 
 // Mark is the level's state as a table marks it: State.Mark, with an undecided level's
-// criteria ("undecided: TTFT p95"); "" when measured in full.
+// criteria ("undecided: TTFT p95"), and "no steady answer" for a level not measured that
+// had steady time (not "warm-up only"); "" when measured in full.
 func (l LevelJudgement) Mark() string {
 	if l.State == LevelUndecided && len(l.Undecided) > 0 {
 		return "undecided: " + TermsWords(l.Undecided)
+	}
+	if l.State == LevelNotMeasured && l.SteadyTime {
+		return "no steady answer"
 	}
 	return l.State.Mark()
 }
@@ -142,7 +149,7 @@ func JudgeEndpoint(s *ReportSettings, e *ReportEndpoint, interrupted, walking bo
 		}
 		j.Levels = append(j.Levels, LevelJudgement{Level: l.Concurrency, Name: j.LevelName(l.Concurrency),
 			State: st, StateWords: s.LevelStateWords(l, st), Meets: len(why) == 0, Failures: why,
-			Refined: l.Refined, Undecided: l.Undecided})
+			Refined: l.Refined, Undecided: l.Undecided, SteadyTime: l.DurationS > 0})
 	}
 	j.Intervals = hasIntervals(e.Levels)
 	if j.Trace != nil { // no ramp: no capacity nor saturation, but the trace's load held or not

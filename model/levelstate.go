@@ -92,7 +92,7 @@ const MinFloor = 8
 // whatever it has already. A file that does not count steady requests (written before
 // they were counted) is judged on its requests instead.
 func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
-	steady, _ := steadyOf(l)
+	steady, _ := s.steadyOf(l)
 	few := steady < s.LevelNeed(l.Concurrency)
 	short := l.Short
 	if s.TraceRun() { // a window ends on its schedule, its requests counted whenever they end
@@ -120,7 +120,7 @@ func (s *ReportSettings) LevelState(l *ReportLevel, walking bool) LevelState {
 // undecided at 95% when the maximum hold (120 s) ended it"; "" when it was measured in
 // full.
 func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
-	n, steady := steadyOf(l)
+	n, steady := s.steadyOf(l)
 	need := s.LevelNeed(l.Concurrency)
 	of := strconv.Itoa(n) + " of " + strconv.Itoa(need) + " steady requests"
 	if !steady {
@@ -148,17 +148,26 @@ func (s *ReportSettings) LevelStateWords(l *ReportLevel, st LevelState) string {
 	case LevelOpen:
 		return "being measured: " + of + " so far"
 	case LevelNotMeasured:
+		if l.DurationS > 0 {
+			return "no steady answer: " + judgeReport(l).notMeasuredWords()
+		}
 		return "warm-up only: the load moved on before a steady request delivered a token (and none failed)"
 	}
 	return ""
 }
 
-// steadyOf is the steady requests level l counts; steady is false for a file written
-// before they were counted (its level has a TTFT and no steady request), whose requests
-// stand in for them.
-func steadyOf(l *ReportLevel) (n int, steady bool) {
+// steadyOf is the steady requests level l counts toward its level rule: those that
+// ended within it, as the rule counted them when it ended the level (its cool-down, in
+// flight then, is in no distribution: a level left with 5 answers and 4 in flight has 5
+// of 8, not 9). A trace's window counts its requests whenever they ended. steady is
+// false for a file written before steady requests were counted (its level has a TTFT
+// and no steady request), whose requests stand in for them.
+func (s *ReportSettings) steadyOf(l *ReportLevel) (n int, steady bool) {
 	if l.Steady == 0 && l.TTFTMs != (LatencyJSON{}) {
 		return l.Requests, false
 	}
-	return l.Steady, true
+	if s.TraceRun() {
+		return l.Steady, true
+	}
+	return l.Steady - l.Cooldown, true
 }

@@ -209,6 +209,7 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	l.requests += rl.Requests
 	l.success += rl.Succeeded
 	l.steady += rl.Steady
+	l.cooldown += rl.Cooldown
 	l.short = l.short || rl.Short
 	l.bursts += rl.UserTPSBursts
 	for k, n := range rl.Errors {

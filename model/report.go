@@ -149,7 +149,7 @@ type ReportLevel struct {
 	Concurrency int            `json:"concurrency"`
 	DurationS   float64        `json:"duration_s"`
 	Requests    int            `json:"requests"`        // every ended request, warm-up included
-	Steady      int            `json:"steady_requests"` // of those, the ones not in warm-up (the distributions' population)
+	Steady      int            `json:"steady_requests"` // of those, the ones not in warm-up (Cooldown included)
 	Short       bool           `json:"short"`           // the level hit its maximum hold before it had enough steady requests
 	Succeeded   int            `json:"succeeded"`
 	Errors      map[string]int `json:"errors"`
@@ -202,6 +202,10 @@ type ReportLevel struct {
 	Undecided []string `json:"undecided,omitempty"`
 	// Refined says the capacity's bisection added the level: it is not on the ramp's list.
 	Refined bool `json:"refined,omitempty"`
+	// Cooldown counts the steady requests still in flight when the level ended (its
+	// cool-down): they ended at another load, so they are in no distribution and count
+	// toward no level rule (absent when none, and in files written before it was counted).
+	Cooldown int `json:"cooldown_requests,omitempty"`
 }
 
 // LatencyJSON is a latency distribution in milliseconds.

@@ -132,7 +132,7 @@ func (s SLO) failures(j judged) []string {
 		return []string{noRequest}
 	}
 	if !j.measured() {
-		return []string{"not measured (the load moved on during its warm-up: no steady request delivered a token and none failed)"}
+		return []string{"not measured (" + j.notMeasuredWords() + ")"}
 	}
 	var out []string
 	if why := p95Over("TTFT", "a token", j.ttftMeasured, j.ttftP95, ms(s.TTFTP95Max)); why != "" {

@@ -33,6 +33,7 @@ type LevelStats struct {
 	Requests     int           // every ended request of the level, warm-up and failed ones included
 	Succeeded    int           // of Requests, those that succeeded
 	Steady       int           // of Requests, those that were not warm-up (failed ones included)
+	Cooldown     int           // of Steady, those still in flight when the level ended (its cool-down)
 	Errors       map[ErrorKind]int
 	ErrorRate    float64 // charged failures / (Requests - client failures); 0 when that is 0 (see ErrorKind.Charged)
 	TTFT         Dist    // ms
@@ -156,6 +157,7 @@ func (l *LevelStats) Report() ReportLevel {
 		DurationS:     round(l.Duration.Seconds(), 2),
 		Requests:      l.Requests,
 		Steady:        l.Steady,
+		Cooldown:      l.Cooldown,
 		Short:         l.Short,
 		Succeeded:     l.Succeeded,
 		Errors:        errs,

@@ -50,7 +50,9 @@ func TestWords(t *testing.T) {
 
 // TestRampNoteNamesTheLevelsNotMeasured: "higher levels were not measured" was said
 // after the ramp's last level too. The note names the levels of the ramp that were not
-// reached, and says nothing when the ramp stopped at its last level.
+// reached, and says nothing when the ramp stopped at its last level. A stop rule's
+// figures are said as of when it stopped: the note read "errors 27.27% > 5% (11
+// requests)" beside the level's row of 20% (15 requests, those in flight then ended).
 func TestRampNoteNamesTheLevelsNotMeasured(t *testing.T) {
 	level := func(c int) ReportLevel {
 		return ReportLevel{Concurrency: c, DurationS: 10, Requests: 40, Steady: 40, Succeeded: 38, ErrorRate: 0.05,
@@ -62,8 +64,8 @@ func TestRampNoteNamesTheLevelsNotMeasured(t *testing.T) {
 		levels []int
 		want   string
 	}{
-		{"stopped: errors 7.6% > 5% (26 requests)", []int{1, 4, 16}, "ramp stopped early by a stop rule at 16 users: errors 7.6% > 5% (26 requests); not measured: 32 and 64 users"},
-		{"stopped: errors 7.6% > 5% (26 requests)", []int{1, 4, 16, 32, 64}, "ramp stopped early by a stop rule at 64 users: errors 7.6% > 5% (26 requests)"},
+		{"stopped: errors 7.6% > 5% (26 requests)", []int{1, 4, 16}, "ramp stopped early by a stop rule at 16 users: errors 7.6% > 5% (26 requests) when it stopped; not measured: 32 and 64 users"},
+		{"stopped: errors 7.6% > 5% (26 requests)", []int{1, 4, 16, 32, 64}, "ramp stopped early by a stop rule at 64 users: errors 7.6% > 5% (26 requests) when it stopped"},
 		{RampEndManual, []int{1, 4, 16, 32, 64}, "ramp stopped by hand on the live screen (a key)"},
 		{RampEndMaxDuration, []int{1, 4}, "ramp cut by the run's maximum duration; not measured: 16, 32 and 64 users"},
 		{RampEndFinished, []int{1, 4, 16, 32, 64}, "ramp finished: every level was held"},

@@ -46,11 +46,12 @@ type root struct {
 	panels             // header, series, curve, table, status
 	server serverPanel // the server's view, under the series
 
-	errWin   []errorWindow // per endpoint: errors of the last minute
-	fatal    []bool        // per endpoint: stopped because every answer was refused (R retries)
-	verds    []verdict     // per endpoint: the verdict in words, updated once per bucket
-	caps     []int         // per endpoint: the judged capacity (0: none), updated with verds
-	showDiag bool          // every finding in place of the curve and the table (d)
+	errWin   []errorWindow    // per endpoint: errors of the last minute
+	fatal    []bool           // per endpoint: stopped because every answer was refused (R retries)
+	verds    []verdict        // per endpoint: the verdict in words, updated once per bucket
+	caps     []int            // per endpoint: the judged capacity (0: none), updated with verds
+	marks    []map[int]string // per endpoint: the level table's marks of levels not measured in full, updated with verds
+	showDiag bool             // every finding in place of the curve and the table (d)
 
 	msg      string
 	msgShort []string // shorter forms of msg, longest first, for a status line too narrow for it
@@ -265,6 +266,7 @@ func (m *root) refresh(force bool) {
 		m.judge(curves) // sets each curve's capacity
 		m.curve.SetData(curves, userMin)
 		m.table.SetData(info.Name, curves[i].Levels, curves[i].Capacity, userMin)
+		m.table.SetMarks(m.marks[i])
 		m.table.SetServer(serverLevels(m.eng, i, curves[i].Levels))
 		m.bucketDirty = false
 		m.dataDirty = true

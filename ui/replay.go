@@ -191,10 +191,14 @@ func (m *replayRoot) refresh() {
 	m.series.SetData(ep.newest(m.series.History()), ep.live(), ep.targetUserTPS)
 	curves := make([]curveSeries, len(m.eps))
 	verds := make([]verdict, len(m.eps))
+	var marks map[int]string
 	for j, e := range m.eps {
 		jd := e.judge() // the verdict the live screen said, from the recorded levels
 		curves[j] = curveSeries{Name: e.name, Levels: e.levelList(), Capacity: jd.Capacity.Report().Users}
 		verds[j] = verdictOf(&jd, len(m.eps) > 1)
+		if j == m.focus {
+			marks = levelMarks(&jd)
+		}
 	}
 	m.curve.SetData(curves, ep.targetUserTPS)
 	m.curve.SetTrace(ep.trace != nil)
@@ -202,6 +206,7 @@ func (m *replayRoot) refresh() {
 	m.table.SetTargets(ttftMax, ep.reasoning)
 	m.table.SetErrorLimit(errMax)
 	m.table.SetData(ep.name, curves[m.focus].Levels, curves[m.focus].Capacity, ep.targetUserTPS)
+	m.table.SetMarks(marks)
 	m.table.SetProgress(ep.progress())
 	m.status.SetData(statusData{
 		Active: ep.active, Requests: ep.requests, Succeeded: ep.ok, Errors: ep.errors, Recent: ep.errWin.Recent(ep.errors),

@@ -48,6 +48,7 @@ type replayEndpoint struct {
 	seen           []model.Finding    // every kind of finding the lines so far held, as it told most (Finding.Outweighs)
 	errWin         errorWindow        // the error totals of the last minute's lines, for the status's ranking
 	self           *timeseries.Self   // tpsmon's own load at the newest line (nil: not known)
+	interrupted    bool               // a line so far said the run was interrupted
 }
 
 // replayKey is a recorded level of one mode: users, or an arrival rate.
@@ -97,6 +98,7 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 		r.slo, r.minRequests = l.SLO, l.MinRequests
 	}
 	r.reasoning = r.reasoning || l.Reasoning
+	r.interrupted = r.interrupted || l.Interrupted
 	r.hasTTFO = l.TTFOP50 != nil && l.TTFOP95 != nil
 	if r.hasTTFO {
 		r.ttfo50, r.ttfo95 = msDur(*l.TTFOP50), msDur(*l.TTFOP95)
@@ -176,6 +178,7 @@ func bucketOf(l *timeseries.Line) model.Bucket {
 func levelStatsOf(lv *timeseries.Level) model.LevelStats {
 	ls := model.LevelStats{
 		Concurrency: lv.Users, Requests: lv.Requests, Succeeded: lv.Succeeded, Steady: lv.SteadyRequests,
+		Cooldown:  lv.Cooldown,
 		ErrorRate: lv.ErrorRate, Duration: time.Duration(lv.SteadyS * float64(time.Second)),
 		AggregateTPS: lv.AggregateTPS, Open: lv.Open, Short: lv.Short, OpenLoop: lv.Rate != nil || lv.Arrivals > 0,
 		Undecided: lv.Undecided, Refined: lv.Refined,
@@ -224,7 +227,10 @@ func (r *replayEndpoint) judge() model.EndpointJudgement {
 			e.Levels[j].Stopped = e.Levels[j].Concurrency == n
 		}
 	}
-	return model.JudgeEndpoint(&s, &e, false, r.ramp != nil)
+	if r.interrupted {
+		e.RampEnd = model.RampEndInterrupted
+	}
+	return model.JudgeEndpoint(&s, &e, r.interrupted, r.ramp != nil)
 }
 
 // levelList is the levels of the mode shown (rate levels in rate mode), in increasing

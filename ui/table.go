@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,8 +47,9 @@ type levelProgress struct {
 // tablePanel is the level table of the focused endpoint: one row per concurrency held
 // (▸ the level being measured now, ◆ the capacity level; after the requests * of a level
 // held short, ? of one undecided at its maximum hold, + of one the capacity's bisection
-// added: model.LevelStats.Short, Undecided, Refined), and under the rows the progress of
-// the level being measured and the legend of the marks.
+// added: model.LevelStats.Short, Undecided, Refined; - of one the judgement reads as
+// not measured in full otherwise: stopped, too few, no steady answer, warm-up only), and
+// under the rows the progress of the level being measured and the legend of the marks.
 type tablePanel struct {
 	panel
 	name     string
@@ -60,6 +62,7 @@ type tablePanel struct {
 	progress levelProgress
 	server   map[int]model.ServerLevel // the server's view per level (SetServer)
 	trace    *model.ReportTrace        // the levels are this trace's windows (a trace run's replay)
+	marks    map[int]string            // per level, its state's mark when the judgement reads it as not measured in full (SetMarks)
 }
 
 // SetTrace says the levels are the windows of trace t (nil: they are not).
@@ -94,6 +97,43 @@ func (p *tablePanel) SetTargets(ttftMax time.Duration, ttfo bool) {
 // SetData replaces the rows.
 func (p *tablePanel) SetData(name string, levels []model.LevelStats, capacity int, target float64) {
 	p.name, p.levels, p.capacity, p.target, p.dirty = name, levels, capacity, target, true
+}
+
+// SetMarks sets, per level, the judgement's mark of a level not measured in full that
+// is neither short nor undecided nor open ("stopped", "too few", "no steady answer",
+// "warm-up only": levelMarks).
+func (p *tablePanel) SetMarks(marks map[int]string) {
+	if !maps.Equal(marks, p.marks) {
+		p.marks, p.dirty = marks, true
+	}
+}
+
+// levelMarks is the table's marks (SetMarks) from an endpoint's judgement.
+func levelMarks(j *model.EndpointJudgement) map[int]string {
+	marks := map[int]string{}
+	for _, l := range j.Levels {
+		switch l.State {
+		case model.LevelStopped, model.LevelFew, model.LevelNotMeasured:
+			marks[l.Level] = l.Mark()
+		}
+	}
+	return marks
+}
+
+// unjudgedLegend names the levels marked "-" with their state ("- not measured in
+// full: 1 user (too few), 32 users (stopped)"); "" when none is. The table shows it
+// only when it hides no row.
+func (p *tablePanel) unjudgedLegend() string {
+	var named []string
+	for _, l := range p.levels {
+		if m := p.marks[l.Concurrency]; m != "" && !l.Short && len(l.Undecided) == 0 {
+			named = append(named, p.levelWord(l.Concurrency)+" ("+m+")")
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	return p.st.Faint.Render("- not measured in full: " + strings.Join(named, ", "))
 }
 
 // SetProgress sets how the level being measured stands (zero: no ramp drives the
@@ -166,6 +206,9 @@ func (p *tablePanel) render() string {
 		}
 	}
 	foot := p.footer()
+	if u := p.unjudgedLegend(); u != "" && p.h-3-len(foot) >= len(p.levels) {
+		foot = append(foot, u)
+	}
 	for len(foot) > 0 && p.h-2-len(foot) < min(len(p.levels), 2) {
 		foot = foot[:len(foot)-1] // the rows first: at least two of them
 	}
@@ -297,12 +340,14 @@ func (p *tablePanel) row(l model.LevelStats) string {
 	if l.Open {
 		users = st.Open
 	}
-	after := " " // after the requests: * held short, ? undecided, + added by the bisection
+	after := " " // after the requests: * held short, ? undecided, - not measured in full, + added by the bisection
 	switch {
 	case l.Short:
 		after = st.Warn.Render("*")
 	case len(l.Undecided) > 0:
 		after = st.Warn.Render("?")
+	case p.marks[l.Concurrency] != "":
+		after = st.Faint.Render("-")
 	case l.Refined:
 		after = st.Faint.Render("+")
 	}

@@ -23,6 +23,7 @@ func (m *root) judge(curves []curveSeries) {
 	settings := m.eng.Settings()
 	m.verds = make([]verdict, 0, len(curves))
 	m.caps = make([]int, len(curves))
+	m.marks = make([]map[int]string, len(curves))
 	for i := range curves {
 		c := &curves[i]
 		e := model.ReportEndpoint{Name: c.Name, Levels: model.ReportLevels(c.Levels)}
@@ -30,6 +31,7 @@ func (m *root) judge(curves []curveSeries) {
 		j := model.JudgeEndpoint(&settings, &e, false, m.eng.Walking(i))
 		c.Capacity = j.Capacity.Report().Users
 		m.caps[i] = c.Capacity
+		m.marks[i] = levelMarks(&j)
 		m.verds = append(m.verds, verdictOf(&j, len(curves) > 1))
 	}
 }

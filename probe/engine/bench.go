@@ -120,6 +120,7 @@ func (b *bench) walk(ctx context.Context) (interrupted bool) {
 			b.step(now)
 		case <-ctx.Done():
 			b.e.Interrupt()
+			b.e.Say("interrupted (Ctrl-C or a signal): the ramp ended and the requests in flight were canceled; the results cover what was measured until then", true)
 			for _, ep := range b.e.eps {
 				ep.ctl.SetConcurrency(0)
 			}

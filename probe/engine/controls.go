@@ -51,7 +51,14 @@ func (e *Engine) endRamps(kind EndKind) bool {
 // Interrupt ends the ramp on every endpoint as interrupted (Ctrl-C, a signal, or the
 // user quitting the screen mid-ramp): each holds the level it is at. It reports whether
 // the ramp was running.
-func (e *Engine) Interrupt() bool { return e.endRamps(EndInterrupt) }
+func (e *Engine) Interrupt() bool {
+	e.stopped = true
+	return e.endRamps(EndInterrupt)
+}
+
+// Interrupted reports whether the run was interrupted (Interrupt): the time series
+// says so on its lines from then on, and replay judges the run as interrupted.
+func (e *Engine) Interrupted() bool { return e.stopped }
 
 // SetUsers sets endpoint i's users (clamped to 0..Room(i)). A manual change stops the
 // ramp (on every endpoint) when it drives i; the result says so.

@@ -162,6 +162,7 @@ type Engine struct {
 	t0      time.Time                                         // first StartRamp or Step: MaxDuration counts from it
 	over    bool                                              // MaxDuration ended the run
 	done    bool                                              // the load was cut for good (Cut, or bench's end): no level is being measured
+	stopped bool                                              // Interrupt was called: Ctrl-C, a signal, or quitting mid-ramp
 	wall    model.WallClock                                   // the report's wall clock (Run sets it at the ramp's start)
 	trace   func(what string, ev *probe.Event, now time.Time) // tests: record the inputs
 

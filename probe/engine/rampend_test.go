@@ -58,7 +58,7 @@ func TestReportSaysWhyTheRampEnded(t *testing.T) {
 	if !strings.Contains(string(js), `"ramp_end":"stopped: errors 40% \u003e 5% (10 requests)"`) {
 		t.Errorf("JSON: %s", js)
 	}
-	if md := report.Summary(rep); !strings.Contains(md, "- ramp stopped early by a stop rule at 1 user: errors 40% > 5% (10 requests); not measured: 2 users") ||
+	if md := report.Summary(rep); !strings.Contains(md, "- ramp stopped early by a stop rule at 1 user: errors 40% > 5% (10 requests) when it stopped; not measured: 2 users") ||
 		!strings.Contains(md, "**Verdict**: capacity none: no level measured in full meets the criteria (1 user: errors 40% > 1%)") {
 		t.Errorf("Markdown:\n%s", md)
 	}

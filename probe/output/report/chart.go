@@ -78,12 +78,12 @@ func (n legendCount) add(p *plot.Plot, label string, th ...plot.Thumbnailer) {
 // capacity marked ◆ on each (a trace has none). Every line, band and mark is named in its chart's legend.
 func newCharts(series []Series) (chartSet, error) {
 	pal := newPalette()
-	xs := usersAxis(series)
+	xs, added := usersAxis(series)
 	ax := axisWords(series)
 	cs := chartSet{
-		user:   newPlot(pal, xs, ax, "Per-user tok/s (p50) "+ax.rises, "tokens/s per user"),
-		agg:    newPlot(pal, xs, ax, "Aggregate tok/s", "tokens/s, "+ax.all),
-		ttft:   newPlot(pal, xs, ax, "Time to first token, p95", "milliseconds"),
+		user:   newPlot(pal, xs, added, ax, "Per-user tok/s (p50) "+ax.rises, "tokens/s per user"),
+		agg:    newPlot(pal, xs, added, ax, "Aggregate tok/s", "tokens/s, "+ax.all),
+		ttft:   newPlot(pal, xs, added, ax, "Time to first token, p95", "milliseconds"),
 		legend: legendCount{},
 	}
 	leg := cs.legend
@@ -118,6 +118,12 @@ func newCharts(series []Series) (chartSet, error) {
 		if err := addCapacity(leg, c.p, pal, series, c.m); err != nil {
 			return cs, err
 		}
+		if err := addUnjudged(leg, c.p, pal, series, c.m); err != nil {
+			return cs, err
+		}
+	}
+	if err := addTTFO(leg, cs.ttft, pal, series); err != nil {
+		return cs, err
 	}
 	if err := addTTFTLimit(leg, cs.ttft, pal, xs, slo.TTFTP95MaxMs); err != nil {
 		return cs, err
@@ -169,20 +175,25 @@ func axisWords(series []Series) xWords {
 	return xWords{"users (concurrent streams)", "as users are added", "Users on a logarithmic scale, one point per level", "all users", true}
 }
 
-// usersAxis is the users of every level measured, ascending and without repeats.
-func usersAxis(series []Series) []float64 {
+// usersAxis is the users of every level measured, ascending and without repeats, and
+// those of them only the capacity's bisection added (refined in every series that held
+// them: no ramp's level).
+func usersAxis(series []Series) (xs []float64, added map[float64]bool) {
 	seen := map[int]bool{}
-	var xs []float64
+	added = map[float64]bool{}
 	for i := range series {
 		for _, l := range series[i].Endpoint.Levels {
+			x := float64(l.Concurrency)
 			if l.Concurrency > 0 && !seen[l.Concurrency] {
 				seen[l.Concurrency] = true
-				xs = append(xs, float64(l.Concurrency))
+				xs = append(xs, x)
+				added[x] = l.Refined
 			}
+			added[x] = added[x] && l.Refined
 		}
 	}
 	sortFloats(xs)
-	return xs
+	return xs, added
 }
 
 func sortFloats(xs []float64) {
@@ -194,8 +205,9 @@ func sortFloats(xs []float64) {
 }
 
 // newPlot is an empty chart with the levels on its X axis, logarithmic for users and
-// rates (a ramp usually doubles), ticked at the levels measured.
-func newPlot(pal palette, xs []float64, ax xWords, title, ylabel string) *plot.Plot {
+// rates (a ramp usually doubles), ticked at the levels measured (labelled first at the
+// ramp's, then at those the bisection added, where room is left).
+func newPlot(pal palette, xs []float64, added map[float64]bool, ax xWords, title, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
@@ -224,7 +236,7 @@ func newPlot(pal palette, xs []float64, ax xWords, title, ylabel string) *plot.P
 	if ax.log {
 		p.X.Scale = plot.LogScale{}
 		p.X.Min, p.X.Max = xs[0]/1.3, xs[len(xs)-1]*1.3
-		p.X.Tick.Marker = plot.ConstantTicks(xTicks(xs))
+		p.X.Tick.Marker = plot.ConstantTicks(xTicks(xs, added))
 	}
 	return p
 }

@@ -79,6 +79,8 @@ func (p *endpointPair) judge(th Thresholds) (j pairJudgement) {
 			j.rows = append(j.rows, unmeasuredRow(nl.Concurrency, what, ttfo))
 		}
 	}
+	// NEW's own levels (a bisection's) among BASE's, in increasing load as every table.
+	slices.SortStableFunc(j.rows, func(a, b []string) int { return rowLevel(a) - rowLevel(b) })
 	j.header = slices.Clone(compareHeader)
 	if ttfo {
 		j.header = slices.Insert(j.header, 7, "TTFO p95 ms", "change")
@@ -173,6 +175,12 @@ func (p *endpointPair) judged(n int) string {
 		}
 	}
 	return ""
+}
+
+// rowLevel is the level a comparison row is of: its first cell's number ("4 (short)").
+func rowLevel(row []string) int {
+	n, _ := strconv.Atoi(strings.Fields(row[0])[0])
+	return n
 }
 
 // unmeasuredRow is a comparison row of a level only one run measured.

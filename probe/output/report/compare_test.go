@@ -232,3 +232,24 @@ func TestCompareCapacityWithinSteps(t *testing.T) {
 		t.Errorf("NEW fails at 12: regressions %v, want the capacity's fall", c.Regressions)
 	}
 }
+
+// TestCompareRowsInIncreasingLoad: a level only NEW held (its bisection's 3 users) is a
+// row in its place among BASE's, as every other table orders levels; it was listed
+// after BASE's last ("1, 2, 4, 8, 3").
+func TestCompareRowsInIncreasingLoad(t *testing.T) {
+	base := load(t, "base.json")[0] // 1, 2, 4, 8 users
+	refined := edited(t, base, "refined.json", func(r *model.Report) {
+		l := r.Endpoints[0].Levels[1]
+		l.Concurrency, l.Refined = 3, true
+		r.Endpoints[0].Levels = append(r.Endpoints[0].Levels, l)
+	})
+	var order []string
+	for _, line := range strings.Split(Compare(base, refined, DefaultThresholds).Markdown, "\n") {
+		if f := strings.Fields(strings.TrimPrefix(line, "| ")); strings.HasPrefix(line, "| ") && len(f) > 0 && f[0] != "users" && !strings.HasPrefix(f[0], "-") {
+			order = append(order, f[0])
+		}
+	}
+	if got := strings.Join(order, " "); got != "1 2 3 4 8" {
+		t.Errorf("rows in order %q, want 1 2 3 4 8", got)
+	}
+}

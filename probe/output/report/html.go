@@ -51,7 +51,7 @@ td:last-child,th:last-child,table.kv td,table.kv th{text-align:left}
 <h2>Verdict</h2>
 <ul class="verdict">
 {{range .Lines}}<li>{{.Swatch}}<b>{{.Label}}</b>: <span class="{{.Class}}">{{.Text}}</span>{{if .Simulated}} <span class="sim">SIMULATED</span>{{end}}
-{{if or .Failures .Notes}}<ul class="fails">{{range .Failures}}<li>fails at {{.}}</li>{{end}}{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
+{{if or .Failures .Notes}}<ul class="fails">{{range .Failures}}<li>{{.}}</li>{{end}}{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .Criteria}}<div class="faint">criteria: {{.Criteria}}</div>{{end}}</li>
 {{end}}{{range .Changes}}<li><span class="{{.Class}}">{{.Text}}</span>{{if .Items}}<ul class="fails">{{range .Items}}<li>{{.}}</li>{{end}}</ul>{{end}}</li>
 {{end}}</ul>
 {{if .Criteria}}<p class="faint">Criteria: {{.Criteria}}.</p>{{end}}

@@ -15,7 +15,7 @@ func Markdown(runs []*Run, series []Series) string {
 	for _, l := range v.Lines {
 		fmt.Fprintf(&b, "- **%s**: %s\n", mdEscape(l.Label), mdEscape(l.Text()))
 		for _, f := range l.Failures() {
-			fmt.Fprintf(&b, "  - fails at %s\n", mdEscape(f))
+			fmt.Fprintf(&b, "  - %s\n", mdEscape(f))
 		}
 		for _, n := range l.Notes() {
 			fmt.Fprintf(&b, "  - %s\n", mdEscape(n))

@@ -82,11 +82,7 @@ func newPosterText(runs []*Run, series []Series) posterText {
 	var owner []int // per line: the series whose colour marks it, or -1
 	for i, l := range v.Lines {
 		lines, owner = append(lines, l.Label+": "+l.Text()), append(owner, i)
-		var more []string
-		for _, f := range l.Failures() { // one a line, as the HTML lists them
-			more = append(more, "fails at "+f)
-		}
-		more = append(more, l.Notes()...)
+		more := append(slices.Clip(l.Failures()), l.Notes()...) // one a line, as every surface lists them
 		if l.Criteria != "" {
 			more = append(more, "Criteria: "+l.Criteria)
 		}

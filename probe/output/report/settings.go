@@ -34,12 +34,10 @@ func (r *Run) Settings() []Setting {
 	}
 	add("model", strings.Join(models, "; "))
 	add("API", st.API)
-	if st.MaxTokens > 0 {
-		add("max_tokens", strconv.Itoa(st.MaxTokens))
-	}
-	if st.PromptTokens > 0 {
-		add("prompt", "about "+strconv.Itoa(st.PromptTokens)+" tokens")
-	}
+	maxTokens, prompt := st.LengthWords()
+	add("max_tokens", maxTokens)
+	add("prompt", prompt)
+	add("workload", st.Workload)
 	if x := r.extra.Settings.IgnoreEOS; x != nil {
 		add("ignore_eos", map[bool]string{true: "on", false: "off"}[*x])
 	}

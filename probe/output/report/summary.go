@@ -57,11 +57,12 @@ func writeSettings(b *strings.Builder, r *model.Report, title string) {
 	line(b, "model", endpointValues(r, func(e *model.ReportEndpoint) string { return e.Model }, ""))
 	line(b, "API", endpointValues(r, func(e *model.ReportEndpoint) string { return e.API }, s.API))
 	var work []string
-	if s.MaxTokens > 0 {
-		work = append(work, "max_tokens "+strconv.Itoa(s.MaxTokens))
+	maxTokens, prompt := s.LengthWords()
+	if maxTokens != "" {
+		work = append(work, "max_tokens "+maxTokens)
 	}
-	if s.PromptTokens > 0 {
-		work = append(work, "prompt about "+strconv.Itoa(s.PromptTokens)+" tokens")
+	if prompt != "" {
+		work = append(work, "prompt "+prompt)
 	}
 	work = append(work, "ignore_eos "+map[bool]string{true: "on", false: "off"}[s.IgnoreEOS])
 	if s.Workload != "" {

@@ -57,7 +57,7 @@ func TestSummarySaysHowSure(t *testing.T) {
 // previous one, and the last level always labelled.
 func TestXTicksLeaveRoom(t *testing.T) {
 	var got []string
-	for _, tk := range xTicks([]float64{1, 2, 4, 8, 16, 19, 22, 23, 25, 32}) {
+	for _, tk := range xTicks([]float64{1, 2, 4, 8, 16, 19, 22, 23, 25, 32}, nil) {
 		if tk.Label != "" {
 			got = append(got, tk.Label)
 		}
@@ -93,5 +93,32 @@ func TestIntervalLegendOnlyUnderAPlusMinus(t *testing.T) {
 	r.Endpoints[0] = tr.ReportEndpoint(model.EndpointInfo{Name: "sim"})
 	if md := Summary(r); !strings.Contains(md, "±") || !strings.Contains(md, model.IntervalLegend) {
 		t.Errorf("a table with a ± lacks its legend:\n%s", md)
+	}
+}
+
+// TestXTicksKeepTheRampsLevels: a label the bisection's level took left a ramp's level
+// unlabelled: a ramp of 1, 4, 16, 32 users refined to 13 and 14 read "1 4 13 32", with
+// 16 users blank; rate mode's 2, 4, 8 requests/s refined to 3 read "2 3 8", with the
+// saturation's 4 requests/s blank. The ramp's levels are labelled first, the added where
+// room is left, and a narrow span leaves room for more.
+func TestXTicksKeepTheRampsLevels(t *testing.T) {
+	for _, c := range []struct {
+		xs    []float64
+		added map[float64]bool
+		want  string
+	}{
+		{[]float64{1, 4, 13, 14, 16, 32}, map[float64]bool{13: true, 14: true}, "1 4 16 32"},
+		{[]float64{2, 3, 4, 8}, map[float64]bool{3: true}, "2 3 4 8"},
+		{[]float64{1, 2, 4, 8, 16, 22, 23, 32}, map[float64]bool{22: true, 23: true}, "1 2 4 8 16 32"},
+	} {
+		var got []string
+		for _, tk := range xTicks(c.xs, c.added) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("levels %v (added %v): labels %v, want %s", c.xs, c.added, got, c.want)
+		}
 	}
 }

@@ -84,17 +84,23 @@ func levelRows(s *Series) [][]string {
 	return rows
 }
 
-// meetsCell says whether a level meets the criteria, and whether that was judged:
-// "yes", "no: errors 4.55% > 1%", "yes, not judged (short)".
+// meetsCell says whether a level meets the criteria: "yes", "no: errors 4.55% > 1%";
+// for a level not measured in full, that it was not judged and what its figures show,
+// never a "yes" or "no" its few requests cannot support: "not judged (short): its
+// figures meet them", "not judged (undecided): errors 2.41% > 1%", "not measured (...)".
 func meetsCell(lj model.LevelJudgement) string {
-	s := "yes"
-	if !lj.Meets {
-		s = "no: " + strings.Join(lj.Failures, ", ")
+	why := strings.Join(lj.Failures, ", ")
+	switch {
+	case lj.State == model.LevelNotMeasured:
+		return why
+	case lj.State.Bounds() && lj.Meets:
+		return "yes"
+	case lj.State.Bounds():
+		return "no: " + why
+	case lj.Meets:
+		return "not judged (" + lj.State.Mark() + "): its figures meet them"
 	}
-	if !lj.State.Bounds() && lj.State != model.LevelNotMeasured {
-		s += ", not judged (" + lj.State.Mark() + ")"
-	}
-	return s
+	return "not judged (" + lj.State.Mark() + "): " + why
 }
 
 // msOf is d in float milliseconds.

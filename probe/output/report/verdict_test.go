@@ -136,7 +136,7 @@ func TestPosterSaysTheVerdict(t *testing.T) {
 			t.Errorf("the picture lacks %s's verdict %q:\n%s", s.Label, s.Judgement.Verdict.Text, text)
 		}
 	}
-	if !strings.Contains(text, "· fails at 4 users: per-user p50 28.9 tok/s < 30 tok/s") {
+	if !strings.Contains(text, "· 4 users: per-user p50 28.9 tok/s < 30 tok/s") {
 		t.Errorf("the picture lacks small-gpu's failures:\n%s", text)
 	}
 }

@@ -74,11 +74,12 @@ func CSV(r *model.Report) string {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	for _, e := range r.Endpoints {
-		for _, l := range e.Levels {
+		j := model.JudgeEndpoint(&r.Settings, &e, r.Interrupted, false)
+		for i, l := range e.Levels {
 			traffic := append(trafficCells(&l, f), serverCells(&l, f)...)
 			traffic = append(traffic, f(l.TTFOMs != (model.LatencyJSON{}), l.TTFOMs.P50), f(l.TTFOMs != (model.LatencyJSON{}), l.TTFOMs.P95))
 			traffic = append(traffic, realTrafficCells(&l, f)...)
-			traffic = append(traffic, ciCells(&l, f)...)
+			traffic = append(traffic, ciCells(&l, j.Levels[i], f)...)
 			ttft, user := l.TTFTMs != (model.LatencyJSON{}), l.UserTPS != (model.RateJSON{})
 			steady := l.DurationS > 0
 			_ = w.Write(append([]string{

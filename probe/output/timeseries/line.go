@@ -58,6 +58,7 @@ type Line struct {
 	LastError   string                  `json:"last_error,omitempty"`   // the newest failure's message, until a later request succeeds
 	TokenSource string                  `json:"token_source,omitempty"` // usage, chunks or mixed
 	Cleared     bool                    `json:"cleared,omitempty"`      // the levels and totals were cleared since the previous line
+	Interrupted bool                    `json:"interrupted,omitempty"`  // the run was interrupted (Ctrl-C, a signal): every line from then on
 
 	Steady        bool    `json:"steady"`                    // the level held now has turned over: its requests count in the level's statistics
 	Ramp          *Ramp   `json:"ramp,omitempty"`            // the auto-ramp's level, while the ramp drives this endpoint
@@ -147,12 +148,13 @@ type Level struct {
 	Stopped        bool     `json:"stopped,omitempty"` // a stop rule of the ramp ended it (it bounds the capacity)
 	Requests       int      `json:"requests"`          // ended requests, warm-up and failed ones included
 	Succeeded      int      `json:"succeeded"`
-	SteadyRequests int      `json:"steady_requests"`        // of requests, those not in the warm-up
-	ErrorRate      float64  `json:"error_rate"`             // charged failures / requests (0 to 1)
-	SteadyS        float64  `json:"steady_s"`               // seconds of steady window
-	AggregateTPS   float64  `json:"aggregate_tps"`          // tokens/s over the steady window
-	UserTPSP50     *float64 `json:"user_tps_p50,omitempty"` // tokens/s per request, median
-	UserTPSP10     *float64 `json:"user_tps_p10,omitempty"` // tokens/s per request, 10th percentile
+	SteadyRequests int      `json:"steady_requests"`             // of requests, those not in the warm-up
+	Cooldown       int      `json:"cooldown_requests,omitempty"` // of those, the ones in flight when the level ended
+	ErrorRate      float64  `json:"error_rate"`                  // charged failures / requests (0 to 1)
+	SteadyS        float64  `json:"steady_s"`                    // seconds of steady window
+	AggregateTPS   float64  `json:"aggregate_tps"`               // tokens/s over the steady window
+	UserTPSP50     *float64 `json:"user_tps_p50,omitempty"`      // tokens/s per request, median
+	UserTPSP10     *float64 `json:"user_tps_p10,omitempty"`      // tokens/s per request, 10th percentile
 	TTFTP50        *float64 `json:"ttft_p50_ms,omitempty"`
 	TTFTP95        *float64 `json:"ttft_p95_ms,omitempty"`
 	TTFOP50        *float64 `json:"ttfo_p50_ms,omitempty"` // the first answer token (reasoning models)

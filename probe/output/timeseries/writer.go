@@ -136,6 +136,7 @@ func (w *Writer) line(e *engine.Engine, i int, tk *model.Tick) *Line {
 		TokenSource: book.TokenSource(), Capacity: book.Capacity(),
 		TargetUserTPS: e.SLO().UserTPSMin,
 		Steady:        st.seg.Open && !st.seg.SteadyAt.IsZero() && st.seg.Concurrency == ctl.Concurrency(),
+		Interrupted:   e.Interrupted(),
 	}
 	if info.API != "" && info.API != "chat" {
 		l.API = info.API
@@ -253,7 +254,7 @@ func (w *Writer) levels(l *Line, levels []model.LevelStats, rate bool, stopped i
 func LevelOf(ls *model.LevelStats) Level {
 	lv := Level{
 		Users: ls.Concurrency, Open: ls.Open, Short: ls.Short, Requests: ls.Requests, Succeeded: ls.Succeeded,
-		SteadyRequests: ls.Steady, ErrorRate: round(ls.ErrorRate, 6), SteadyS: round(ls.Duration.Seconds(), 3),
+		SteadyRequests: ls.Steady, Cooldown: ls.Cooldown, ErrorRate: round(ls.ErrorRate, 6), SteadyS: round(ls.Duration.Seconds(), 3),
 		AggregateTPS: round(ls.AggregateTPS, 2),
 	}
 	if ls.OpenLoop {
