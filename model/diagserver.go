@@ -193,8 +193,12 @@ func DiagnoseKV(in DiagInput) (Finding, bool) {
 //     generates 2.3x the tokens tpsmon receives (1,610 against 700 tok/s)";
 //   - server below tpsmon by more than 25%: "the server reports 0.6x what tpsmon
 //     receives: its /metrics may cover one replica of several".
+//
+// Not while an answer of the window arrived in one burst (a buffering proxy): its
+// tokens reach tpsmon seconds after the server made them, so the two sides' seconds
+// cannot be compared, even before enough answers ended for DiagnoseBuffered to say so.
 func DiagnoseCrossCheck(in DiagInput) (Finding, bool) {
-	if len(in.Pairs) < gapScrapes {
+	if len(in.Pairs) < gapScrapes || slices.ContainsFunc(in.Requests, func(r DiagRequest) bool { return r.burst() }) {
 		return Finding{}, false
 	}
 	var server, client float64

@@ -189,6 +189,9 @@ var faultRows = []faultRow{
 	{"a proxy buffers whole answers", []string{"--buffer-answers"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64", "--max-hold", "20s"},
 		func(t *testing.T, r *faultRun) {
 			want(t, r, "buffered", `^answers arrive in one burst: every token of (all \d+ requests|\d+% of requests \(\d+ of \d+\)) came at once, .* per-user tok/s means nothing here`)
+			if f, ok := r.find("other-traffic"); ok {
+				t.Errorf("the first bursts, before the buffering was named, read as another client: %q", f.Words)
+			}
 		}},
 	{"another client on the server", []string{"--other-users", "8"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64", "--max-hold", "20s"},
 		func(t *testing.T, r *faultRun) {
