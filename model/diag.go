@@ -94,7 +94,8 @@ var diagRank = []string{
 // telling first); Evidence lists the figures behind the sentence ("waiting mean 12.3
 // over 10 s"); FirstS and LastS are when it first and last held, in seconds since the
 // run started (0 and 0 when not tracked). Strength is how strongly it held, for the rules
-// with one figure that says so (a queue: the requests waiting); 0 for the others.
+// with one figure that says so (a queue: the requests waiting; a TTFT that rises with
+// no queue, or where tpsmon cannot tell: the TTFT it rose to, in seconds); 0 for the others.
 type Finding struct {
 	Rule     string   `json:"kind"`
 	Text     string   `json:"words"`

@@ -63,6 +63,8 @@ func DiagnoseCPU(in DiagInput) (Finding, bool) {
 //     last 10 scrapes (the live TTFT's trailing window) shows a waiting request;
 //   - without a waiting gauge, what it sees: the rise, and that it cannot tell where.
 //
+// The queue's Strength is its mean waiting requests, the others' the TTFT it rose to
+// (seconds): a run says each at its worst (Finding.Outweighs).
 // Diagnose keeps the last two out when another finding explains the TTFT.
 func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	now, base, ok := ttftRise(in.TTFT, in.BaseTTFT)
@@ -73,7 +75,7 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	evidence := []string{fmt.Sprintf("TTFT p50 over the last %d s: %s; the lowest second: %s", diagRecent, ttftWords(now), ttftWords(base))}
 	waiting := waitingPoints(in.Server)
 	if len(waiting) == 0 {
-		return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence,
+		return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence, Strength: now,
 			Text: rise + "; without the server's queue (its /metrics) tpsmon cannot tell whether requests wait on the server or before it"}, true
 	}
 	recent := diagLast(waiting, diagRecent)
@@ -87,10 +89,10 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	if peak == 0 {
 		evidence = append(evidence, fmt.Sprintf("no request waiting on the server in its last %d scrapes", len(diagLast(waiting, diagTTFTSpan))))
 		if prefillMayExplain(&in) {
-			return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence,
+			return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence, Strength: now,
 				Text: rise + " with no queue on the server; the prompts are long enough for a slow prefill to explain it: tpsmon cannot tell it from a delay before the server"}, true
 		}
-		return Finding{Rule: DiagNoQueue, Severity: SevWarning, Evidence: evidence,
+		return Finding{Rule: DiagNoQueue, Severity: SevWarning, Evidence: evidence, Strength: now,
 			Text: rise + " with no queue on the server: the time is spent between tpsmon and the server (network, proxy, gateway)"}, true
 	}
 	mean := sum / float64(len(recent))

@@ -118,3 +118,43 @@ func TestSchedulingDelayMustHold(t *testing.T) {
 		}
 	}
 }
+
+// TestRunKeepsTheDelayBeforeTheServerAtItsLongest: TTFT at 3 s with no queue on the
+// server (a proxy holding requests past its limit, as a ramp to 16 users meets it),
+// then 600 ms as the bisection comes back down: the run keeps the words of the rise at
+// its highest ("TTFT rises to 3.00 s"), not as it ended; the screen says it as it is.
+func TestRunKeepsTheDelayBeforeTheServerAtItsLongest(t *testing.T) {
+	r := newRig(t, Config{}, 1)
+	r.steady(0, 16, at(0))
+	var gen float64
+	feed := func(from, to int, ttft time.Duration) {
+		for s := from; s < to; s++ {
+			start := at(time.Duration(s) * time.Second)
+			r.e.Handle(probe.Event{Tick: &model.Tick{Start: start, End: start.Add(time.Second), Target: 16, Active: 16,
+				Chunks: 280, FirstTokens: []time.Duration{ttft, ttft, ttft}}})
+			gen += 280
+			r.e.HandleServer(scrape(time.Duration(s+1)*time.Second, 4, 0, 0.07, gen))
+			r.e.Step(start.Add(time.Second))
+		}
+	}
+	feed(0, 5, 20*time.Millisecond)
+	feed(5, 20, 3*time.Second)
+	feed(20, 40, 600*time.Millisecond)
+	var now, run string
+	for _, f := range r.e.Diagnosis(0) {
+		if f.Rule == model.DiagNoQueue {
+			now = f.Text
+		}
+	}
+	for _, f := range r.e.Findings(0) {
+		if f.Rule == model.DiagNoQueue {
+			run = f.Text
+		}
+	}
+	if !strings.HasPrefix(now, "TTFT rises to 600 ms (20 ms at low load) with no queue on the server") {
+		t.Errorf("now: %q, want the rise as it is (600 ms)", now)
+	}
+	if !strings.HasPrefix(run, "TTFT rises to 3.00 s (20 ms at low load) with no queue on the server: the time is spent between tpsmon and the server") {
+		t.Errorf("run: %q, want the rise at its highest (3.00 s)", run)
+	}
+}
