@@ -55,6 +55,7 @@ type TokenPair struct{ Server, Received float64 }
 // Diagnosis kinds (Finding.Rule), stable for tests, logs and results.json.
 const (
 	DiagDown         = "server-down"
+	DiagStopped      = "server-stopped"
 	DiagAuth         = "auth-refused"
 	DiagModel        = "unknown-model"
 	DiagNotFound     = "not-found"
@@ -83,7 +84,7 @@ const (
 // refuses every request explains everything after it; tpsmon as the limit makes the
 // readings after it suspect; a cause of a rising TTFT comes before a place to look.
 var diagRank = []string{
-	DiagDown, DiagAuth, DiagModel, DiagNotFound, DiagRejected, DiagBuffered, DiagServerErrors,
+	DiagDown, DiagStopped, DiagAuth, DiagModel, DiagNotFound, DiagRejected, DiagBuffered, DiagServerErrors,
 	DiagRateLimit, DiagCut, DiagStreamError, DiagTimeout, DiagProtocol, DiagClientErrors, DiagClientCPU,
 	DiagKV, DiagQueue, DiagPrefill, DiagStall, DiagNoQueue, DiagOtherTraffic, DiagFewerTokens, DiagTTFTRise, DiagBack,
 }

@@ -77,6 +77,38 @@ func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Fin
 	return out
 }
 
+// stoppedMin is the failures to reach the server in a row, at the run's end, that
+// StoppedAtEnd says: never one.
+const stoppedMin = 2
+
+// StoppedAtEnd says what the run ended on when its last requests failed to reach the
+// server in a row (o, the recorder's streak at now) too few or too briefly for an
+// outage: a stop rule ends the ramp within a second of a server going down, as every
+// user's next request is refused at once, before DiagnoseOutage can tell a blip from an
+// outage (3 in a row over 2 s). "the server stopped answering as the run ended:
+// connections refused to the last 4 requests, from 20 s (its last answer at 20 s); the
+// run ended before tpsmon could tell for how long". At least 2 of them; never when o holds.
+func StoppedAtEnd(start, now time.Time, o Outage) (Finding, bool) {
+	if o.Failed < stoppedMin || o.holds(now) {
+		return Finding{}, false
+	}
+	at := math.Round(max(o.From.Sub(start).Seconds(), 0)*10) / 10
+	f := Finding{Rule: DiagStopped, Severity: SevProblem, FirstS: at, LastS: math.Round(max(now.Sub(start).Seconds(), 0)*10) / 10,
+		Evidence: []string{fmt.Sprintf("%s in a row failed to reach the server from %s to the end; an outage is said after %d over %s",
+			Plural(o.Failed, "request"), runAt(start, o.From), outageMin, runSpan(outageSpan))}}
+	if o.Msg != "" {
+		f.Evidence = append(f.Evidence, "last error: "+o.Msg)
+	}
+	last := fmt.Sprintf("%s to the last %s, from %s", o.Cause, Plural(o.Failed, "request"), runAt(start, o.From))
+	if o.Answered {
+		f.Text = fmt.Sprintf("the server stopped answering as the run ended: %s (its last answer at %s); the run ended before tpsmon could tell for how long",
+			last, runAt(start, o.LastOK))
+	} else {
+		f.Text = "tpsmon could not reach the server as the run ended: " + last + "; the run ended before tpsmon could tell for how long"
+	}
+	return f, true
+}
+
 // outageLasted is how long outage o lasted, as the times it is said between read: from
 // 5 s to 11 s is 6 s, whatever the fractions of a second before rounding.
 func outageLasted(start time.Time, o Outage) string {

@@ -134,6 +134,13 @@ var faultRows = []faultRow{
 			between(t, "outage", f.Last-f.First, 3.5, 7)
 			want(t, r, "server-back", `^the server is back after \d+ s down: requests succeed again since \d+ s`)
 		}},
+	{"server down as a stop rule ends the ramp", []string{"--down-after", "8s"}, []string{"--ramp", "4", "--hold", "20s", "--max-tokens", "256"},
+		func(t *testing.T, r *faultRun) {
+			want(t, r, "server-stopped", `^the server stopped answering as the run ended: connections refused to the last \d+ requests, from \d+ s \(its last answer at \d+ s\); the run ended before tpsmon could tell for how long$`)
+			if strings.Contains(r.stdout, "no cause was named") || !strings.Contains(r.stdout, "the ramp stopped at 4 users: errors") {
+				t.Errorf("bench's Markdown:\n%s", r.stdout)
+			}
+		}},
 	{"authentication refused", []string{"--refuse", "401"}, []string{"--ramp", "1", "--hold", "5s", "--max-tokens", "16"},
 		func(t *testing.T, r *faultRun) {
 			want(t, r, "auth-refused", `^authentication refused: HTTP 401 on all \d+ requests: no API key was sent$`)

@@ -158,3 +158,34 @@ func TestRunKeepsTheDelayBeforeTheServerAtItsLongest(t *testing.T) {
 		t.Errorf("run: %q, want the rise at its highest (3.00 s)", run)
 	}
 }
+
+// TestDiagnosisServerStopsAsTheRunEnds: a server that goes down at 20 s, under a stop
+// rule that ends the ramp at once (tpsmon sim --down-after 20s, bench at 1 user: a
+// stream cut, then two connections refused 50 ms apart, 3 errors of 10 > 5%): too
+// brief for an outage, it is said as what the run ended on, never "no cause was named";
+// while the load goes on, such a blip is not said.
+func TestDiagnosisServerStopsAsTheRunEnds(t *testing.T) {
+	r := newRig(t, Config{}, 1)
+	r.e.Step(at(0))
+	for k := 1; k <= 7; k++ {
+		r.sample(at(time.Duration(k)*2800*time.Millisecond), model.ErrNone, 200, "")
+		r.e.Step(at(time.Duration(k) * 2800 * time.Millisecond))
+	}
+	r.sample(at(20*time.Second), model.ErrTruncated, 200, "truncated: the connection broke after 38 chunks (unexpected EOF)")
+	refused := "connect: connection refused 127.0.0.1:19310: is the server running on that port?"
+	r.sample(at(20050*time.Millisecond), model.ErrConnect, 0, refused)
+	r.sample(at(20150*time.Millisecond), model.ErrConnect, 0, refused)
+	r.e.Step(at(20200 * time.Millisecond))
+	for _, f := range r.e.Findings(0) {
+		t.Errorf("while the load goes on, two refusals in 100 ms are a blip: %+v", f)
+	}
+	r.e.Cut()
+	r.e.Step(at(20300 * time.Millisecond))
+	rep := r.e.Report(false).Endpoints[0]
+	want := "the server stopped answering as the run ended: connections refused to the last 2 requests, from 20 s " +
+		"(its last answer at 20 s); the run ended before tpsmon could tell for how long"
+	if len(rep.Diagnosis) != 1 || rep.Diagnosis[0].Rule != model.DiagStopped || rep.Diagnosis[0].Text != want ||
+		rep.Diagnosis[0].Severity != model.SevProblem || rep.Diagnosis[0].FirstS != 20.1 {
+		t.Errorf("report's diagnosis %+v\nwant %q", rep.Diagnosis, want)
+	}
+}
