@@ -41,8 +41,11 @@ type DiagInput struct {
 	// Outage is the failures to reach the server in a row going on (nil: none; an
 	// outage once they hold long enough); Ended the outages that ended, oldest first,
 	// with the answers and successes since the newest one ended.
-	Outage       *Outage
-	Ended        []Outage
+	Outage *Outage
+	Ended  []Outage
+	// Idle says no load is asked of the endpoint at Now (0 users or requests/s, or
+	// paused): no request tells whether the server answers again.
+	Idle         bool
 	Answers, OKs int
 	Model        string   // the model asked for
 	Served       []string // the models the server's /models lists (nil: unknown)

@@ -9,11 +9,18 @@ import (
 // DiagnoseOutage: the server cannot be reached, requests failing in a row (at least 3
 // over at least 2 s, none answered since): "the server is down: connections refused
 // for 8 s, 12 requests in a row (its last answer at 20 s)"; when it never answered,
-// "tpsmon cannot reach the server: ...".
+// "tpsmon cannot reach the server: ...". With no load asked since (Idle) for 2 s, it
+// says what it last saw, not that the server is down now: "the server was down when
+// last tried: connections refused from 19 s to 21 s, 12 requests in a row (its last
+// answer at 19 s); no request sent since", adding "; its /metrics answers again" when
+// a scrape read it after the last failure.
 func DiagnoseOutage(in DiagInput) (Finding, bool) {
 	o := in.Outage
 	if o == nil || !o.holds(in.Now) {
 		return Finding{}, false
+	}
+	if in.Idle && !o.Last.IsZero() && in.Now.Sub(o.Last) >= outageSpan {
+		return lastTried(&in, o), true
 	}
 	f := Finding{Rule: DiagDown, Severity: SevProblem, Evidence: []string{
 		fmt.Sprintf("%s failed to reach the server in a row since %s", Plural(o.Failed, "request"), runAt(in.Start, o.From))}}
@@ -28,6 +35,31 @@ func DiagnoseOutage(in DiagInput) (Finding, bool) {
 		f.Text = fmt.Sprintf("tpsmon cannot reach the server: %s for %s, %s in a row", o.Cause, span, Plural(o.Failed, "request"))
 	}
 	return f, true
+}
+
+// lastTried is DiagnoseOutage's finding while no load is asked: what the requests last
+// met, and whether the server's /metrics answered since.
+func lastTried(in *DiagInput, o *Outage) Finding {
+	who := "the server was down when last tried"
+	if !o.Answered {
+		who = "tpsmon could not reach the server when last tried"
+	}
+	f := Finding{Rule: DiagDown, Severity: SevProblem, Evidence: []string{
+		fmt.Sprintf("%s failed to reach the server in a row from %s to %s; no load asked since", Plural(o.Failed, "request"),
+			runAt(in.Start, o.From), runAt(in.Start, o.Last))}}
+	if o.Msg != "" {
+		f.Evidence = append(f.Evidence, "last error: "+o.Msg)
+	}
+	f.Text = fmt.Sprintf("%s: %s from %s to %s, %s in a row", who, o.Cause, runAt(in.Start, o.From), runAt(in.Start, o.Last), Plural(o.Failed, "request"))
+	if o.Answered {
+		f.Text += " (its last answer at " + runAt(in.Start, o.LastOK) + ")"
+	}
+	f.Text += "; no request sent since"
+	if n := len(in.Server); n > 0 && in.Server[n-1].Time.After(o.Last) {
+		f.Text += "; its /metrics answers again"
+		f.Severity = SevWarning
+	}
+	return f
 }
 
 // DiagnoseBack: for 30 s after an outage ended, and only while most answers since

@@ -46,9 +46,10 @@ func (d *DiagRequest) unreachable() bool {
 // it lasts).
 type Outage struct {
 	From, To time.Time
-	Failed   int    // requests that failed to reach the server
-	Cause    string // what they met, in words: "connections refused"
-	Msg      string // the newest failure's words
+	Last     time.Time // when the newest of the failures ended
+	Failed   int       // requests that failed to reach the server
+	Cause    string    // what they met, in words: "connections refused"
+	Msg      string    // the newest failure's words
 	// Answered says the server had answered before the outage began (else tpsmon never
 	// reached it); LastOK is its last successful answer then.
 	Answered bool
@@ -103,6 +104,7 @@ func (r *DiagRecorder) Add(s *Sample) {
 			r.streak = Outage{From: d.End, Answered: r.everOK, LastOK: r.lastOK}
 		}
 		r.streak.Failed++
+		r.streak.Last = d.End
 		r.streak.Cause, r.streak.Msg = reachCause(&d), d.Msg
 	case d.Err == ErrClient:
 		// tpsmon's own failure says nothing of the server

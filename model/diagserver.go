@@ -253,6 +253,7 @@ func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Durati
 		return in
 	}
 	last := buckets[len(buckets)-1]
+	in.Idle = last.Target == 0 || last.Paused
 	end := last.Start.Add(last.Width)
 	from := end.Add(-window)
 	for i, p := range server {

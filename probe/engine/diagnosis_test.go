@@ -189,3 +189,49 @@ func TestDiagnosisServerStopsAsTheRunEnds(t *testing.T) {
 		t.Errorf("report's diagnosis %+v\nwant %q", rep.Diagnosis, want)
 	}
 }
+
+// TestDiagnosisOutageWithNoLoad: the screen's ramp stops on the errors of a server gone
+// down at 20 s (users 0); the server comes back at 30 s and its /metrics answers. The
+// diagnosis says what the requests last met, never "the server is down ... for 2 min"
+// counted on while nothing was sent; and that /metrics answers again.
+func TestDiagnosisOutageWithNoLoad(t *testing.T) {
+	r := newRig(t, Config{}, 1)
+	r.e.Step(at(0))
+	var gen float64
+	second := func(s, target int, up bool) {
+		start := at(time.Duration(s) * time.Second)
+		r.e.Handle(probe.Event{Tick: &model.Tick{Start: start, End: start.Add(time.Second), Target: target, Active: target, Chunks: 90 * int64(target)}})
+		if up {
+			gen += 90 * float64(target)
+			r.e.HandleServer(scrape(time.Duration(s+1)*time.Second, float64(target), 0, 0.01, gen))
+		}
+		r.e.Step(start.Add(time.Second))
+	}
+	for s := range 20 {
+		r.sample(at(time.Duration(s)*time.Second+500*time.Millisecond), model.ErrNone, 200, "")
+		second(s, 1, true)
+	}
+	refused := "connect: connection refused 127.0.0.1:19330: is the server running on that port?"
+	for ms := 20000; ms < 23000; ms += 250 {
+		r.sample(at(time.Duration(ms)*time.Millisecond), model.ErrConnect, 0, refused)
+	}
+	second(20, 1, false)
+	second(21, 1, false)
+	second(22, 1, false)
+	if d := r.e.Diagnosis(0); len(d) == 0 || !strings.HasPrefix(d[0].Text, "the server is down: connections refused for 3 s, 12 requests in a row") {
+		t.Errorf("23 s, the requests refused: %+v", d)
+	}
+	for s := 23; s < 30; s++ {
+		second(s, 0, false) // the ramp stopped: no users
+	}
+	want := "the server was down when last tried: connections refused from 20 s to 23 s, 12 requests in a row (its last answer at 20 s); no request sent since"
+	if d := r.e.Diagnosis(0); len(d) != 1 || d[0].Text != want || d[0].Severity != model.SevProblem {
+		t.Errorf("30 s, no users: %+v\nwant %q", d, want)
+	}
+	for s := 30; s < 150; s++ {
+		second(s, 0, true) // back: its /metrics answers
+	}
+	if d := r.e.Diagnosis(0); len(d) != 1 || d[0].Text != want+"; its /metrics answers again" || d[0].Severity != model.SevWarning {
+		t.Errorf("150 s, /metrics back: %+v\nwant %q", d, want+"; its /metrics answers again")
+	}
+}
