@@ -10,10 +10,10 @@ import (
 // over at least 2 s, none answered since): "the server is down: connections refused
 // for 8 s, 12 requests in a row (its last answer at 20 s)"; when it never answered,
 // "tpsmon cannot reach the server: ...". With no load asked since (Idle) for 2 s, it
-// says what it last saw, not that the server is down now: "the server was down when
-// last tried: connections refused from 19 s to 21 s, 12 requests in a row (its last
-// answer at 19 s); no request sent since", adding "; its /metrics answers again" when
-// a scrape read it after the last failure.
+// says what it last saw, not that the server is down now, the news first (a line cut
+// at the screen's width keeps it): "the server was down when last tried at 21 s:
+// connections refused to 12 requests in a row from 19 s (its last answer at 19 s)",
+// with "; its /metrics answers again" after the time when a scrape read it since.
 func DiagnoseOutage(in DiagInput) (Finding, bool) {
 	o := in.Outage
 	if o == nil || !o.holds(in.Now) {
@@ -50,14 +50,14 @@ func lastTried(in *DiagInput, o *Outage) Finding {
 	if o.Msg != "" {
 		f.Evidence = append(f.Evidence, "last error: "+o.Msg)
 	}
-	f.Text = fmt.Sprintf("%s: %s from %s to %s, %s in a row", who, o.Cause, runAt(in.Start, o.From), runAt(in.Start, o.Last), Plural(o.Failed, "request"))
-	if o.Answered {
-		f.Text += " (its last answer at " + runAt(in.Start, o.LastOK) + ")"
-	}
-	f.Text += "; no request sent since"
+	f.Text = who + " at " + runAt(in.Start, o.Last)
 	if n := len(in.Server); n > 0 && in.Server[n-1].Time.After(o.Last) {
 		f.Text += "; its /metrics answers again"
 		f.Severity = SevWarning
+	}
+	f.Text += fmt.Sprintf(": %s to %s in a row from %s", o.Cause, Plural(o.Failed, "request"), runAt(in.Start, o.From))
+	if o.Answered {
+		f.Text += " (its last answer at " + runAt(in.Start, o.LastOK) + ")"
 	}
 	return f
 }
