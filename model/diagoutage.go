@@ -64,8 +64,10 @@ func lastTried(in *DiagInput, o *Outage) Finding {
 
 // DiagnoseBack: for 30 s after an outage ended, and only while most answers since
 // succeed: "the server is back after 10 s down: requests succeed again since 31 s
-// (connections refused from 21 s, 15 requests failed)". Never after a single error:
-// only an outage ends with the server back.
+// (connections refused from 21 s, 15 requests failed)"; without its length when nothing
+// failed over its last part ("the server is back: requests succeed again since 45 s
+// (connections refused from 19 s to 20 s, 9 requests failed)"). Never after a single
+// error: only an outage ends with the server back.
 func DiagnoseBack(in DiagInput) (Finding, bool) {
 	if len(in.Ended) == 0 || in.Outage != nil && in.Outage.holds(in.Now) {
 		return Finding{}, false
@@ -74,14 +76,21 @@ func DiagnoseBack(in DiagInput) (Finding, bool) {
 	if in.Now.Sub(o.To) >= backHold || in.Answers == 0 || 2*in.OKs < in.Answers {
 		return Finding{}, false
 	}
-	return Finding{Rule: DiagBack, Severity: SevInfo,
+	f := Finding{Rule: DiagBack, Severity: SevInfo,
 		Text: fmt.Sprintf("the server is back after %s down: requests succeed again since %s (%s from %s, %s failed)",
 			outageLasted(in.Start, o), runAt(in.Start, o.To), o.Cause, runAt(in.Start, o.From), Plural(o.Failed, "request")),
-		Evidence: []string{fmt.Sprintf("%d of %d answers since %s succeeded", in.OKs, in.Answers, runAt(in.Start, o.To))}}, true
+		Evidence: []string{fmt.Sprintf("%d of %d answers since %s succeeded", in.OKs, in.Answers, runAt(in.Start, o.To))}}
+	if o.untried() {
+		f.Text = fmt.Sprintf("the server is back: requests succeed again since %s (%s from %s to %s, %s failed)",
+			runAt(in.Start, o.To), o.Cause, runAt(in.Start, o.From), runAt(in.Start, o.Last), Plural(o.Failed, "request"))
+	}
+	return f, true
 }
 
 // OutageFindings are a run's outages as findings for its report: each ended one in the
 // past tense ("the server was down for 10 s: connections refused from 21 s to 31 s, 15
+// requests failed"; when nothing failed over its last part, Outage.untried: "the
+// server was down from 19 s, back by 45 s: connections refused from 19 s to 20 s, 9
 // requests failed"), the one going on at now as DiagnoseOutage says it, each seen from
 // its first failure to its end.
 func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Finding {
@@ -95,6 +104,10 @@ func OutageFindings(start, now time.Time, ended []Outage, current *Outage) []Fin
 		f := Finding{Rule: DiagDown, Severity: SevProblem, FirstS: at(o.From), LastS: at(o.To),
 			Text: fmt.Sprintf("%s for %s: %s from %s to %s, %s failed", who, outageLasted(start, o), o.Cause,
 				runAt(start, o.From), runAt(start, o.To), Plural(o.Failed, "request"))}
+		if o.untried() {
+			f.Text = fmt.Sprintf("%s from %s, back by %s: %s from %s to %s, %s failed", who, runAt(start, o.From),
+				runAt(start, o.To), o.Cause, runAt(start, o.From), runAt(start, o.Last), Plural(o.Failed, "request"))
+		}
 		if o.Msg != "" {
 			f.Evidence = []string{"last error: " + o.Msg}
 		}

@@ -70,6 +70,13 @@ func (o *Outage) holds(now time.Time) bool {
 	return o.Failed >= outageMin && now.Sub(o.From) >= outageSpan
 }
 
+// untried reports whether nothing failed over the last part of ended outage o: its
+// last failure came 2 s or more before the request that found the server back (the
+// screen's load stopped on the errors, or requests hung for their timeout). When it
+// came back in that gap is unknown, so that the outage is said from its first failure
+// and "back by" that request, never as lasting all of it.
+func (o *Outage) untried() bool { return !o.Last.IsZero() && o.To.Sub(o.Last) >= outageSpan }
+
 // DiagRecorder keeps what the diagnosis needs of one endpoint's ended requests: the
 // newest few thousand (DiagRequest), the failures to reach the server in a row since
 // the last answer, and the outages that ended. Add is cheap (a copy into a ring and a

@@ -200,7 +200,11 @@ func TestDiagnosisOutageWithNoLoad(t *testing.T) {
 	var gen float64
 	second := func(s, target int, up bool) {
 		start := at(time.Duration(s) * time.Second)
-		r.e.Handle(probe.Event{Tick: &model.Tick{Start: start, End: start.Add(time.Second), Target: target, Active: target, Chunks: 90 * int64(target)}})
+		tick := &model.Tick{Start: start, End: start.Add(time.Second), Target: target, Active: target}
+		if up {
+			tick.Chunks = 90 * int64(target)
+		}
+		r.e.Handle(probe.Event{Tick: tick})
 		if up {
 			gen += 90 * float64(target)
 			r.e.HandleServer(scrape(time.Duration(s+1)*time.Second, float64(target), 0, 0.01, gen))
@@ -235,5 +239,18 @@ func TestDiagnosisOutageWithNoLoad(t *testing.T) {
 	want = "the server was down when last tried at 23 s; its /metrics answers again" + tail
 	if d := r.e.Diagnosis(0); len(d) != 1 || d[0].Text != want || d[0].Severity != model.SevWarning {
 		t.Errorf("150 s, /metrics back: %+v\nwant %q", d, want)
+	}
+	// A user again (+): its first request finds the server back. When it came back
+	// between 23 s and 150 s is unknown: never "back after 2 min 10 s down".
+	r.sample(at(151*time.Second), model.ErrNone, 200, "")
+	second(150, 1, true)
+	want = "the server is back: requests succeed again since 2 min 31 s (connections refused from 20 s to 23 s, 12 requests failed)"
+	if d := r.e.Diagnosis(0); len(d) != 1 || d[0].Text != want {
+		t.Errorf("151 s, a request answered: %+v\nwant %q", d, want)
+	}
+	rep := r.e.Report(false).Endpoints[0].Diagnosis
+	want = "the server was down from 20 s, back by 2 min 31 s: connections refused from 20 s to 23 s, 12 requests failed"
+	if len(rep) == 0 || rep[0].Text != want {
+		t.Errorf("report: %+v\nwant %q", rep, want)
 	}
 }
