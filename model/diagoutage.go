@@ -12,7 +12,7 @@ import (
 // "tpsmon cannot reach the server: ...". With no load asked since (Idle) for 2 s, it
 // says what it last saw, not that the server is down now, the news first (a line cut
 // at the screen's width keeps it): "the server was down when last tried at 21 s:
-// connections refused to 12 requests in a row from 19 s (its last answer at 19 s)",
+// 12 requests in a row failed (connections refused) from 19 s (its last answer at 19 s)",
 // with "; its /metrics answers again" after the time when a scrape read it since.
 func DiagnoseOutage(in DiagInput) (Finding, bool) {
 	o := in.Outage
@@ -55,7 +55,7 @@ func lastTried(in *DiagInput, o *Outage) Finding {
 		f.Text += "; its /metrics answers again"
 		f.Severity = SevWarning
 	}
-	f.Text += fmt.Sprintf(": %s to %s in a row from %s", o.Cause, Plural(o.Failed, "request"), runAt(in.Start, o.From))
+	f.Text += fmt.Sprintf(": %s in a row failed (%s) from %s", Plural(o.Failed, "request"), o.Cause, runAt(in.Start, o.From))
 	if o.Answered {
 		f.Text += " (its last answer at " + runAt(in.Start, o.LastOK) + ")"
 	}
@@ -131,7 +131,7 @@ const stoppedMin = 2
 // outage: a stop rule ends the ramp within a second of a server going down, as every
 // user's next request is refused at once, before DiagnoseOutage can tell a blip from an
 // outage (3 in a row over 2 s). "the server stopped answering as the run ended:
-// connections refused to the last 4 requests, from 20 s (its last answer at 20 s); the
+// the last 4 requests failed (connections refused) from 20 s (its last answer at 20 s); the
 // run ended before tpsmon could tell for how long". At least 2 of them; never when o holds.
 func StoppedAtEnd(start, now time.Time, o Outage) (Finding, bool) {
 	if o.Failed < stoppedMin || o.holds(now) {
@@ -144,7 +144,7 @@ func StoppedAtEnd(start, now time.Time, o Outage) (Finding, bool) {
 	if o.Msg != "" {
 		f.Evidence = append(f.Evidence, "last error: "+o.Msg)
 	}
-	last := fmt.Sprintf("%s to the last %s, from %s", o.Cause, Plural(o.Failed, "request"), runAt(start, o.From))
+	last := fmt.Sprintf("the last %s failed (%s) from %s", Plural(o.Failed, "request"), o.Cause, runAt(start, o.From))
 	if o.Answered {
 		f.Text = fmt.Sprintf("the server stopped answering as the run ended: %s (its last answer at %s); the run ended before tpsmon could tell for how long",
 			last, runAt(start, o.LastOK))

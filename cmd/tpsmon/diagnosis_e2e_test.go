@@ -136,7 +136,7 @@ var faultRows = []faultRow{
 		}},
 	{"server down as a stop rule ends the ramp", []string{"--down-after", "8s"}, []string{"--ramp", "4", "--hold", "20s", "--max-tokens", "256"},
 		func(t *testing.T, r *faultRun) {
-			want(t, r, "server-stopped", `^the server stopped answering as the run ended: connections refused to the last \d+ requests, from \d+ s \(its last answer at \d+ s\); the run ended before tpsmon could tell for how long$`)
+			want(t, r, "server-stopped", `^the server stopped answering as the run ended: the last \d+ requests failed \(connections refused\) from \d+ s \(its last answer at \d+ s\); the run ended before tpsmon could tell for how long$`)
 			if strings.Contains(r.stdout, "no cause was named") || !strings.Contains(r.stdout, "the ramp stopped at 4 users: errors") {
 				t.Errorf("bench's Markdown:\n%s", r.stdout)
 			}

@@ -182,7 +182,7 @@ func TestDiagnosisServerStopsAsTheRunEnds(t *testing.T) {
 	r.e.Cut()
 	r.e.Step(at(20300 * time.Millisecond))
 	rep := r.e.Report(false).Endpoints[0]
-	want := "the server stopped answering as the run ended: connections refused to the last 2 requests, from 20 s " +
+	want := "the server stopped answering as the run ended: the last 2 requests failed (connections refused) from 20 s " +
 		"(its last answer at 20 s); the run ended before tpsmon could tell for how long"
 	if len(rep.Diagnosis) != 1 || rep.Diagnosis[0].Rule != model.DiagStopped || rep.Diagnosis[0].Text != want ||
 		rep.Diagnosis[0].Severity != model.SevProblem || rep.Diagnosis[0].FirstS != 20.1 {
@@ -228,7 +228,7 @@ func TestDiagnosisOutageWithNoLoad(t *testing.T) {
 	for s := 23; s < 30; s++ {
 		second(s, 0, false) // the ramp stopped: no users
 	}
-	tail := ": connections refused to 12 requests in a row from 20 s (its last answer at 20 s)"
+	tail := ": 12 requests in a row failed (connections refused) from 20 s (its last answer at 20 s)"
 	want := "the server was down when last tried at 23 s" + tail
 	if d := r.e.Diagnosis(0); len(d) != 1 || d[0].Text != want || d[0].Severity != model.SevProblem {
 		t.Errorf("30 s, no users: %+v\nwant %q", d, want)
