@@ -41,8 +41,11 @@ type DiagInput struct {
 	// Outage is the failures to reach the server in a row going on (nil: none; an
 	// outage once they hold long enough); Ended the outages that ended, oldest first,
 	// with the answers and successes since the newest one ended.
-	Outage       *Outage
-	Ended        []Outage
+	Outage *Outage
+	Ended  []Outage
+	// Idle says no load is asked of the endpoint at Now (0 users or requests/s, or
+	// paused): no request tells whether the server answers again.
+	Idle         bool
 	Answers, OKs int
 	Model        string   // the model asked for
 	Served       []string // the models the server's /models lists (nil: unknown)
@@ -55,6 +58,7 @@ type TokenPair struct{ Server, Received float64 }
 // Diagnosis kinds (Finding.Rule), stable for tests, logs and results.json.
 const (
 	DiagDown         = "server-down"
+	DiagStopped      = "server-stopped"
 	DiagAuth         = "auth-refused"
 	DiagModel        = "unknown-model"
 	DiagNotFound     = "not-found"
@@ -83,7 +87,7 @@ const (
 // refuses every request explains everything after it; tpsmon as the limit makes the
 // readings after it suspect; a cause of a rising TTFT comes before a place to look.
 var diagRank = []string{
-	DiagDown, DiagAuth, DiagModel, DiagNotFound, DiagRejected, DiagBuffered, DiagServerErrors,
+	DiagDown, DiagStopped, DiagAuth, DiagModel, DiagNotFound, DiagRejected, DiagBuffered, DiagServerErrors,
 	DiagRateLimit, DiagCut, DiagStreamError, DiagTimeout, DiagProtocol, DiagClientErrors, DiagClientCPU,
 	DiagKV, DiagQueue, DiagPrefill, DiagStall, DiagNoQueue, DiagOtherTraffic, DiagFewerTokens, DiagTTFTRise, DiagBack,
 }
@@ -94,7 +98,8 @@ var diagRank = []string{
 // telling first); Evidence lists the figures behind the sentence ("waiting mean 12.3
 // over 10 s"); FirstS and LastS are when it first and last held, in seconds since the
 // run started (0 and 0 when not tracked). Strength is how strongly it held, for the rules
-// with one figure that says so (a queue: the requests waiting); 0 for the others.
+// with one figure that says so (a queue: the requests waiting; a TTFT that rises with
+// no queue, or where tpsmon cannot tell: the TTFT it rose to, in seconds); 0 for the others.
 type Finding struct {
 	Rule     string   `json:"kind"`
 	Text     string   `json:"words"`

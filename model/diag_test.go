@@ -317,3 +317,26 @@ func TestFindingOutweighs(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossCheckWaitsOutBufferedAnswers: the first seconds behind a buffering proxy (as
+// `tpsmon sim --buffer-answers` at 1 user): two answers ended, each in one burst 2.8 s
+// after it was sent, too few for DiagnoseBuffered, while the server's steady 90 tok/s
+// meets tpsmon's 51 over 5 s. The cross-check waits: no "another client uses the server".
+func TestCrossCheckWaitsOutBufferedAnswers(t *testing.T) {
+	burst := func(i int) DiagRequest {
+		send := srvT0.Add(time.Duration(i) * 2800 * time.Millisecond)
+		return DiagRequest{Send: send, End: send.Add(2800 * time.Millisecond), Chunks: 256,
+			TTFT: 2799 * time.Millisecond, E2E: 2800 * time.Millisecond, TypicalGap: time.Microsecond}
+	}
+	in := DiagInput{Pairs: pairs(90, 51, 5), Requests: []DiagRequest{burst(0), burst(1)}}
+	for _, f := range Diagnose(in) {
+		if f.Rule == DiagOtherTraffic || f.Rule == DiagFewerTokens {
+			t.Errorf("answers in one burst read as %q", f.Text)
+		}
+	}
+	// The same seconds with answers that streamed: the gap is other traffic.
+	in.Requests = []DiagRequest{{Chunks: 256, TTFT: 20 * time.Millisecond, E2E: 2800 * time.Millisecond, TypicalGap: 11 * time.Millisecond}}
+	if f, ok := DiagnoseCrossCheck(in); !ok || f.Rule != DiagOtherTraffic {
+		t.Errorf("streamed answers: %+v, %v; want other traffic", f, ok)
+	}
+}

@@ -46,9 +46,10 @@ func (d *DiagRequest) unreachable() bool {
 // it lasts).
 type Outage struct {
 	From, To time.Time
-	Failed   int    // requests that failed to reach the server
-	Cause    string // what they met, in words: "connections refused"
-	Msg      string // the newest failure's words
+	Last     time.Time // when the newest of the failures ended
+	Failed   int       // requests that failed to reach the server
+	Cause    string    // what they met, in words: "connections refused"
+	Msg      string    // the newest failure's words
 	// Answered says the server had answered before the outage began (else tpsmon never
 	// reached it); LastOK is its last successful answer then.
 	Answered bool
@@ -68,6 +69,13 @@ const (
 func (o *Outage) holds(now time.Time) bool {
 	return o.Failed >= outageMin && now.Sub(o.From) >= outageSpan
 }
+
+// untried reports whether nothing failed over the last part of ended outage o: its
+// last failure came 2 s or more before the request that found the server back (the
+// screen's load stopped on the errors, or requests hung for their timeout). When it
+// came back in that gap is unknown, so that the outage is said from its first failure
+// and "back by" that request, never as lasting all of it.
+func (o *Outage) untried() bool { return !o.Last.IsZero() && o.To.Sub(o.Last) >= outageSpan }
 
 // DiagRecorder keeps what the diagnosis needs of one endpoint's ended requests: the
 // newest few thousand (DiagRequest), the failures to reach the server in a row since
@@ -103,6 +111,7 @@ func (r *DiagRecorder) Add(s *Sample) {
 			r.streak = Outage{From: d.End, Answered: r.everOK, LastOK: r.lastOK}
 		}
 		r.streak.Failed++
+		r.streak.Last = d.End
 		r.streak.Cause, r.streak.Msg = reachCause(&d), d.Msg
 	case d.Err == ErrClient:
 		// tpsmon's own failure says nothing of the server

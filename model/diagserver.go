@@ -63,6 +63,8 @@ func DiagnoseCPU(in DiagInput) (Finding, bool) {
 //     last 10 scrapes (the live TTFT's trailing window) shows a waiting request;
 //   - without a waiting gauge, what it sees: the rise, and that it cannot tell where.
 //
+// The queue's Strength is its mean waiting requests, the others' the TTFT it rose to
+// (seconds): a run says each at its worst (Finding.Outweighs).
 // Diagnose keeps the last two out when another finding explains the TTFT.
 func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	now, base, ok := ttftRise(in.TTFT, in.BaseTTFT)
@@ -73,7 +75,7 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	evidence := []string{fmt.Sprintf("TTFT p50 over the last %d s: %s; the lowest second: %s", diagRecent, ttftWords(now), ttftWords(base))}
 	waiting := waitingPoints(in.Server)
 	if len(waiting) == 0 {
-		return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence,
+		return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence, Strength: now,
 			Text: rise + "; without the server's queue (its /metrics) tpsmon cannot tell whether requests wait on the server or before it"}, true
 	}
 	recent := diagLast(waiting, diagRecent)
@@ -87,10 +89,10 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	if peak == 0 {
 		evidence = append(evidence, fmt.Sprintf("no request waiting on the server in its last %d scrapes", len(diagLast(waiting, diagTTFTSpan))))
 		if prefillMayExplain(&in) {
-			return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence,
+			return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence, Strength: now,
 				Text: rise + " with no queue on the server; the prompts are long enough for a slow prefill to explain it: tpsmon cannot tell it from a delay before the server"}, true
 		}
-		return Finding{Rule: DiagNoQueue, Severity: SevWarning, Evidence: evidence,
+		return Finding{Rule: DiagNoQueue, Severity: SevWarning, Evidence: evidence, Strength: now,
 			Text: rise + " with no queue on the server: the time is spent between tpsmon and the server (network, proxy, gateway)"}, true
 	}
 	mean := sum / float64(len(recent))
@@ -193,8 +195,12 @@ func DiagnoseKV(in DiagInput) (Finding, bool) {
 //     generates 2.3x the tokens tpsmon receives (1,610 against 700 tok/s)";
 //   - server below tpsmon by more than 25%: "the server reports 0.6x what tpsmon
 //     receives: its /metrics may cover one replica of several".
+//
+// Not while an answer of the window arrived in one burst (a buffering proxy): its
+// tokens reach tpsmon seconds after the server made them, so the two sides' seconds
+// cannot be compared, even before enough answers ended for DiagnoseBuffered to say so.
 func DiagnoseCrossCheck(in DiagInput) (Finding, bool) {
-	if len(in.Pairs) < gapScrapes {
+	if len(in.Pairs) < gapScrapes || slices.ContainsFunc(in.Requests, func(r DiagRequest) bool { return r.burst() }) {
 		return Finding{}, false
 	}
 	var server, client float64
@@ -247,6 +253,7 @@ func DiagWindow(buckets []Bucket, server []ServerPoint, window, base time.Durati
 		return in
 	}
 	last := buckets[len(buckets)-1]
+	in.Idle = last.Target == 0 || last.Paused
 	end := last.Start.Add(last.Width)
 	from := end.Add(-window)
 	for i, p := range server {

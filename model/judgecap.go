@@ -140,12 +140,14 @@ const (
 // SaturationClaim is the saturation: the first level measured in full after which
 // doubling the load (the level at exactly twice it, measured in full) raises aggregate
 // tok/s by less than 10%. AggregateTPS is Level's; Skipped names the levels left out
-// because they were not measured in full.
+// because they were not measured in full; Failed those measured in full whose every
+// request failed (a server down): their aggregate of 0 measures no doubling.
 type SaturationClaim struct {
 	Kind         SatKind
 	Level, Next  int
 	AggregateTPS float64
 	Skipped      []int
+	Failed       []int
 }
 
 // judgeSaturation applies the saturation rule to the levels measured in full, in
@@ -156,22 +158,26 @@ type SaturationClaim struct {
 // with the next ramp level above (64 users, 2.9 times), which would call it the
 // saturation for a rise it never measured. A level not measured in full is named among
 // the skipped when it could have been compared (a ramp level, or a refined one with a
-// level at twice or half its load).
+// level at twice or half its load); a level whose every request failed, among Failed.
 func judgeSaturation(js []LevelJudgement, levels []ReportLevel) SaturationClaim {
 	full := map[int]*ReportLevel{}
 	held := map[int]bool{}
 	var loads []int
+	var c SaturationClaim
 	for i := range levels {
 		n := levels[i].Concurrency
 		if js[i].State != LevelNotMeasured {
 			held[n] = true
+		}
+		if js[i].State.Decides() && levels[i].DurationS > 0 && levels[i].Requests > 0 && levels[i].Succeeded == 0 {
+			c.Failed = append(c.Failed, n)
+			continue
 		}
 		if js[i].State.Decides() && levels[i].DurationS > 0 {
 			full[n] = &levels[i]
 			loads = append(loads, n)
 		}
 	}
-	var c SaturationClaim
 	for i := range levels {
 		n, st := levels[i].Concurrency, js[i].State
 		if st.Decides() || st == LevelNotMeasured {

@@ -1,6 +1,10 @@
 package model
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestCapacityAbove: an exact capacity names the lowest level above it that bounds it
 // (the bracket the capacity's bisection closes): a failing level below the capacity,
@@ -46,10 +50,35 @@ func TestSaturationComparesWhatWasMeasured(t *testing.T) {
 		{"1, 4, 16: each adds more", []LevelStats{lvl(1, 90, 100, 0, 100), lvl(4, 80, 100, 0, 300), lvl(16, 40, 100, 0, 600)}, SatNotReached, 0},
 		{"refined 22 against 64: not compared", []LevelStats{lvl(16, 40, 100, 0, 600), refined(lvl(22, 31, 100, 0, 700)),
 			lvl(32, 25, 100, 0, 740), lvl(64, 20, 100, 0, 750)}, SatAt, 32},
+		// The server went down as 2 users began (tpsmon sim --down-after 20s, the screen's
+		// auto-ramp): every request of 2 users failed, its aggregate 0 is no measure of
+		// what doubling the load adds.
+		{"2 users: every request failed", []LevelStats{lvl(1, 90, 21, 0.2, 90.3), allFailed(2, 11)}, SatNotMeasured, 0},
+		{"4 users: most failed, tokens measured", []LevelStats{lvl(1, 90, 21, 0, 90), func() LevelStats {
+			l := lvl(4, 70, 40, 0.6, 95)
+			l.Succeeded = 16
+			return l
+		}()}, SatAt, 1},
 	} {
 		c := judgeLevels(tc.levels, DefaultSLO, false, false).Saturation
 		if c.Kind != tc.kind || c.Level != tc.at {
 			t.Errorf("%s: %+v, want kind %d at %d", tc.name, c, tc.kind, tc.at)
 		}
+	}
+}
+
+// allFailed is a level of users whose n requests all failed (connections refused).
+func allFailed(users, n int) LevelStats {
+	return LevelStats{Concurrency: users, Requests: n, Steady: n, Duration: 10 * time.Second, ErrorRate: 1,
+		Errors: map[ErrorKind]int{ErrConnect: n}}
+}
+
+// TestSaturationWordsNameTheFailedLevel: the verdict says why a level at twice the load
+// was not compared: every request of it failed.
+func TestSaturationWordsNameTheFailedLevel(t *testing.T) {
+	got := verdictOf([]LevelStats{lvl(1, 90, 21, 0.2, 90.3), allFailed(2, 11)}, DefaultSLO, false, false)
+	want := "saturation not measured (no level measured in full was followed by one with twice its users; 2 users: every request failed)"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("verdict %q, want it to end %q", got, want)
 	}
 }

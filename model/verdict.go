@@ -46,6 +46,9 @@ func (j *EndpointJudgement) saturationWords() Statement {
 	if len(s.Skipped) > 0 {
 		skipped = "; " + j.LevelNames(s.Skipped) + " not measured in full"
 	}
+	if len(s.Failed) > 0 {
+		skipped += "; " + j.LevelNames(s.Failed) + ": every request failed"
+	}
 	switch s.Kind {
 	case SatAt:
 		at := "saturates at " + j.LevelName(s.Level) + " (" + TokPerS(s.AggregateTPS)

@@ -134,6 +134,13 @@ var faultRows = []faultRow{
 			between(t, "outage", f.Last-f.First, 3.5, 7)
 			want(t, r, "server-back", `^the server is back after \d+ s down: requests succeed again since \d+ s`)
 		}},
+	{"server down as a stop rule ends the ramp", []string{"--down-after", "8s"}, []string{"--ramp", "4", "--hold", "20s", "--max-tokens", "256"},
+		func(t *testing.T, r *faultRun) {
+			want(t, r, "server-stopped", `^the server stopped answering as the run ended: the last \d+ requests failed \(connections refused\) from \d+ s \(its last answer at \d+ s\); the run ended before tpsmon could tell for how long$`)
+			if strings.Contains(r.stdout, "no cause was named") || !strings.Contains(r.stdout, "the ramp stopped at 4 users: errors") {
+				t.Errorf("bench's Markdown:\n%s", r.stdout)
+			}
+		}},
 	{"authentication refused", []string{"--refuse", "401"}, []string{"--ramp", "1", "--hold", "5s", "--max-tokens", "16"},
 		func(t *testing.T, r *faultRun) {
 			want(t, r, "auth-refused", `^authentication refused: HTTP 401 on all \d+ requests: no API key was sent$`)
@@ -189,6 +196,9 @@ var faultRows = []faultRow{
 	{"a proxy buffers whole answers", []string{"--buffer-answers"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64", "--max-hold", "20s"},
 		func(t *testing.T, r *faultRun) {
 			want(t, r, "buffered", `^answers arrive in one burst: every token of (all \d+ requests|\d+% of requests \(\d+ of \d+\)) came at once, .* per-user tok/s means nothing here`)
+			if f, ok := r.find("other-traffic"); ok {
+				t.Errorf("the first bursts, before the buffering was named, read as another client: %q", f.Words)
+			}
 		}},
 	{"another client on the server", []string{"--other-users", "8"}, []string{"--ramp", "2", "--hold", "10s", "--max-tokens", "64", "--max-hold", "20s"},
 		func(t *testing.T, r *faultRun) {

@@ -69,6 +69,9 @@ func (e *Engine) Run(ctx context.Context, progress func(Progress)) (*Result, err
 		b.note(n)
 	}
 	e.done = true
+	for _, n := range e.stoppedNotices() {
+		b.note(n)
+	}
 	res := &Result{Report: e.Report(interrupted), Notices: b.notices, Over: e.over, Late: late}
 	for i, ep := range e.eps {
 		end := ep.end

@@ -101,7 +101,9 @@ func (e *Engine) Diagnosis(i int) []model.Finding { return e.eps[i].server.diag.
 
 // Findings is every finding of endpoint i's run so far, most telling first: each with
 // when it first and last held (seconds since the run started) and its words from the
-// holding that told most (model.Finding.Outweighs: a queue at its longest); an outage is told in the past tense once it ended, one finding per outage.
+// holding that told most (model.Finding.Outweighs: a queue at its longest); an outage is told in the past tense once it ended, one finding per outage;
+// once the load ended for good, failures to reach the server in a row too brief for an
+// outage that the run ended on (model.StoppedAtEnd).
 func (e *Engine) Findings(i int) []model.Finding {
 	d := &e.eps[i].server.diag
 	var out []model.Finding
@@ -112,14 +114,32 @@ func (e *Engine) Findings(i int) []model.Finding {
 	}
 	ended, _, _ := d.rec.Ended()
 	var current *model.Outage
-	if o, holds := d.rec.Outage(e.diagAt); holds {
+	o, holds := d.rec.Outage(e.diagAt)
+	if holds {
 		current = &o
 	}
 	out = append(out, model.OutageFindings(e.t0, e.diagAt, ended, current)...)
+	if f, ok := model.StoppedAtEnd(e.t0, e.diagAt, o); ok && e.done {
+		out = append(out, f) // the run ended as its requests stopped reaching the server
+	}
 	if f, ok := d.run[model.DiagDown]; ok && len(ended) == 0 && current == nil {
 		out = append(out, *f) // an outage forgotten by the screen's clear
 	}
 	model.RankFindings(out)
+	return out
+}
+
+// stoppedNotices are the Diagnosed notices, once the load ended for good, of the
+// endpoints whose last requests failed to reach the server too briefly for an outage
+// (model.StoppedAtEnd): bench says them as it says every finding as it first holds.
+func (e *Engine) stoppedNotices() []Notice {
+	var out []Notice
+	for i, ep := range e.eps {
+		o, _ := ep.server.diag.rec.Outage(e.diagAt)
+		if f, ok := model.StoppedAtEnd(e.t0, e.diagAt, o); ok {
+			out = append(out, Notice{Kind: Diagnosed, Endpoint: i, Name: ep.info.Name, Text: f.Text, Rule: f.Rule, Severity: f.Severity})
+		}
+	}
 	return out
 }
 
