@@ -247,3 +247,15 @@ func TestFaultsOverMessagesAndResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorRateSaysItsRate: an HTTP 500 of --error-rate says the rate that caused it, not
+// the profile's name (a flag set it: "the \"datacenter\" profile fails 0.05" blamed the
+// profile).
+func TestErrorRateSaysItsRate(t *testing.T) {
+	inst, c := startSim(t, Config{Name: "datacenter", ErrorRate: 1})
+	r := send(context.Background(), t, c, inst, "/chat/completions", chatBody(""))
+	if e := decodeError(t, r); r.status != 500 || !strings.Contains(e.Error.Message, "fails 100% of requests (its error rate: --error-rate") ||
+		strings.Contains(e.Error.Message, "profile fails") {
+		t.Errorf("HTTP %d: %q", r.status, e.Error.Message)
+	}
+}

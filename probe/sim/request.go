@@ -83,7 +83,7 @@ func (s *Server) completion(w http.ResponseWriter, r *http.Request, a api) {
 	p := s.draw(maxTokens, req.MinTokens, req.IgnoreEOS)
 	if p.fail {
 		s.fail(w, errHTTP500, http.StatusInternalServerError, "InternalServerError", "",
-			fmt.Sprintf("simulated server error (the %q profile fails %g of requests)", s.cfg.Name, s.cfg.ErrorRate))
+			fmt.Sprintf("simulated server error: this simulator fails %.3g%% of requests (its error rate: --error-rate, or its profile's)", 100*s.cfg.ErrorRate))
 		return
 	}
 	q := newSeq(prompt-s.cachedPrompt(&req, a, prompt), p.target, p.stallAt)
