@@ -22,8 +22,19 @@ type LevelRule struct {
 	open bool
 	cur  Segment
 
-	inflight    int // requests in flight, all segments
-	curInflight int // of those, requests sent in the open segment
+	inflight    int    // requests in flight, all segments
+	curInflight int    // of those, requests sent in the open segment
+	seq         uint64 // requests ever sent: the newest one's sequence number
+
+	// Rounds of an open-loop segment's warm-up (see Segment): round 0 waits for the
+	// earlier segments' requests; round k >= 1 for the open segment's own requests of
+	// sequence number <= cutSeq (those sent before cutAt), waitOwn of them still in
+	// flight. prevRound is the length of the round before the current one.
+	round     int
+	cutAt     time.Time
+	cutSeq    uint64
+	waitOwn   int
+	prevRound time.Duration
 
 	needBase bool  // steady, but no delivered total seen since SteadyAt
 	base     int64 // delivered total at SteadyAt
@@ -71,6 +82,7 @@ func (r *LevelRule) Begin(c int, open bool, delivered int64, now time.Time) (clo
 	r.lastID++
 	r.open = true
 	r.curInflight = 0
+	r.round, r.waitOwn = 0, 0
 	r.cur = Segment{Endpoint: r.endpoint, ID: r.lastID, Concurrency: c, Start: now, End: now, Open: true}
 	if r.inflight == 0 || (r.continuous && wasSteady) {
 		r.steady(delivered, now)
@@ -79,38 +91,77 @@ func (r *LevelRule) Begin(c int, open bool, delivered int64, now time.Time) (clo
 	return closed, hadClosed, r.cur
 }
 
-// Send registers a request sent at now and says which segment it belongs to and whether
-// it is warm-up (sent while a request of an earlier segment is still in flight). With no
-// open segment (the pool is paused or at concurrency 0, which the pool never sends in)
-// it returns segment 0 and warm-up, so that the request stays out of every level.
-func (r *LevelRule) Send(now time.Time) (segment, concurrency int, warmup bool) {
+// Send registers a request sent at now and says which segment it belongs to, whether
+// it is warm-up (sent before the segment became steady) and its sequence number, which
+// the caller gives back to Done with the segment. With no open segment (the pool is
+// paused or at concurrency 0, which the pool never sends in) it returns segment 0 and
+// warm-up, so that the request stays out of every level.
+func (r *LevelRule) Send(now time.Time) (segment, concurrency int, warmup bool, seq uint64) {
 	r.inflight++
+	r.seq++
 	if !r.open {
-		return 0, 0, true
+		return 0, 0, true, r.seq
 	}
 	r.curInflight++
-	return r.cur.ID, r.cur.Concurrency, r.cur.SteadyAt.IsZero()
+	return r.cur.ID, r.cur.Concurrency, r.cur.SteadyAt.IsZero(), r.seq
 }
 
-// Done registers the end, at now, of a request sent in the given segment. When that
-// makes the open segment steady (no request of an earlier segment in flight any more)
-// it sets SteadyAt = now and returns true; the caller must then call Delivered with its
-// cumulative delivered count at now, which becomes the base of SteadyChunks.
-func (r *LevelRule) Done(segment int, now time.Time) (becameSteady bool) {
+// Done registers the end, at now, of a request sent in the given segment with the given
+// sequence number (both as Send returned them). When that makes the open segment steady
+// (see Segment) it sets SteadyAt = now and returns true; the caller must then call
+// Delivered with its cumulative delivered count at now, which becomes the base of
+// SteadyChunks.
+func (r *LevelRule) Done(segment int, seq uint64, now time.Time) (becameSteady bool) {
 	if r.inflight > 0 {
 		r.inflight--
 	}
 	if !r.open {
 		return false
 	}
-	if segment == r.cur.ID && r.curInflight > 0 {
+	own := segment == r.cur.ID
+	if own && r.curInflight > 0 {
 		r.curInflight--
 	}
-	if !r.cur.SteadyAt.IsZero() || r.inflight > r.curInflight {
+	if !r.cur.SteadyAt.IsZero() {
 		return false
+	}
+	switch {
+	case r.round == 0 && r.inflight > r.curInflight:
+		return false // a request of an earlier segment is still in flight
+	case r.round == 0 && r.cur.OpenLoop:
+		if r.nextRound(now.Sub(r.cur.Start), now) {
+			return false
+		}
+	case r.round > 0:
+		if own && seq <= r.cutSeq && r.waitOwn > 0 {
+			r.waitOwn--
+		}
+		if r.waitOwn > 0 {
+			return false
+		}
+		if d := now.Sub(r.cutAt); float64(d) < RoundShrink*float64(r.prevRound) && r.nextRound(d, now) {
+			return false
+		}
 	}
 	r.cur.SteadyAt = now
 	r.needBase = true
+	return true
+}
+
+// RoundShrink is how much shorter than the round before it a round of an open-loop
+// segment's warm-up must be for the warm-up to go on with another round (see Segment):
+// shorter than 0.9 times, so the queue was still draining by more than a tenth a round.
+const RoundShrink = 0.9
+
+// nextRound opens a round of an open-loop segment's warm-up at now, after a round of
+// length last: it waits for the segment's requests in flight now. It returns false when
+// there are none (the segment is steady now).
+func (r *LevelRule) nextRound(last time.Duration, now time.Time) bool {
+	if r.curInflight == 0 {
+		return false
+	}
+	r.round++
+	r.cutAt, r.cutSeq, r.waitOwn, r.prevRound = now, r.seq, r.curInflight, last
 	return true
 }
 
@@ -135,11 +186,17 @@ func (r *LevelRule) Current(now time.Time) (seg Segment, ok bool) {
 	return seg, true
 }
 
-// InFlight returns the requests in flight: all of them, and those sent in earlier
-// segments than the open one (the warm-up population still to turn over).
-func (r *LevelRule) InFlight() (all, earlier int) {
-	if !r.open {
+// InFlight returns the requests in flight: all of them, and those the open segment's
+// warm-up still waits for (sent in earlier segments, or in an open-loop round, its own
+// sent before the round began; 0 once steady).
+func (r *LevelRule) InFlight() (all, waited int) {
+	switch {
+	case !r.open:
 		return r.inflight, r.inflight
+	case !r.cur.SteadyAt.IsZero():
+		return r.inflight, 0
+	case r.round > 0:
+		return r.inflight, r.waitOwn
 	}
 	return r.inflight, r.inflight - r.curInflight
 }

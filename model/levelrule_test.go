@@ -10,11 +10,17 @@ import (
 // outcome it must have, written compactly (see fmtSeg).
 type ruleStep struct {
 	t    int
-	op   string // begin (c, open), pause (begin with open=false), send, done, deliv, cur
+	op   string // begin (c, open), pause (begin with open=false), send, done, deliv, cur, rate (SetOpenLoop)
 	c    int    // begin: concurrency
 	req  string // send/done: request name
 	n    int64  // begin/pause/deliv: cumulative delivered chunks
 	want string
+}
+
+// sent is what Send returned for a request, given back to Done.
+type sent struct {
+	seg int
+	seq uint64
 }
 
 var ruleT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -152,6 +158,56 @@ func TestLevelRule(t *testing.T) {
 			{t: 2, op: "done", req: "a", want: "steady=true"},
 			{t: 2, op: "begin", c: 4, n: 9, want: "closed=#2 c2 [1,2) steady=2 chunks=0 closed opened=#3 c4 [2,2) steady=2 chunks=0 open"},
 		}},
+		{"rate: a level after a faster one waits in rounds for its own requests queued behind the backlog", []ruleStep{
+			{t: 0, op: "rate"},
+			{t: 0, op: "begin", c: 8, want: "closed=none opened=#1 c8 [0,0) steady=0 chunks=0 open"},
+			{t: 0, op: "send", req: "a"},
+			{t: 0, op: "send", req: "b"},
+			{t: 1, op: "begin", c: 3, want: "closed=#1 c8 [0,1) steady=0 chunks=0 closed opened=#2 c3 [1,1) steady=- chunks=0 open"},
+			{t: 2, op: "send", req: "c", want: "seg=2 c=3 warmup=true"},
+			{t: 3, op: "send", req: "d", want: "seg=2 c=3 warmup=true"},
+			{t: 4, op: "done", req: "a", want: "steady=false"},
+			// The earlier level's requests all ended (round 0: 9 s): round 1 waits for c and d.
+			{t: 10, op: "done", req: "b", want: "steady=false"},
+			{t: 11, op: "send", req: "e", want: "seg=2 c=3 warmup=true"},
+			{t: 12, op: "done", req: "c", want: "steady=false"},
+			// Round 1 took 4 s, under 0.9 x 9 s: the queue still drained; round 2 waits for e.
+			{t: 14, op: "done", req: "d", want: "steady=false"},
+			{t: 15, op: "send", req: "f", want: "seg=2 c=3 warmup=true"},
+			// Round 2 took 4 s, not under 0.9 x 4 s: the queue is the level's own.
+			{t: 18, op: "done", req: "e", want: "steady=true"},
+			{t: 19, op: "send", req: "g", want: "seg=2 c=3 warmup=false"},
+			{t: 20, op: "cur", want: "#2 c3 [1,20) steady=18 chunks=0 open"},
+		}},
+		{"rate: a level after a slower one is steady after one round of its own", []ruleStep{
+			{t: 0, op: "rate"},
+			{t: 0, op: "begin", c: 2},
+			{t: 0, op: "send", req: "a"},
+			{t: 1, op: "begin", c: 4},
+			{t: 1, op: "send", req: "b", want: "seg=2 c=4 warmup=true"},
+			{t: 2, op: "send", req: "c", want: "seg=2 c=4 warmup=true"},
+			{t: 3, op: "done", req: "a", want: "steady=false"},
+			{t: 3, op: "send", req: "d", want: "seg=2 c=4 warmup=true"},
+			{t: 4, op: "done", req: "b", want: "steady=false"},
+			// c was the last sent before round 1 began; d, sent after, is not waited for.
+			{t: 6, op: "done", req: "c", want: "steady=true"},
+			{t: 6, op: "send", req: "e", want: "seg=2 c=4 warmup=false"},
+		}},
+		{"rate: none of the level's own in flight when the earlier ones end: steady", []ruleStep{
+			{t: 0, op: "rate"},
+			{t: 0, op: "begin", c: 8},
+			{t: 0, op: "send", req: "a"},
+			{t: 1, op: "begin", c: 3},
+			{t: 2, op: "done", req: "a", want: "steady=true"},
+		}},
+		{"users: the same change is steady once the earlier level's requests ended", []ruleStep{
+			{t: 0, op: "begin", c: 8},
+			{t: 0, op: "send", req: "a"},
+			{t: 1, op: "begin", c: 3},
+			{t: 2, op: "send", req: "c", want: "seg=2 c=3 warmup=true"},
+			{t: 10, op: "done", req: "a", want: "steady=true"},
+			{t: 11, op: "send", req: "e", want: "seg=2 c=3 warmup=false"},
+		}},
 		{"delivered totals never lower SteadyChunks", []ruleStep{
 			{t: 0, op: "begin", c: 1, n: 10},
 			{t: 1, op: "deliv", n: 15},
@@ -162,7 +218,7 @@ func TestLevelRule(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewLevelRule(3)
-			segOf := map[string]int{}
+			segOf := map[string]sent{}
 			for i, st := range tc.steps {
 				now := ruleAt(st.t)
 				var got string
@@ -184,16 +240,18 @@ func TestLevelRule(t *testing.T) {
 					}
 					got = "closed=" + c + " opened=" + o
 				case "send":
-					seg, c, w := r.Send(now)
-					segOf[st.req] = seg
+					seg, c, w, seq := r.Send(now)
+					segOf[st.req] = sent{seg, seq}
 					got = fmt.Sprintf("seg=%d c=%d warmup=%v", seg, c, w)
 				case "done":
-					seg, ok := segOf[st.req]
+					x, ok := segOf[st.req]
 					if !ok {
 						t.Fatalf("step %d: done of unknown request %q", i, st.req)
 					}
 					delete(segOf, st.req)
-					got = fmt.Sprintf("steady=%v", r.Done(seg, now))
+					got = fmt.Sprintf("steady=%v", r.Done(x.seg, x.seq, now))
+				case "rate":
+					r.SetOpenLoop(true)
 				case "deliv":
 					r.Delivered(st.n, now)
 				case "cur":
@@ -219,21 +277,21 @@ func TestLevelRule(t *testing.T) {
 func TestLevelRuleInFlight(t *testing.T) {
 	r := NewLevelRule(0)
 	r.Begin(2, true, 0, ruleAt(0))
-	a, _, _ := r.Send(ruleAt(0))
+	a, _, _, aSeq := r.Send(ruleAt(0))
 	r.Send(ruleAt(0))
 	r.Begin(3, true, 0, ruleAt(1))
-	c, _, _ := r.Send(ruleAt(1))
+	c, _, _, cSeq := r.Send(ruleAt(1))
 	if all, earlier := r.InFlight(); all != 3 || earlier != 2 {
 		t.Fatalf("InFlight = %d, %d; want 3, 2", all, earlier)
 	}
-	r.Done(a, ruleAt(2))
-	r.Done(c, ruleAt(2))
+	r.Done(a, aSeq, ruleAt(2))
+	r.Done(c, cSeq, ruleAt(2))
 	if all, earlier := r.InFlight(); all != 1 || earlier != 1 {
 		t.Fatalf("InFlight = %d, %d; want 1, 1", all, earlier)
 	}
 	// A stray Done (more ends than sends) must not drive the counts negative.
-	r.Done(a, ruleAt(3))
-	r.Done(a, ruleAt(3))
+	r.Done(a, aSeq, ruleAt(3))
+	r.Done(a, aSeq, ruleAt(3))
 	if all, earlier := r.InFlight(); all != 0 || earlier != 0 {
 		t.Fatalf("InFlight = %d, %d; want 0, 0", all, earlier)
 	}
@@ -254,7 +312,7 @@ func TestLevelRuleContinuous(t *testing.T) {
 	if second.SteadyAt.IsZero() {
 		t.Fatal("the window after a steady one is not steady at once")
 	}
-	if _, _, warm := r.Send(t0.Add(2 * time.Second)); warm {
+	if _, _, warm, _ := r.Send(t0.Add(2 * time.Second)); warm {
 		t.Error("a request of the second window is warm-up")
 	}
 	plain := NewLevelRule(0)

@@ -41,6 +41,17 @@ const SilentAfter = 2 * time.Second
 // the moment no request sent in an earlier segment is in flight any more. Requests sent
 // before SteadyAt are warm-up (Sample.Warmup) and are kept out of the level's statistics;
 // the level's aggregate TPS is SteadyChunks over [SteadyAt, End).
+//
+// An open-loop segment (a rate) warms up in rounds, because its arrivals do not wait for
+// answers: those sent while a faster level's backlog drained queue behind it, and its
+// first requests sent after would queue behind them. Round 0 ends when no request of an
+// earlier segment is in flight; each next round waits for the segment's own requests
+// sent before the round began. The segment is steady at the end of a round that found
+// none in flight, or that was not shorter than RoundShrink times the round before it
+// (the queue stopped draining: it is the level's own). Over capacity the rounds grow,
+// so it is steady after round 1; under capacity each further round is shorter by more
+// than a tenth and holds a request sent in the round before, so they end, after at
+// most about ten times round 1 (the sum of the shrinking rounds) and a last round.
 type Segment struct {
 	Endpoint     int
 	ID           int

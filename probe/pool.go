@@ -37,6 +37,7 @@ type flight struct {
 
 	segment, concurrency int
 	warmup               bool
+	seq                  uint64 // its sequence number at the level rule
 }
 
 // Pool is a closed-loop worker pool for one endpoint: each worker sends a request, reads

@@ -94,7 +94,7 @@ func (p *Pool) sleep(ctx context.Context, d time.Duration) bool {
 func (p *Pool) sendLocked() *flight {
 	now := Mono()
 	f := &flight{idx: len(p.active), heard: now}
-	f.segment, f.concurrency, f.warmup = p.rule.Send(MonoTime(now))
+	f.segment, f.concurrency, f.warmup, f.seq = p.rule.Send(MonoTime(now))
 	p.active = append(p.active, f)
 	p.started++
 	return f
@@ -120,7 +120,7 @@ func (p *Pool) endLocked(f *flight) {
 	p.active = p.active[:last]
 
 	t := MonoTime(now)
-	if p.rule.Done(f.segment, t) {
+	if p.rule.Done(f.segment, f.seq, t) {
 		// The steady moment: snapshot the delivered total now (O(active), once per segment).
 		p.rule.Delivered(p.deliveredLocked(), t)
 		if seg, ok := p.rule.Current(t); ok {

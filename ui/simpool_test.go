@@ -44,6 +44,7 @@ type simPool struct {
 type simFlight struct {
 	send, first, end time.Time
 	seg, conc        int
+	seq              uint64
 	warm, open, fail bool
 	chunks           float64
 }
@@ -133,8 +134,8 @@ func (p *simPool) deliver(t time.Time) {
 }
 
 func (p *simPool) send() {
-	seg, conc, warm := p.rule.Send(p.now)
-	f := &simFlight{send: p.now, seg: seg, conc: conc, warm: warm, open: p.open, fail: p.fail(conc, p.open)}
+	seg, conc, warm, seq := p.rule.Send(p.now)
+	f := &simFlight{send: p.now, seg: seg, seq: seq, conc: conc, warm: warm, open: p.open, fail: p.fail(conc, p.open)}
 	f.first, f.end = p.now.Add(p.ttft), p.now.Add(p.ttft+p.dec)
 	if f.fail {
 		f.end = p.now.Add(10 * time.Millisecond)
@@ -150,7 +151,7 @@ func (p *simPool) end(f *simFlight) {
 			break
 		}
 	}
-	if p.rule.Done(f.seg, p.now) {
+	if p.rule.Done(f.seg, f.seq, p.now) {
 		p.rule.Delivered(int64(p.delivered), p.now)
 	}
 	s := &model.Sample{Segment: f.seg, Concurrency: f.conc, Warmup: f.warm, OpenLoop: f.open, Send: f.send, End: f.end}
