@@ -106,6 +106,29 @@ type Line struct {
 	// Host is the host[:port] of the endpoint's URL, on its first line, as the live
 	// screen's header shows it (never the whole URL: it may hold a secret).
 	Host string `json:"host,omitempty"`
+	// End marks the endpoint's last line, written once the run is over (Writer.End): it
+	// is no bucket (its time is the last bucket's, its width 0, its figures empty) and
+	// carries what the run's judgement said, RunDiagnosis.
+	End bool `json:"end,omitempty"`
+	// RunDiagnosis is, on the End line, the run's diagnosis as results.json's judgement
+	// says it (model.JudgeEndpoint's statements, as bench's Markdown and the reports list
+	// them): every finding of the run with when it held, or that nothing wrong was seen,
+	// or that failures had no cause named. Diagnosis is the latest second's.
+	RunDiagnosis []Told `json:"run_diagnosis,omitempty"`
+}
+
+// Told is one statement of a judgement, as every surface says it.
+type Told struct {
+	Kind     string         `json:"kind"`               // a diagnosis finding's kind, or model.SayHealthy / model.SayUnnamed
+	Severity model.Severity `json:"severity,omitempty"` // problem, warning or info
+	Words    string         `json:"words"`              // the sentence, with its numbers
+	Evidence []string       `json:"evidence,omitempty"` // figures behind it
+	Held     string         `json:"held,omitempty"`     // when it held: "from 21 s to 31 s"
+}
+
+// Statement is t as the judgement's statement.
+func (t Told) Statement() model.Statement {
+	return model.Statement{Kind: t.Kind, Severity: t.Severity, Text: t.Words, Evidence: t.Evidence, Held: t.Held}
 }
 
 // RecordedKeys are the keys a line may carry that older writers did not write.
