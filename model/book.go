@@ -26,8 +26,9 @@ type book struct {
 type level struct {
 	conc              int
 	requests, success int
-	steady            int // ended requests that were not warm-up
-	cooldown          int // of those, the ones that ended after their level (cooldown)
+	steady            int               // ended requests that were not warm-up
+	cooldown          int               // of those, the ones that ended after their level (cooldown)
+	coolErrors        map[ErrorKind]int // the failures among the cool-down, by kind
 	short             bool
 	errors            map[ErrorKind]int
 	ttft, ttfo, tpot  *Hist
@@ -97,6 +98,9 @@ func (t *book) add(s *Sample) {
 	}
 	if !s.OK() {
 		l.errors[s.Err]++
+		if steady && !judged {
+			l.coolErrors[s.Err]++
+		}
 		return
 	}
 	l.success++
@@ -139,16 +143,17 @@ func (t *book) level(c int) *level {
 	l := t.levels[c]
 	if l == nil {
 		l = &level{
-			conc:    c,
-			errors:  map[ErrorKind]int{},
-			ttft:    NewLatencyHist(),
-			ttfo:    NewLatencyHist(),
-			tpot:    NewLatencyHist(),
-			e2e:     NewLatencyHist(),
-			user:    NewRateHist(),
-			stall:   NewLatencyHist(),
-			traffic: NewTraffic(t.target),
-			wait:    NewClientWait(),
+			conc:       c,
+			errors:     map[ErrorKind]int{},
+			coolErrors: map[ErrorKind]int{},
+			ttft:       NewLatencyHist(),
+			ttfo:       NewLatencyHist(),
+			tpot:       NewLatencyHist(),
+			e2e:        NewLatencyHist(),
+			user:       NewRateHist(),
+			stall:      NewLatencyHist(),
+			traffic:    NewTraffic(t.target),
+			wait:       NewClientWait(),
 		}
 		l.openLoop = t.rate
 		t.levels[c] = l
@@ -322,9 +327,10 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		Succeeded:    l.success,
 		Steady:       l.steady,
 		Cooldown:     l.cooldown,
+		CoolErrors:   maps.Clone(l.coolErrors),
 		Short:        l.short,
 		Errors:       maps.Clone(l.errors),
-		ErrorRate:    errorRate(l.requests, l.errors),
+		ErrorRate:    errorRate(l.judgedCounts()),
 		TTFT:         l.ttft.Dist(),
 		TTFO:         l.ttfo.Dist(),
 		TPOT:         l.tpot.Dist(),
@@ -360,6 +366,29 @@ func errorRate(requests int, errors map[ErrorKind]int) float64 {
 		return float64(charged) / float64(n)
 	}
 	return 0
+}
+
+// judgedCounts are the level's requests and failures its error rate is judged on: those
+// that ended while it was held, its cool-down left out (withoutCooldown).
+func (l *level) judgedCounts() (int, map[ErrorKind]int) {
+	return withoutCooldown(l.requests, l.errors, l.cooldown, l.coolErrors)
+}
+
+// withoutCooldown is requests and errors less the cool-down's (cool requests, coolErrs
+// of them failed): what ended while the level was held, as the level rule judged it
+// when it ended the level. A request still in flight then ends at another load, after
+// the level was judged and used; its outcome, like its latency, must not move the
+// figures the level was judged on (a stop rule's 3 of 14 failed read 3 of 30 once the
+// 16 streams in flight ended).
+func withoutCooldown(requests int, errors map[ErrorKind]int, cool int, coolErrs map[ErrorKind]int) (int, map[ErrorKind]int) {
+	if cool == 0 && len(coolErrs) == 0 {
+		return requests, errors
+	}
+	out := maps.Clone(errors)
+	for k, n := range coolErrs {
+		out[k] -= n
+	}
+	return requests - cool, out
 }
 
 // chargedCounts are the failures charged to the endpoint and the requests they are

@@ -62,3 +62,52 @@ func TestCooldownIsNotCountedTowardTheFloor(t *testing.T) {
 		t.Errorf("a trace window counts %d steady requests, want 9", n)
 	}
 }
+
+// TestCooldownLeavesTheErrorRateAsJudged: a level's error rate, its interval and its
+// verdict are those it was judged on when it ended; the cool-down's outcomes (requests
+// still in flight then) count in its requests and errors, not in its error rate. With
+// `tpsmon sim --error-rate 0.05` a stop rule's 3 failures of 14 requests (21.43%) read
+// 10% once its 16 streams in flight ended, and a cool-down failure turned a level the
+// bisection had used as meeting the criteria into a failing one after it was used.
+func TestCooldownLeavesTheErrorRateAsJudged(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 4, 0, 0, 40*sec, 4000, true))
+	for i := range 12 {
+		s := ok(4, time.Duration(i)*3*sec, 50*msec, 2*sec, 100)
+		s.Segment = 1
+		tr.AddSample(s)
+	}
+	tr.UpdateSegment(seg(1, 4, 0, 0, 40*sec, 4000, false)) // the level ends: 0 of 12 failed
+	tr.UpdateSegment(seg(2, 8, 40*sec, -1, 50*sec, 0, true))
+	before := levelAt(t, tr, 4)
+	judged := before.Report()
+	f := failed(4, 42*sec, ErrTruncated, "cut") // in flight at 40 s, cut at 42 s
+	f.Send, f.Segment = at(38*sec), 1
+	tr.AddSample(f)
+	l := levelAt(t, tr, 4)
+	rl := l.Report()
+	if rl.Requests != 13 || rl.Errors[string(ErrTruncated)] != 1 || rl.CoolErrors[string(ErrTruncated)] != 1 || rl.Cooldown != 1 {
+		t.Fatalf("the cool-down's failure is not counted apart: %+v", rl)
+	}
+	if rl.ErrorRate != 0 || *rl.CI95.ErrorRate != *judged.CI95.ErrorRate {
+		t.Errorf("error rate %v %v after the cool-down, %v %v when the level ended", rl.ErrorRate, *rl.CI95.ErrorRate, judged.ErrorRate, *judged.CI95.ErrorRate)
+	}
+	if n, m := l.Charged(); n != 0 || m != 12 {
+		t.Errorf("charged %d of %d, want 0 of 12", n, m)
+	}
+	s := ReportSettings{MinRequests: MinFloor, HoldS: 5, MaxHoldS: 120, SLO: DefaultSLO.Report()}
+	for _, v := range []ReportLevel{judged, rl} {
+		e := ReportEndpoint{Name: "sim", Levels: []ReportLevel{v}}
+		if j := JudgeEndpoint(&s, &e, false, false); j.Capacity.Kind != CapAtLeast || j.Capacity.Level != 4 {
+			t.Errorf("4 users with %d of %d failed: capacity %+v, want at least 4 users", v.Errors[string(ErrTruncated)], v.Requests, j.Capacity)
+		}
+	}
+	// A merge of the file keeps the rate, and the words count what it was judged on.
+	m, err := Merge([]MergeFile{{Name: "a.json", Report: &Report{Schema: Schema, Settings: s, Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "sim", URL: "http://127.0.0.1:8080/v1", Model: "m", API: "chat"})}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ml := m.Endpoints[0].Levels[0]; ml.ErrorRate != 0 || ml.CoolErrors[string(ErrTruncated)] != 1 {
+		t.Errorf("merged: error rate %v, cool-down errors %v", ml.ErrorRate, ml.CoolErrors)
+	}
+}

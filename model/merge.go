@@ -210,6 +210,9 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	l.success += rl.Succeeded
 	l.steady += rl.Steady
 	l.cooldown += rl.Cooldown
+	for k, n := range rl.CoolErrors {
+		l.coolErrors[ErrorKind(k)] += n
+	}
 	l.short = l.short || rl.Short
 	l.bursts += rl.UserTPSBursts
 	for k, n := range rl.Errors {
