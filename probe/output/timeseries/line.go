@@ -173,7 +173,7 @@ type Level struct {
 	Succeeded      int      `json:"succeeded"`
 	SteadyRequests int      `json:"steady_requests"`             // of requests, those not in the warm-up
 	Cooldown       int      `json:"cooldown_requests,omitempty"` // of those, the ones in flight when the level ended
-	ErrorRate      float64  `json:"error_rate"`                  // charged failures / requests (0 to 1)
+	ErrorRate      float64  `json:"error_rate"`                  // charged failures / requests (0 to 1), its cool-down left out
 	SteadyS        float64  `json:"steady_s"`                    // seconds of steady window
 	AggregateTPS   float64  `json:"aggregate_tps"`               // tokens/s over the steady window
 	UserTPSP50     *float64 `json:"user_tps_p50,omitempty"`      // tokens/s per request, median
