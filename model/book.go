@@ -27,7 +27,8 @@ type level struct {
 	requests, success int
 	steady            int               // ended requests that were not warm-up
 	cooldown          int               // of those, the ones that ended after their level (cooldown)
-	coolErrors        map[ErrorKind]int // the failures among the cool-down, by kind
+	coolWarm          int               // warm-up requests that ended after their level (its cool-down too)
+	coolErrors        map[ErrorKind]int // the failures among the cool-down (warm-up included), by kind
 	short             bool
 	errors            map[ErrorKind]int
 	ttft, ttfo, tpot  *Hist
@@ -78,26 +79,30 @@ func (t *book) add(s *Sample) {
 	l := t.level(s.Concurrency)
 	l.requests++
 	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
-	judged := steady && !t.cooldown(s) // its whole life ran at the level's load
+	after := t.cooldown(s)     // it ended after its level: in no figure the level was judged on
+	judged := steady && !after // its whole life ran at the level's load
 	if s.OpenLoop {
 		l.openLoop = true
 		l.wait.Add(s.ClientWait, s.Capped)
 	}
 	if steady {
 		l.steady++
-		if !judged {
+		if after {
 			l.cooldown++
 		}
 		if !s.Send.IsZero() && s.End.After(s.Send) {
 			l.busy += s.End.Sub(s.Send)
 		}
 	}
+	if after && !steady {
+		l.coolWarm++
+	}
 	if judged {
 		l.traffic.Add(s)
 	}
 	if !s.OK() {
 		l.errors[s.Err]++
-		if steady && !judged {
+		if after {
 			l.coolErrors[s.Err]++
 		}
 		return
@@ -327,6 +332,7 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		Steady:       l.steady,
 		Cooldown:     l.cooldown,
 		CoolErrors:   maps.Clone(l.coolErrors),
+		CoolWarmup:   l.coolWarm,
 		Short:        l.short,
 		Errors:       maps.Clone(l.errors),
 		ErrorRate:    errorRate(l.judgedCounts()),

@@ -111,3 +111,40 @@ func TestCooldownLeavesTheErrorRateAsJudged(t *testing.T) {
 		t.Errorf("merged: error rate %v, cool-down errors %v", ml.ErrorRate, ml.CoolErrors)
 	}
 }
+
+// TestWarmupInFlightLeavesTheErrorRateAsJudged: a level left during its warm-up (a
+// stop rule at 32 users: 5 of 22 requests failed, 22.73%) keeps that rate; the warm-up
+// requests still in flight then end at another load and count in its requests and
+// errors only. It read 5 of 41 (12.2%) in the table beside "22.73% (22 requests) when it
+// stopped".
+func TestWarmupInFlightLeavesTheErrorRateAsJudged(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 32, 0, -1, 10*sec, 0, true))
+	add := func(s *Sample) {
+		s.Segment, s.Warmup = 1, true
+		tr.AddSample(s)
+	}
+	for i := range 22 {
+		if i%4 == 0 && i < 20 {
+			add(failed(32, time.Duration(i)*400*msec+sec, HTTPError(500), "boom"))
+		} else {
+			add(ok(32, time.Duration(i)*400*msec, 50*msec, 300*msec, 10))
+		}
+	}
+	tr.UpdateSegment(seg(1, 32, 0, -1, 10*sec, 0, false)) // stopped in its warm-up
+	for i := range 19 {
+		if i == 0 {
+			add(failed(32, 11*sec, HTTPError(500), "boom"))
+		} else {
+			add(ok(32, 8*sec, 50*msec, 4*sec, 10)) // ends at 12 s
+		}
+	}
+	l := levelAt(t, tr, 32)
+	rl := l.Report()
+	if rl.Requests != 41 || rl.CoolWarmup != 19 || rl.Cooldown != 0 || rl.CoolErrors["http_500"] != 1 {
+		t.Fatalf("level: %d requests, %d warm-up and %d steady in flight, cool-down errors %v", rl.Requests, rl.CoolWarmup, rl.Cooldown, rl.CoolErrors)
+	}
+	if n, m := rl.Charged(); n != 5 || m != 22 || rl.ErrorRate != 0.2273 {
+		t.Errorf("error rate %v, %d of %d; want 22.73%%, 5 of 22 as when it stopped", rl.ErrorRate, n, m)
+	}
+}

@@ -206,9 +206,13 @@ type ReportLevel struct {
 	// cool-down): they ended at another load, so they are in no distribution and count
 	// toward no level rule (absent when none, and in files written before it was counted).
 	Cooldown int `json:"cooldown_requests,omitempty"`
-	// CoolErrors counts, by kind, the failures among the cool-down (counted in Errors):
-	// the error rate and its interval leave the cool-down out, as the level rule judged
-	// the level when it ended it (absent when none).
+	// CoolWarmup counts the warm-up requests still in flight when the level ended (a
+	// level left during its warm-up, or just after): in Requests, not in the error rate.
+	CoolWarmup int `json:"cooldown_warmup,omitempty"`
+	// CoolErrors counts, by kind, the failures among the requests still in flight when
+	// the level ended, steady or warm-up (counted in Errors): the error rate and its
+	// interval leave them out, as the level rule judged the level when it ended it
+	// (absent when none).
 	CoolErrors map[string]int `json:"cooldown_errors,omitempty"`
 }
 
@@ -223,7 +227,7 @@ func (l *ReportLevel) Charged() (failures, requests int) {
 	for k, n := range l.CoolErrors {
 		cool[ErrorKind(k)] = n
 	}
-	return chargedCounts(withoutCooldown(l.Requests, errs, l.Cooldown, cool))
+	return chargedCounts(withoutCooldown(l.Requests, errs, l.Cooldown+l.CoolWarmup, cool))
 }
 
 // LatencyJSON is a latency distribution in milliseconds.

@@ -34,7 +34,8 @@ type LevelStats struct {
 	Succeeded   int               // of Requests, those that succeeded
 	Steady      int               // of Requests, those that were not warm-up (failed ones included)
 	Cooldown    int               // of Steady, those still in flight when the level ended (its cool-down)
-	CoolErrors  map[ErrorKind]int // of Errors, the cool-down's failures (in no error rate)
+	CoolErrors  map[ErrorKind]int // of Errors, the cool-down's failures, warm-up included (in no error rate)
+	CoolWarmup  int               // of Requests, the warm-up ones still in flight when the level ended (in no error rate)
 	Errors      map[ErrorKind]int
 	// ErrorRate is charged failures / (Requests - client failures) of the requests that
 	// ended while the level was held (its cool-down left out); 0 when that is 0 (see
@@ -141,7 +142,7 @@ func (d Dist) Rate() RateJSON {
 // Charged returns the level's failures charged to the endpoint and the requests its
 // ErrorRate divides them by (its cool-down left out).
 func (l *LevelStats) Charged() (failures, requests int) {
-	return chargedCounts(withoutCooldown(l.Requests, l.Errors, l.Cooldown, l.CoolErrors))
+	return chargedCounts(withoutCooldown(l.Requests, l.Errors, l.Cooldown+l.CoolWarmup, l.CoolErrors))
 }
 
 // Measured reports whether the level can be judged against criteria: it has a steady
@@ -174,6 +175,7 @@ func (l *LevelStats) Report() ReportLevel {
 		Steady:        l.Steady,
 		Cooldown:      l.Cooldown,
 		CoolErrors:    cool,
+		CoolWarmup:    l.CoolWarmup,
 		Short:         l.Short,
 		Succeeded:     l.Succeeded,
 		Errors:        errs,
