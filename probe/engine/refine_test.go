@@ -306,3 +306,25 @@ func TestConfirmationThatNowFails(t *testing.T) {
 		t.Errorf("verdict %q, want capacity none", j.Verdict.Text)
 	}
 }
+
+// TestNoBisectionAboveFailingErrors: when a level below the capacity's fails the error
+// criterion at 95%, the walk does not bisect above the capacity's level (which met the
+// criteria on a few requests without a failure): it confirms it. With 5% errors the
+// walk bisected 10 and 9 users above 8 while 4 users had failed at 8%, and the verdict
+// read capacity none.
+func TestNoBisectionAboveFailingErrors(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{4, 8, 16}, Hold: time.Second, MaxHold: 30 * time.Second}, Refine: true}, 1)
+	r.e.StartRamp([]int{0}, at(0))
+	r.steady(0, 4, at(0))
+	r.done(0, 4, 20, 3, 50*time.Millisecond, at(5*time.Second)) // 15% failed: decided at 95%
+	r.step(5 * time.Second)
+	r.steady(0, 8, at(6*time.Second))
+	r.doneAt(0, 8, spread(20, 49, 51), at(10*time.Second))
+	r.step(10 * time.Second)
+	r.steady(0, 16, at(11*time.Second))
+	r.doneAt(0, 16, spread(10, 19.5, 20.5), at(15*time.Second))
+	ns := r.step(15 * time.Second)
+	if len(ns) != 1 || !strings.HasPrefix(ns[0].String(), "ep0: confirming the capacity at 8 users") {
+		t.Fatalf("after 16 users failed: %v; want 8 users confirmed, no bisection above it", ns)
+	}
+}
