@@ -2,7 +2,6 @@ package model
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"time"
 )
@@ -26,8 +25,10 @@ type book struct {
 type level struct {
 	conc              int
 	requests, success int
-	steady            int // ended requests that were not warm-up
-	cooldown          int // of those, the ones that ended after their level (cooldown)
+	steady            int               // ended requests that were not warm-up
+	cooldown          int               // of those, the ones that ended after their level (cooldown)
+	coolWarm          int               // warm-up requests that ended after their level (its cool-down too)
+	coolErrors        map[ErrorKind]int // the failures among the cool-down (warm-up included), by kind
 	short             bool
 	errors            map[ErrorKind]int
 	ttft, ttfo, tpot  *Hist
@@ -78,25 +79,32 @@ func (t *book) add(s *Sample) {
 	l := t.level(s.Concurrency)
 	l.requests++
 	steady := !s.Warmup && (t.resetAt.IsZero() || !s.Send.Before(t.resetAt))
-	judged := steady && !t.cooldown(s) // its whole life ran at the level's load
+	after := t.cooldown(s)     // it ended after its level: in no figure the level was judged on
+	judged := steady && !after // its whole life ran at the level's load
 	if s.OpenLoop {
 		l.openLoop = true
 		l.wait.Add(s.ClientWait, s.Capped)
 	}
 	if steady {
 		l.steady++
-		if !judged {
+		if after {
 			l.cooldown++
 		}
 		if !s.Send.IsZero() && s.End.After(s.Send) {
 			l.busy += s.End.Sub(s.Send)
 		}
 	}
+	if after && !steady {
+		l.coolWarm++
+	}
 	if judged {
 		l.traffic.Add(s)
 	}
 	if !s.OK() {
 		l.errors[s.Err]++
+		if after {
+			l.coolErrors[s.Err]++
+		}
 		return
 	}
 	l.success++
@@ -139,16 +147,17 @@ func (t *book) level(c int) *level {
 	l := t.levels[c]
 	if l == nil {
 		l = &level{
-			conc:    c,
-			errors:  map[ErrorKind]int{},
-			ttft:    NewLatencyHist(),
-			ttfo:    NewLatencyHist(),
-			tpot:    NewLatencyHist(),
-			e2e:     NewLatencyHist(),
-			user:    NewRateHist(),
-			stall:   NewLatencyHist(),
-			traffic: NewTraffic(t.target),
-			wait:    NewClientWait(),
+			conc:       c,
+			errors:     map[ErrorKind]int{},
+			coolErrors: map[ErrorKind]int{},
+			ttft:       NewLatencyHist(),
+			ttfo:       NewLatencyHist(),
+			tpot:       NewLatencyHist(),
+			e2e:        NewLatencyHist(),
+			user:       NewRateHist(),
+			stall:      NewLatencyHist(),
+			traffic:    NewTraffic(t.target),
+			wait:       NewClientWait(),
 		}
 		l.openLoop = t.rate
 		t.levels[c] = l
@@ -322,9 +331,11 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 		Succeeded:    l.success,
 		Steady:       l.steady,
 		Cooldown:     l.cooldown,
+		CoolErrors:   maps.Clone(l.coolErrors),
+		CoolWarmup:   l.coolWarm,
 		Short:        l.short,
 		Errors:       maps.Clone(l.errors),
-		ErrorRate:    errorRate(l.requests, l.errors),
+		ErrorRate:    errorRate(l.judgedCounts()),
 		TTFT:         l.ttft.Dist(),
 		TTFO:         l.ttfo.Dist(),
 		TPOT:         l.tpot.Dist(),
@@ -351,42 +362,4 @@ func (l *level) summary(d time.Duration, tokens float64, open bool) LevelStats {
 	ls.Undecided = slices.Clone(l.undecided)
 	ls.Refined = l.refined
 	return ls
-}
-
-// errorRate is the failures charged to the endpoint over the requests that could be:
-// client failures (tpsmon's own limits) are in neither. 0 when nothing could be charged.
-func errorRate(requests int, errors map[ErrorKind]int) float64 {
-	if charged, n := chargedCounts(requests, errors); n > 0 {
-		return float64(charged) / float64(n)
-	}
-	return 0
-}
-
-// chargedCounts are the failures charged to the endpoint and the requests they are
-// counted against (requests less tpsmon's own client failures): the error rate's
-// numerator and denominator.
-func chargedCounts(requests int, errors map[ErrorKind]int) (charged, n int) {
-	client := 0
-	for k, c := range errors {
-		switch {
-		case k.Charged():
-			charged += c
-		case k == ErrClient:
-			client += c
-		}
-	}
-	return charged, requests - client
-}
-
-// WilsonLower is the lower end of the Wilson score interval of a proportion of k in n
-// at z standard deviations (z 2.576: 99% two-sided): the smallest true rate that k in n
-// does not make unlikely. 0 when n is 0.
-func WilsonLower(k, n int, z float64) float64 {
-	if n <= 0 {
-		return 0
-	}
-	p, nf, z2 := float64(k)/float64(n), float64(n), z*z
-	center := p + z2/(2*nf)
-	half := z * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	return max(0, (center-half)/(1+z2/nf))
 }

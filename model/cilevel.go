@@ -25,7 +25,7 @@ func some(iv Interval, ok bool) *Interval {
 
 // ci computes the level's intervals at confidence c; agg is its aggregate tok/s.
 func (l *level) ci(agg, c float64) LevelCI {
-	charged, n := chargedCounts(l.requests, l.errors)
+	charged, n := chargedCounts(l.judgedCounts())
 	out := LevelCI{
 		UserTPSP50:   some(l.user.quantileCIAt(0.5, c)),
 		TTFTP50:      some(l.ttft.quantileCIAt(0.5, c)),

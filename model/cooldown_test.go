@@ -62,3 +62,89 @@ func TestCooldownIsNotCountedTowardTheFloor(t *testing.T) {
 		t.Errorf("a trace window counts %d steady requests, want 9", n)
 	}
 }
+
+// TestCooldownLeavesTheErrorRateAsJudged: a level's error rate, its interval and its
+// verdict are those it was judged on when it ended; the cool-down's outcomes (requests
+// still in flight then) count in its requests and errors, not in its error rate. With
+// `tpsmon sim --error-rate 0.05` a stop rule's 3 failures of 14 requests (21.43%) read
+// 10% once its 16 streams in flight ended, and a cool-down failure turned a level the
+// bisection had used as meeting the criteria into a failing one after it was used.
+func TestCooldownLeavesTheErrorRateAsJudged(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 4, 0, 0, 40*sec, 4000, true))
+	for i := range 12 {
+		s := ok(4, time.Duration(i)*3*sec, 50*msec, 2*sec, 100)
+		s.Segment = 1
+		tr.AddSample(s)
+	}
+	tr.UpdateSegment(seg(1, 4, 0, 0, 40*sec, 4000, false)) // the level ends: 0 of 12 failed
+	tr.UpdateSegment(seg(2, 8, 40*sec, -1, 50*sec, 0, true))
+	before := levelAt(t, tr, 4)
+	judged := before.Report()
+	f := failed(4, 42*sec, ErrTruncated, "cut") // in flight at 40 s, cut at 42 s
+	f.Send, f.Segment = at(38*sec), 1
+	tr.AddSample(f)
+	l := levelAt(t, tr, 4)
+	rl := l.Report()
+	if rl.Requests != 13 || rl.Errors[string(ErrTruncated)] != 1 || rl.CoolErrors[string(ErrTruncated)] != 1 || rl.Cooldown != 1 {
+		t.Fatalf("the cool-down's failure is not counted apart: %+v", rl)
+	}
+	if rl.ErrorRate != 0 || *rl.CI95.ErrorRate != *judged.CI95.ErrorRate {
+		t.Errorf("error rate %v %v after the cool-down, %v %v when the level ended", rl.ErrorRate, *rl.CI95.ErrorRate, judged.ErrorRate, *judged.CI95.ErrorRate)
+	}
+	if n, m := l.Charged(); n != 0 || m != 12 {
+		t.Errorf("charged %d of %d, want 0 of 12", n, m)
+	}
+	s := ReportSettings{MinRequests: MinFloor, HoldS: 5, MaxHoldS: 120, SLO: DefaultSLO.Report()}
+	for _, v := range []ReportLevel{judged, rl} {
+		e := ReportEndpoint{Name: "sim", Levels: []ReportLevel{v}}
+		if j := JudgeEndpoint(&s, &e, false, false); j.Capacity.Kind != CapAtLeast || j.Capacity.Level != 4 {
+			t.Errorf("4 users with %d of %d failed: capacity %+v, want at least 4 users", v.Errors[string(ErrTruncated)], v.Requests, j.Capacity)
+		}
+	}
+	// A merge of the file keeps the rate, and the words count what it was judged on.
+	m, err := Merge([]MergeFile{{Name: "a.json", Report: &Report{Schema: Schema, Settings: s, Endpoints: []ReportEndpoint{tr.ReportEndpoint(EndpointInfo{Name: "sim", URL: "http://127.0.0.1:8080/v1", Model: "m", API: "chat"})}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ml := m.Endpoints[0].Levels[0]; ml.ErrorRate != 0 || ml.CoolErrors[string(ErrTruncated)] != 1 {
+		t.Errorf("merged: error rate %v, cool-down errors %v", ml.ErrorRate, ml.CoolErrors)
+	}
+}
+
+// TestWarmupInFlightLeavesTheErrorRateAsJudged: a level left during its warm-up (a
+// stop rule at 32 users: 5 of 22 requests failed, 22.73%) keeps that rate; the warm-up
+// requests still in flight then end at another load and count in its requests and
+// errors only. It read 5 of 41 (12.2%) in the table beside "22.73% (22 requests) when it
+// stopped".
+func TestWarmupInFlightLeavesTheErrorRateAsJudged(t *testing.T) {
+	tr := NewTracker(TrackerOptions{})
+	tr.UpdateSegment(seg(1, 32, 0, -1, 10*sec, 0, true))
+	add := func(s *Sample) {
+		s.Segment, s.Warmup = 1, true
+		tr.AddSample(s)
+	}
+	for i := range 22 {
+		if i%4 == 0 && i < 20 {
+			add(failed(32, time.Duration(i)*400*msec+sec, HTTPError(500), "boom"))
+		} else {
+			add(ok(32, time.Duration(i)*400*msec, 50*msec, 300*msec, 10))
+		}
+	}
+	tr.UpdateSegment(seg(1, 32, 0, -1, 10*sec, 0, false)) // stopped in its warm-up
+	for i := range 19 {
+		if i == 0 {
+			add(failed(32, 11*sec, HTTPError(500), "boom"))
+		} else {
+			add(ok(32, 8*sec, 50*msec, 4*sec, 10)) // ends at 12 s
+		}
+	}
+	l := levelAt(t, tr, 32)
+	rl := l.Report()
+	if rl.Requests != 41 || rl.CoolWarmup != 19 || rl.Cooldown != 0 || rl.CoolErrors["http_500"] != 1 {
+		t.Fatalf("level: %d requests, %d warm-up and %d steady in flight, cool-down errors %v", rl.Requests, rl.CoolWarmup, rl.Cooldown, rl.CoolErrors)
+	}
+	if n, m := rl.Charged(); n != 5 || m != 22 || rl.ErrorRate != 0.2273 {
+		t.Errorf("error rate %v, %d of %d; want 22.73%%, 5 of 22 as when it stopped", rl.ErrorRate, n, m)
+	}
+}

@@ -135,14 +135,9 @@ func unprovenWords(l *ReportLevel, slo SLO, terms []string) []string {
 	for _, t := range terms {
 		switch {
 		case t == TermErrorRate && l.CI95.ErrorRate != nil:
-			failed := 0
-			for k, n := range l.Errors {
-				if ErrorKind(k).Charged() {
-					failed += n
-				}
-			}
+			failed, n := l.Charged()
 			out = append(out, fmt.Sprintf("errors %d of %s: within %s as measured, under %s at 95%%",
-				failed, Plural(l.Requests, "request"), FormatPercent(slo.ErrorRateMax), FormatPercent(l.CI95.ErrorRate.Hi)))
+				failed, Plural(n, "request"), FormatPercent(slo.ErrorRateMax), FormatPercent(l.CI95.ErrorRate.Hi)))
 		case t == TermGoodput && l.CI95.Goodput != nil:
 			out = append(out, fmt.Sprintf("goodput %d of %s met their targets: at least %s as measured, over %s at 95%%",
 				l.Goodput.Met, Plural(l.Goodput.Judged, "request"), FormatPercent(slo.GoodputMin), FormatPercent(l.CI95.Goodput.Lo)))

@@ -209,7 +209,10 @@ func (m *mergeLevel) add(rl *ReportLevel) error {
 	l.requests += rl.Requests
 	l.success += rl.Succeeded
 	l.steady += rl.Steady
-	l.cooldown += rl.Cooldown
+	l.cooldown, l.coolWarm = l.cooldown+rl.Cooldown, l.coolWarm+rl.CoolWarmup
+	for k, n := range rl.CoolErrors {
+		l.coolErrors[ErrorKind(k)] += n
+	}
 	l.short = l.short || rl.Short
 	l.bursts += rl.UserTPSBursts
 	for k, n := range rl.Errors {

@@ -153,7 +153,7 @@ type ReportLevel struct {
 	Short       bool           `json:"short"`           // the level hit its maximum hold before it had enough steady requests
 	Succeeded   int            `json:"succeeded"`
 	Errors      map[string]int `json:"errors"`
-	ErrorRate   float64        `json:"error_rate"` // charged failures / (requests - client failures)
+	ErrorRate   float64        `json:"error_rate"` // charged failures / (requests - client failures), the cool-down left out
 	TTFTMs      LatencyJSON    `json:"ttft_ms"`
 	TTFOMs      LatencyJSON    `json:"ttfo_ms"`
 	TPOTMs      LatencyJSON    `json:"tpot_ms"`
@@ -206,6 +206,28 @@ type ReportLevel struct {
 	// cool-down): they ended at another load, so they are in no distribution and count
 	// toward no level rule (absent when none, and in files written before it was counted).
 	Cooldown int `json:"cooldown_requests,omitempty"`
+	// CoolWarmup counts the warm-up requests still in flight when the level ended (a
+	// level left during its warm-up, or just after): in Requests, not in the error rate.
+	CoolWarmup int `json:"cooldown_warmup,omitempty"`
+	// CoolErrors counts, by kind, the failures among the requests still in flight when
+	// the level ended, steady or warm-up (counted in Errors): the error rate and its
+	// interval leave them out, as the level rule judged the level when it ended it
+	// (absent when none).
+	CoolErrors map[string]int `json:"cooldown_errors,omitempty"`
+}
+
+// Charged returns the level's failures charged to the endpoint and the requests its
+// error rate divides them by: those that ended while it was held (its cool-down left out).
+func (l *ReportLevel) Charged() (failures, requests int) {
+	errs := make(map[ErrorKind]int, len(l.Errors))
+	for k, n := range l.Errors {
+		errs[ErrorKind(k)] = n
+	}
+	cool := make(map[ErrorKind]int, len(l.CoolErrors))
+	for k, n := range l.CoolErrors {
+		cool[ErrorKind(k)] = n
+	}
+	return chargedCounts(withoutCooldown(l.Requests, errs, l.Cooldown+l.CoolWarmup, cool))
 }
 
 // LatencyJSON is a latency distribution in milliseconds.

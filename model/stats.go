@@ -28,14 +28,19 @@ type Dist struct {
 // (not warm-up, not sent before a Reset); Duration, AggregateTPS and RequestRate cover
 // the steady windows.
 type LevelStats struct {
-	Concurrency  int
-	Duration     time.Duration // total steady window
-	Requests     int           // every ended request of the level, warm-up and failed ones included
-	Succeeded    int           // of Requests, those that succeeded
-	Steady       int           // of Requests, those that were not warm-up (failed ones included)
-	Cooldown     int           // of Steady, those still in flight when the level ended (its cool-down)
-	Errors       map[ErrorKind]int
-	ErrorRate    float64 // charged failures / (Requests - client failures); 0 when that is 0 (see ErrorKind.Charged)
+	Concurrency int
+	Duration    time.Duration     // total steady window
+	Requests    int               // every ended request of the level, warm-up and failed ones included
+	Succeeded   int               // of Requests, those that succeeded
+	Steady      int               // of Requests, those that were not warm-up (failed ones included)
+	Cooldown    int               // of Steady, those still in flight when the level ended (its cool-down)
+	CoolErrors  map[ErrorKind]int // of Errors, the cool-down's failures, warm-up included (in no error rate)
+	CoolWarmup  int               // of Requests, the warm-up ones still in flight when the level ended (in no error rate)
+	Errors      map[ErrorKind]int
+	// ErrorRate is charged failures / (Requests - client failures) of the requests that
+	// ended while the level was held (its cool-down left out); 0 when that is 0 (see
+	// ErrorKind.Charged).
+	ErrorRate    float64
 	TTFT         Dist    // ms
 	TTFO         Dist    // ms
 	TPOT         Dist    // ms
@@ -135,8 +140,10 @@ func (d Dist) Rate() RateJSON {
 }
 
 // Charged returns the level's failures charged to the endpoint and the requests its
-// ErrorRate divides them by.
-func (l *LevelStats) Charged() (failures, requests int) { return chargedCounts(l.Requests, l.Errors) }
+// ErrorRate divides them by (its cool-down left out).
+func (l *LevelStats) Charged() (failures, requests int) {
+	return chargedCounts(withoutCooldown(l.Requests, l.Errors, l.Cooldown+l.CoolWarmup, l.CoolErrors))
+}
 
 // Measured reports whether the level can be judged against criteria: it has a steady
 // request that delivered a token, or a failure charged to the endpoint (warm-up
@@ -152,12 +159,23 @@ func (l *LevelStats) Report() ReportLevel {
 	for k, n := range l.Errors {
 		errs[string(k)] = n
 	}
+	var cool map[string]int
+	for k, n := range l.CoolErrors {
+		if n > 0 {
+			if cool == nil {
+				cool = map[string]int{}
+			}
+			cool[string(k)] = n
+		}
+	}
 	rl := ReportLevel{
 		Concurrency:   l.Concurrency,
 		DurationS:     round(l.Duration.Seconds(), 2),
 		Requests:      l.Requests,
 		Steady:        l.Steady,
 		Cooldown:      l.Cooldown,
+		CoolErrors:    cool,
+		CoolWarmup:    l.CoolWarmup,
 		Short:         l.Short,
 		Succeeded:     l.Succeeded,
 		Errors:        errs,

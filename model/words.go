@@ -119,6 +119,17 @@ func MillisChange(v float64) string {
 	return Millis(v)
 }
 
+// TPSChange says a rate in tokens/s (without its unit) in a change's sentence and
+// cells with the precision of the tables' tok/s columns: one decimal, ".0" kept as the
+// cells keep it ("71.0 → 71.1 tok/s (+0.1%)", never "71 → 71.1", which reads as a
+// figure the tables do not show). It rounds as the cells do (strconv, the exact value).
+func TPSChange(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
 // millis is Millis with more decimals than the rule gives (for two figures that would
 // otherwise read the same).
 func millis(v float64, more int) string {

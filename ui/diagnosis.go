@@ -116,6 +116,20 @@ func findingsView(st Styles, name string, now, all []model.Finding, req, failed,
 	return fitBlock(strings.Join(wrapAll(lines, w), "\n"), w, h)
 }
 
+// toldView is the run's diagnosis as its judgement said it (replay's d at the end of a
+// recording): each statement with when it held and its evidence, as bench's Markdown
+// lists them.
+func toldView(st Styles, name string, ds []model.Statement, w, h int) string {
+	lines := []string{st.Title.Render("diagnosis of "+name+", the run's") + st.Faint.Render(" · d closes")}
+	for _, d := range ds {
+		if d.Held != "" {
+			d.Text += " (" + d.Held + ")"
+		}
+		lines = append(lines, statementLines(st, d, w)...)
+	}
+	return fitBlock(strings.Join(wrapAll(lines, w), "\n"), w, h)
+}
+
 // inPlaceOfBody lays the findings view out in place of the curve and the table (d):
 // the layout's body as one block, and that block.
 func inPlaceOfBody(l layout, view func(w, h int) string) (layout, string) {

@@ -244,5 +244,8 @@ func (m *replayRoot) View() tea.View {
 // and those earlier lines held.
 func (m *replayRoot) findingsView(w, h int) string {
 	ep := m.eps[m.focus]
+	if ep.told != nil {
+		return toldView(m.st, ep.name, ep.told, w, h)
+	}
 	return findingsView(m.st, ep.name, ep.findings, ep.seen, ep.requests, sumKinds(ep.errWin.Recent(ep.errors)), w, h)
 }

@@ -49,6 +49,7 @@ type replayEndpoint struct {
 	errWin         errorWindow        // the error totals of the last minute's lines, for the status's ranking
 	self           *timeseries.Self   // tpsmon's own load at the newest line (nil: not known)
 	interrupted    bool               // a line so far said the run was interrupted
+	told           []model.Statement  // the run's diagnosis from its End line (nil: not reached, or an older recording)
 }
 
 // replayKey is a recorded level of one mode: users, or an arrival rate.
@@ -63,6 +64,13 @@ func newReplayEndpoint() *replayEndpoint {
 
 // apply takes one recorded line of this endpoint.
 func (r *replayEndpoint) apply(l *timeseries.Line) {
+	if l.End { // no bucket: the run's judgement, once it was over
+		r.told = make([]model.Statement, 0, len(l.RunDiagnosis))
+		for _, t := range l.RunDiagnosis {
+			r.told = append(r.told, t.Statement())
+		}
+		return
+	}
 	r.name, r.model, r.api, r.simulated, r.rate = l.Endpoint, l.Model, l.API, l.Simulated, l.TargetRate != nil
 	if l.Trace != nil {
 		r.trace = l.Trace
@@ -121,7 +129,7 @@ func (r *replayEndpoint) apply(l *timeseries.Line) {
 func (r *replayEndpoint) serverData(diagnosed bool) serverData {
 	d := serverData{Findings: r.findings, Requests: r.requests, Failed: sumKinds(r.errWin.Recent(r.errors)),
 		Status:     engine.ServerStatus{State: engine.ServerOff},
-		Unrecorded: !diagnosed}
+		Unrecorded: !diagnosed, Told: r.told}
 	if u := r.self; u != nil {
 		d.Self.Use = selfwatch.Use{CPU: u.CPUPct / 100, Cores: u.Cores, Sched: msDur(u.SchedMs), Known: true}
 		d.Self.WithSim = u.WithSim

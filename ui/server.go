@@ -22,6 +22,9 @@ type serverData struct {
 	Failed   int // failed over the last minute: without findings, they are said as failures with no cause named, never "nothing wrong"
 	// Unrecorded is set in replay of a recording made before the diagnosis was recorded.
 	Unrecorded bool
+	// Told is, in replay at the end of the recording, the run's diagnosis as its
+	// judgement said it (the End line): said instead of the last second's findings.
+	Told []model.Statement
 }
 
 // serverPanel sits under the client's series: the server's running and waiting
@@ -191,10 +194,14 @@ const schedLate = 20 * time.Millisecond
 // (d shows them all).
 func (p *serverPanel) diagnosis() string {
 	st := p.st
-	if p.data.Unrecorded {
+	ds := p.data.Told
+	switch {
+	case ds != nil:
+	case p.data.Unrecorded:
 		return st.Faint.Render("diagnosis: not recorded (an older tpsmon)")
+	default:
+		ds = model.DiagnosisStatements(p.data.Findings, p.data.Requests, p.data.Failed, true)
 	}
-	ds := model.DiagnosisStatements(p.data.Findings, p.data.Requests, p.data.Failed, true)
 	if len(ds) == 0 {
 		return st.Faint.Render("diagnosis: no answer yet")
 	}

@@ -93,7 +93,7 @@ func (a *app) runBench(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	rep := res.Report
-	liveErr := a.endLive(&su.live)
+	liveErr := a.endOutputs(&su.live, rep) // the time series ends on the run's diagnosis
 
 	a.saySimulated(su.sim, p.Endpoints)
 	stdout := output.Set{{Name: "stdout", Output: output.Summary{W: a.stdout}}}

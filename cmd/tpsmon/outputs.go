@@ -68,8 +68,10 @@ func (a *app) openLive(f *liveFlags) (output.Set, error) {
 	return set, nil
 }
 
-// endLive stops the live outputs: the metrics server stops, the time series file
-// closes, saying how many lines it holds (or why it stopped). Idempotent.
+// endLive stops the live outputs without a report (bench ends them with its report,
+// endOutputs, so that the time series ends on the run's diagnosis): the metrics server
+// stops, the time series file closes, saying how many lines it holds (or why it
+// stopped). Idempotent.
 func (a *app) endLive(live *output.Set) error {
 	return a.endOutputs(live, nil)
 }

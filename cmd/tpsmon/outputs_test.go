@@ -53,6 +53,10 @@ func TestBenchLiveOutputsAndReport(t *testing.T) {
 	if err != nil || !bytes.Contains(md, []byte("simulator")) || !bytes.Contains(bytes.ToLower(md), []byte("capacity")) {
 		t.Errorf("report: %v\n%s", err, md)
 	}
+	// The recording ends on the run's diagnosis, in the report's words.
+	if end := s.Lines[len(s.Lines)-1]; !end.End || len(end.RunDiagnosis) == 0 || !bytes.Contains(md, []byte(end.RunDiagnosis[0].Words)) {
+		t.Errorf("the last line %+v does not say the report's diagnosis:\n%s", end, md)
+	}
 }
 
 func TestBenchInterruptedKeepsTheTimeSeries(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tpsmon/tpsmon/model"
@@ -133,6 +134,20 @@ type LevelEnd struct {
 	// may still be decided (it decides the capacity then); its intervals say how well
 	// those figures are known.
 	Imprecise []string
+	// Fails names, for a confirmation that reached the maximum hold (Confirm, Short or
+	// Undecided), the criteria the level's figures fail as measured then ("errors 1.67%
+	// > 1%"): its first hold met them, the two holds together do not, so it is not the
+	// capacity (the judgement reads the level as they left it).
+	Fails []string
+}
+
+// confirmEnd says what a confirmation that reached the maximum hold leaves: the level
+// as measured, the capacity still, or no longer when its figures now fail a criterion.
+func (e LevelEnd) confirmEnd() string {
+	if len(e.Fails) > 0 {
+		return "not confirmed, and its figures now fail (" + strings.Join(e.Fails, "; ") + "): it is not the capacity"
+	}
+	return "not confirmed, its first hold stands"
 }
 
 // LevelState is how the current level's row stands, as the engine reads it.

@@ -274,3 +274,57 @@ func TestWaitsKeepsTheEstimateInSight(t *testing.T) {
 		t.Errorf("Waits() = %q\nwant %q", got, want)
 	}
 }
+
+// TestConfirmationThatNowFails: a confirmation that reaches the maximum hold with its
+// level's figures failing a criterion as measured (the errors it found) says so, and
+// the verdict agrees: no capacity there. With `tpsmon sim --error-rate 0.05` the walk
+// said "confirming 2 users ... not confirmed, its first hold stands" (its first 9
+// requests had no error), and the verdict read "capacity none" (2 users: errors 2.97%).
+func TestConfirmationThatNowFails(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{16, 32}, Hold: time.Second, MaxHold: 30 * time.Second}}, 1)
+	r.e.StartRamp([]int{0}, at(0))
+	r.steady(0, 16, at(0))
+	r.doneAt(0, 16, spread(20, 49, 51), at(5*time.Second))
+	r.step(5 * time.Second)
+	r.steady(0, 32, at(6*time.Second))
+	r.doneAt(0, 32, spread(10, 19.5, 20.5), at(10*time.Second))
+	if ns := r.step(10 * time.Second); len(ns) != 1 || !strings.HasPrefix(ns[0].String(), "ep0: confirming the capacity at 16 users") {
+		t.Fatalf("after 32 users failed: %v; want 16 users confirmed", ns)
+	}
+	r.steady(0, 16, at(11*time.Second))
+	r.done(0, 16, 40, 1, 50*time.Millisecond, at(15*time.Second)) // 1 of 60 failed: 1.67% > 1%, undecided at 95%
+	ns := r.step(41 * time.Second)
+	if fmt.Sprint(kinds(ns)) != fmt.Sprint([]NoticeKind{LevelUndecided, RampFinished}) {
+		t.Fatalf("41 s: %v; want the confirmation run out, then the ramp over", ns)
+	}
+	if want := "errors undecided at 95%: not confirmed, and its figures now fail (errors 1.67% > 1%): it is not the capacity"; !strings.HasSuffix(ns[0].String(), want) {
+		t.Errorf("notice %q, want it to end %q", ns[0], want)
+	}
+	rep := r.e.Report(false)
+	j := model.JudgeEndpoint(&rep.Settings, &rep.Endpoints[0], false, false)
+	if !strings.HasPrefix(j.Verdict.Text, "capacity none") {
+		t.Errorf("verdict %q, want capacity none", j.Verdict.Text)
+	}
+}
+
+// TestNoBisectionAboveFailingErrors: when a level below the capacity's fails the error
+// criterion at 95%, the walk does not bisect above the capacity's level (which met the
+// criteria on a few requests without a failure): it confirms it. With 5% errors the
+// walk bisected 10 and 9 users above 8 while 4 users had failed at 8%, and the verdict
+// read capacity none.
+func TestNoBisectionAboveFailingErrors(t *testing.T) {
+	r := newRig(t, Config{Ramp: Ramp{Levels: []int{4, 8, 16}, Hold: time.Second, MaxHold: 30 * time.Second}, Refine: true}, 1)
+	r.e.StartRamp([]int{0}, at(0))
+	r.steady(0, 4, at(0))
+	r.done(0, 4, 20, 3, 50*time.Millisecond, at(5*time.Second)) // 15% failed: decided at 95%
+	r.step(5 * time.Second)
+	r.steady(0, 8, at(6*time.Second))
+	r.doneAt(0, 8, spread(20, 49, 51), at(10*time.Second))
+	r.step(10 * time.Second)
+	r.steady(0, 16, at(11*time.Second))
+	r.doneAt(0, 16, spread(10, 19.5, 20.5), at(15*time.Second))
+	ns := r.step(15 * time.Second)
+	if len(ns) != 1 || !strings.HasPrefix(ns[0].String(), "ep0: confirming the capacity at 8 users") {
+		t.Fatalf("after 16 users failed: %v; want 8 users confirmed, no bisection above it", ns)
+	}
+}

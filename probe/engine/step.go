@@ -72,15 +72,15 @@ func (n Notice) String() string {
 				n.Name, n.word(n.Users), n.Level.Steady, n.Level.Need)
 		}
 		if n.End.Confirm {
-			return fmt.Sprintf("%s: confirming %s reached the maximum hold with %s: not confirmed, its first hold stands",
-				n.Name, n.word(n.Users), model.And(n.End.Missing))
+			return fmt.Sprintf("%s: confirming %s reached the maximum hold with %s: %s",
+				n.Name, n.word(n.Users), model.And(n.End.Missing), n.End.confirmEnd())
 		}
 		return fmt.Sprintf("%s: %s reached the maximum hold with %s: marked short",
 			n.Name, n.word(n.Users), model.And(n.End.Missing))
 	case LevelUndecided:
 		if n.End.Confirm {
-			return fmt.Sprintf("%s: confirming %s reached the maximum hold with %s undecided at 95%%: not confirmed, its first hold stands",
-				n.Name, n.word(n.Users), model.TermsWords(n.End.Undecided))
+			return fmt.Sprintf("%s: confirming %s reached the maximum hold with %s undecided at 95%%: %s",
+				n.Name, n.word(n.Users), model.TermsWords(n.End.Undecided), n.End.confirmEnd())
 		}
 		return fmt.Sprintf("%s: %s reached the maximum hold with %s undecided at 95%%: marked undecided (it decides no capacity)",
 			n.Name, n.word(n.Users), model.TermsWords(n.End.Undecided))
@@ -247,6 +247,7 @@ func (e *Engine) sayEnd(i int, p LevelProgress, out []Notice) []Notice {
 	end := ep.walk.LastEnd()
 	switch {
 	case end.Confirm && (end.Short || len(end.Undecided) > 0):
+		end.Fails = e.failsAt(i, end.Users)
 		// The level was measured in full before (the judgement named it the capacity so):
 		// a confirmation that runs out leaves it so, and the criteria it left open say the
 		// capacity is not decided at 95%. Marking it short or undecided would throw away
@@ -269,6 +270,17 @@ func (e *Engine) sayEnd(i int, p LevelProgress, out []Notice) []Notice {
 		return append(out, Notice{Kind: LevelImprecise, Endpoint: i, Name: ep.info.Name, Users: end.Users, Level: p, End: end})
 	}
 	return out
+}
+
+// failsAt is what endpoint i's level at users fails of the criteria as measured, in
+// words ("errors 1.67% > 1%"; none when it meets them), as the judgement will say it.
+func (e *Engine) failsAt(i, users int) []string {
+	l := statsAt(e.eps[i].book.Levels(), users)
+	if l == nil {
+		return nil
+	}
+	rl := l.Report()
+	return e.cfg.SLO.ReportFailures(&rl)
 }
 
 // afterLevel goes on from endpoint i's walk whose levels are done: the capacity's

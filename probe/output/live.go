@@ -40,10 +40,11 @@ func (t *TimeSeries) ObserveNotice(e *engine.Engine, n engine.Notice) { t.w.Obse
 func (t *TimeSeries) Writer() *timeseries.Writer { return t.w }
 
 // End closes the file and says how many lines it holds, or why it stopped.
-func (t *TimeSeries) End(*model.Report) (string, error) {
+func (t *TimeSeries) End(rep *model.Report) (string, error) {
 	if t.f == nil {
 		return "", nil
 	}
+	t.w.End(rep) // the run's diagnosis, on each endpoint's last line
 	err := t.f.Close()
 	t.f = nil
 	if werr := t.w.Err(); werr != nil {

@@ -58,7 +58,7 @@ func TestReportSaysWhatCompareSays(t *testing.T) {
 		l.AggregateTPS *= 0.8
 		l.CI95.AggregateTPS = &model.Interval{Lo: l.AggregateTPS * 0.99, Hi: l.AggregateTPS * 1.01}
 	})
-	const decided = "new vs base at 8 users: aggregate tok/s 412.6 → 330 tok/s (-20%): a regression, decided at 95%"
+	const decided = "new vs base at 8 users: aggregate tok/s 412.6 → 330.0 tok/s (-20%): a regression, decided at 95%"
 	c = Compare(base, slower, DefaultThresholds)
 	if strings.Join(c.Regressions, "\n") != decided || strings.Join(c.Undecided, "\n") != undecided ||
 		!strings.Contains(c.Markdown, "**Result: NEW is worse than BASE**") || !strings.Contains(c.Markdown, "- "+decided+"\n") {

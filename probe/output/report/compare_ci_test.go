@@ -163,7 +163,7 @@ func TestCompareCapacityFallUndecided(t *testing.T) {
 	small := edited(t, runs[1], "small.json", withIntervals(0.01)) // 4 users fails: per-user p50 28.86 (28.57-29.15) < 30
 	c := Compare(base, small, DefaultThresholds)
 	all := strings.Join(c.Regressions, "\n")
-	for _, w := range []string{"small vs base: capacity fell from at least 8 users to 2 users", "small vs base at 8 users: per-user tok/s p50 52.2 → 26 tok/s (-50.3%)"} {
+	for _, w := range []string{"small vs base: capacity fell from at least 8 users to 2 users", "small vs base at 8 users: per-user tok/s p50 52.2 → 26.0 tok/s (-50.3%)"} {
 		if !strings.Contains(all, w) {
 			t.Errorf("decided: regressions lack %q:\n%s", w, all)
 		}

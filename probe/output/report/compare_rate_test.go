@@ -29,7 +29,7 @@ func TestCompareRateModeInRequestsPerSecond(t *testing.T) {
 		t.Fatalf("two rate-mode runs of the same ramp must compare: %v", c.Mismatches)
 	}
 	for _, w := range []string{"| rate req/s | per-user tok/s p50 |", "Capacity: BASE at least 8 requests/s, NEW 2 requests/s (**worse**)",
-		"small vs base at 8 requests/s: per-user tok/s p50 52.2 → 26 tok/s", "capacity fell from at least 8 requests/s to 2 requests/s"} {
+		"small vs base at 8 requests/s: per-user tok/s p50 52.2 → 26.0 tok/s", "capacity fell from at least 8 requests/s to 2 requests/s"} {
 		if !strings.Contains(c.Markdown, w) {
 			t.Errorf("the comparison lacks %q:\n%s", w, c.Markdown)
 		}

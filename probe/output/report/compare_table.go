@@ -205,11 +205,15 @@ func compareLevel(where string, a, b model.ReportLevel, intervals [2]bool, th Th
 		if unit == " ms" {
 			return model.MillisChange(v)
 		}
-		return num(v) + unit
+		return model.TPSChange(v) + unit
 	}
 	metricCell := func(what, unit string, m metric, ci func(model.LevelCI) *model.Interval, higherIsBetter bool) (string, string) {
 		x, okA := m(a)
 		y, okB := m(b)
+		num := num // tok/s with the tables' one decimal (model.TPSChange), times as before
+		if unit == " tok/s" {
+			num = model.TPSChange
+		}
 		switch {
 		case !okA && !okB:
 			return "-", ""

@@ -31,7 +31,7 @@ func TestCompareDefaultAgainstSmallGPUIsARegression(t *testing.T) {
 	}
 	want := []string{
 		"small-gpu vs base: capacity fell from at least 8 users to 2 users",
-		"small-gpu vs base at 8 users: per-user tok/s p50 52.2 → 26 tok/s (-50.3%)",
+		"small-gpu vs base at 8 users: per-user tok/s p50 52.2 → 26.0 tok/s (-50.3%)",
 		"small-gpu vs base at 1 user: TTFT p95 22.3 ms → 87.9 ms (3.9x): a regression on the figures alone",
 	}
 	all := strings.Join(c.Regressions, "\n")
@@ -40,7 +40,7 @@ func TestCompareDefaultAgainstSmallGPUIsARegression(t *testing.T) {
 			t.Errorf("regressions lack %q:\n%s", w, all)
 		}
 	}
-	for _, w := range []string{"| 8 | 52.2 → 26 | **-50.3%** | 412.6 → 185.7 | **-55%** | 54.1 → 126.4 | **2.3x** | 0% → 0% | 0 pt |",
+	for _, w := range []string{"| 8 | 52.2 → 26.0 | **-50.3%** | 412.6 → 185.7 | **-55%** | 54.1 → 126.4 | **2.3x** | 0% → 0% | 0 pt |",
 		"- BASE base: capacity at least 8 users (limit not reached: the highest level measured in full meets the criteria)",
 		"- NEW small-gpu: capacity 2 users;",
 		"Capacity: BASE at least 8 users, NEW 2 users (**worse**)", "Model: BASE sim-14b-h100, NEW sim-8b-awq-l4", "**Result: NEW is worse than BASE**"} {
@@ -251,5 +251,30 @@ func TestCompareRowsInIncreasingLoad(t *testing.T) {
 	}
 	if got := strings.Join(order, " "); got != "1 2 3 4 8" {
 		t.Errorf("rows in order %q, want 1 2 3 4 8", got)
+	}
+}
+
+// TestCompareTokPerSAtTheTablesPrecision: compare says a tok/s figure with the tables'
+// one decimal. A level whose per-user p50 the tables show at 71.0 read "71 → 71.1" in
+// compare's cells and "71 → 35.5 tok/s" in its sentences.
+func TestCompareTokPerSAtTheTablesPrecision(t *testing.T) {
+	base := load(t, "base.json")[0]
+	at8 := func(p50 float64) func(*model.Report) {
+		return func(r *model.Report) {
+			for i := range r.Endpoints[0].Levels {
+				if l := &r.Endpoints[0].Levels[i]; l.Concurrency == 8 {
+					l.UserTPS.P50 = p50
+				}
+			}
+		}
+	}
+	a, b := edited(t, base, "base.json", at8(71)), edited(t, base, "next.json", at8(71.1))
+	if c := Compare(a, b, DefaultThresholds); !strings.Contains(c.Markdown, "| 8 | 71.0 → 71.1 |") {
+		t.Errorf("Markdown lacks the cell 71.0 → 71.1:\n%s", c.Markdown)
+	}
+	slow := edited(t, base, "slow.json", at8(35.5))
+	c := Compare(a, slow, DefaultThresholds)
+	if all := strings.Join(c.Regressions, "\n"); !strings.Contains(all, "per-user tok/s p50 71.0 → 35.5 tok/s (-50%)") {
+		t.Errorf("regressions lack per-user tok/s p50 71.0 → 35.5 tok/s (-50%%):\n%s", all)
 	}
 }

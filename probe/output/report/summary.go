@@ -287,7 +287,8 @@ func levelCell(lj model.LevelJudgement) string {
 }
 
 // errorsCell is "0", or the failures with the charged rate and the kinds, e.g.
-// "3 (1.25%: http_500 1, client 2 not charged)".
+// "3 (1.25%: http_500 1, client 2 not charged)"; failures of the cool-down, which the
+// rate leaves out, are said: "1 (0%: truncated 1 (1 in its cool-down))".
 func errorsCell(l *model.ReportLevel) string {
 	n := l.Requests - l.Succeeded
 	s := strconv.Itoa(n)
@@ -300,6 +301,9 @@ func errorsCell(l *model.ReportLevel) string {
 			kind := k + " " + strconv.Itoa(c)
 			if !model.ErrorKind(k).Charged() {
 				kind += " not charged"
+			}
+			if cool := l.CoolErrors[k]; cool > 0 { // counted, not in the rate the level was judged on
+				kind += " (" + strconv.Itoa(cool) + " in its cool-down)"
 			}
 			kinds = append(kinds, kind)
 		}

@@ -29,7 +29,7 @@ func TestVerdictWording(t *testing.T) {
 		t.Errorf("criteria %q", v.Criteria)
 	}
 	if len(v.Changes) != 1 || v.Changes[0].Text != "small-gpu vs base: small-gpu is worse than base; capacity 2 users vs at least 8 users (thresholds: tok/s and TTFT p95 within 5%, error rate up by at most 1 point)" ||
-		!slices.Contains(v.Changes[0].Items, "small-gpu vs base at 8 users: per-user tok/s p50 52.2 → 26 tok/s (-50.3%): a regression on the figures alone") ||
+		!slices.Contains(v.Changes[0].Items, "small-gpu vs base at 8 users: per-user tok/s p50 52.2 → 26.0 tok/s (-50.3%): a regression on the figures alone") ||
 		v.Changes[0].Items[len(v.Changes[0].Items)-1] != "base and small-gpu have no intervals (written by older tpsmon versions): changes judged on points alone" {
 		t.Errorf("changes %+v", v.Changes)
 	}

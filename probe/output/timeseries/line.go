@@ -106,6 +106,29 @@ type Line struct {
 	// Host is the host[:port] of the endpoint's URL, on its first line, as the live
 	// screen's header shows it (never the whole URL: it may hold a secret).
 	Host string `json:"host,omitempty"`
+	// End marks the endpoint's last line, written once the run is over (Writer.End): it
+	// is no bucket (its time is the last bucket's, its width 0, its figures empty) and
+	// carries what the run's judgement said, RunDiagnosis.
+	End bool `json:"end,omitempty"`
+	// RunDiagnosis is, on the End line, the run's diagnosis as results.json's judgement
+	// says it (model.JudgeEndpoint's statements, as bench's Markdown and the reports list
+	// them): every finding of the run with when it held, or that nothing wrong was seen,
+	// or that failures had no cause named. Diagnosis is the latest second's.
+	RunDiagnosis []Told `json:"run_diagnosis,omitempty"`
+}
+
+// Told is one statement of a judgement, as every surface says it.
+type Told struct {
+	Kind     string         `json:"kind"`               // a diagnosis finding's kind, or model.SayHealthy / model.SayUnnamed
+	Severity model.Severity `json:"severity,omitempty"` // problem, warning or info
+	Words    string         `json:"words"`              // the sentence, with its numbers
+	Evidence []string       `json:"evidence,omitempty"` // figures behind it
+	Held     string         `json:"held,omitempty"`     // when it held: "from 21 s to 31 s"
+}
+
+// Statement is t as the judgement's statement.
+func (t Told) Statement() model.Statement {
+	return model.Statement{Kind: t.Kind, Severity: t.Severity, Text: t.Words, Evidence: t.Evidence, Held: t.Held}
 }
 
 // RecordedKeys are the keys a line may carry that older writers did not write.
@@ -150,7 +173,7 @@ type Level struct {
 	Succeeded      int      `json:"succeeded"`
 	SteadyRequests int      `json:"steady_requests"`             // of requests, those not in the warm-up
 	Cooldown       int      `json:"cooldown_requests,omitempty"` // of those, the ones in flight when the level ended
-	ErrorRate      float64  `json:"error_rate"`                  // charged failures / requests (0 to 1)
+	ErrorRate      float64  `json:"error_rate"`                  // charged failures / requests (0 to 1), its cool-down left out
 	SteadyS        float64  `json:"steady_s"`                    // seconds of steady window
 	AggregateTPS   float64  `json:"aggregate_tps"`               // tokens/s over the steady window
 	UserTPSP50     *float64 `json:"user_tps_p50,omitempty"`      // tokens/s per request, median

@@ -36,6 +36,10 @@ type epState struct {
 	levels   map[levelKey]levelMark
 	sloSent  bool   // the criteria (and the recorded keys) went out on a line
 	said     []Said // notices heard since the previous line
+	// The latest line's time, elapsed seconds and target (the End line repeats them).
+	lastT      string
+	lastS      float64
+	lastTarget int
 }
 
 // levelKey is a level of one mode: users, or an arrival rate (the book keeps both apart).
@@ -82,17 +86,51 @@ func (w *Writer) Observe(e *engine.Engine, ev *probe.Event) {
 		if w.t0.IsZero() {
 			w.t0 = ev.Tick.Start
 		}
-		w.buf.Reset()
-		err := w.enc.Encode(w.line(e, ev.Endpoint, ev.Tick)) // ends the line with '\n'
-		if err == nil {
-			_, err = w.w.Write(w.buf.Bytes())
+		l := w.line(e, ev.Endpoint, ev.Tick)
+		if w.write(l) == nil {
+			st := w.state(ev.Endpoint)
+			st.lastT, st.lastS, st.lastTarget = l.Time, l.ElapsedS, l.TargetUsers
 		}
-		if err != nil {
-			w.err = err
+	}
+}
+
+// End writes, once the run is over, each endpoint's End line: what the run's judgement
+// (rep's, model.JudgeEndpoint, as bench's Markdown and the reports judge it) said of its
+// diagnosis, so that replay ends on the run's diagnosis, not on its last second's.
+func (w *Writer) End(rep *model.Report) {
+	if rep == nil || w.err != nil {
+		return
+	}
+	for i := range rep.Endpoints {
+		st, ok := w.eps[i]
+		if !ok {
+			continue // no line of it was written
+		}
+		j := model.JudgeEndpoint(&rep.Settings, &rep.Endpoints[i], rep.Interrupted, false)
+		l := &Line{Schema: Schema, Time: st.lastT, ElapsedS: st.lastS, Endpoint: rep.Endpoints[i].Name, Index: i,
+			TargetUsers: st.lastTarget, End: true, RunDiagnosis: []Told{}}
+		for _, d := range j.Diagnosis {
+			l.RunDiagnosis = append(l.RunDiagnosis, Told{Kind: d.Kind, Severity: d.Severity, Words: d.Text, Evidence: d.Evidence, Held: d.Held})
+		}
+		if w.write(l) != nil {
 			return
 		}
-		w.lines++
 	}
+}
+
+// write writes line l; the first error stops the writer.
+func (w *Writer) write(l *Line) error {
+	w.buf.Reset()
+	err := w.enc.Encode(l) // ends the line with '\n'
+	if err == nil {
+		_, err = w.w.Write(w.buf.Bytes())
+	}
+	if err != nil {
+		w.err = err
+		return err
+	}
+	w.lines++
+	return nil
 }
 
 // ObserveNotice keeps what the live screen's status line says of an endpoint (or of
