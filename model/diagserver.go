@@ -58,9 +58,14 @@ func DiagnoseCPU(in DiagInput) (Finding, bool) {
 //   - "TTFT rises to 2.5 s (40 ms at low load) because requests queue on the server
 //     (14 waiting, KV 97%)" when the server's last 5 scrapes average at least one
 //     waiting request;
-//   - "TTFT rises to 1.3 s (50 ms at low load) with no queue on the server: the time is
-//     spent between tpsmon and the server (network, proxy, gateway)" when none of the
-//     last 10 scrapes (the live TTFT's trailing window) shows a waiting request;
+//   - with no waiting request in the last 10 scrapes (the live TTFT's trailing window):
+//     "TTFT rises to 274 ms (19 ms at low load) with no queue on the server: tpsmon
+//     sent 31 requests within 3 ms of each other, and the server prefills them
+//     together" when most of the recent slow first tokens belong to requests sent
+//     together, within what their prefill may take (sentTogether); else, unless long
+//     prompts could explain it, "TTFT rises to 1.3 s (50 ms at low load) with no queue
+//     on the server: the time is spent between tpsmon and the server (network, proxy,
+//     gateway)";
 //   - without a waiting gauge, what it sees: the rise, and that it cannot tell where.
 //
 // The queue's Strength is its mean waiting requests, the others' the TTFT it rose to
@@ -88,6 +93,10 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	}
 	if peak == 0 {
 		evidence = append(evidence, fmt.Sprintf("no request waiting on the server in its last %d scrapes", len(diagLast(waiting, diagTTFTSpan))))
+		if b, ok := sentTogether(&in, base); ok {
+			return Finding{Rule: DiagTogether, Severity: SevInfo, Evidence: append(evidence, b.evidence(base)), Strength: now,
+				Text: rise + " with no queue on the server: " + b.words()}, true
+		}
 		if prefillMayExplain(&in) {
 			return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence, Strength: now,
 				Text: rise + " with no queue on the server; the prompts are long enough for a slow prefill to explain it: tpsmon cannot tell it from a delay before the server"}, true
