@@ -38,6 +38,9 @@ type DiagInput struct {
 	Now, Start time.Time
 	// Requests are the requests that ended in the window, oldest first.
 	Requests []DiagRequest
+	// Firsts are the first tokens that came in the window, requests still streaming
+	// included: when each request was sent and its TTFT (nil: unknown).
+	Firsts []FirstToken
 	// Outage is the failures to reach the server in a row going on (nil: none; an
 	// outage once they hold long enough); Ended the outages that ended, oldest first,
 	// with the answers and successes since the newest one ended.
@@ -77,6 +80,7 @@ const (
 	DiagPrefill      = "slow-prefill"
 	DiagStall        = "stalls"
 	DiagNoQueue      = "no-server-queue"
+	DiagTogether     = "sent-together"
 	DiagOtherTraffic = "other-traffic"
 	DiagFewerTokens  = "server-fewer-tokens"
 	DiagTTFTRise     = "ttft-rises"
@@ -89,7 +93,7 @@ const (
 var diagRank = []string{
 	DiagDown, DiagStopped, DiagAuth, DiagModel, DiagNotFound, DiagRejected, DiagBuffered, DiagServerErrors,
 	DiagRateLimit, DiagCut, DiagStreamError, DiagTimeout, DiagProtocol, DiagClientErrors, DiagClientCPU,
-	DiagKV, DiagQueue, DiagPrefill, DiagStall, DiagNoQueue, DiagOtherTraffic, DiagFewerTokens, DiagTTFTRise, DiagBack,
+	DiagKV, DiagQueue, DiagPrefill, DiagStall, DiagTogether, DiagNoQueue, DiagOtherTraffic, DiagFewerTokens, DiagTTFTRise, DiagBack,
 }
 
 // Finding is one diagnosis: what tpsmon sees, in plain words, with the figures that

@@ -77,9 +77,10 @@ func (o *Outage) holds(now time.Time) bool {
 // and "back by" that request, never as lasting all of it.
 func (o *Outage) untried() bool { return !o.Last.IsZero() && o.To.Sub(o.Last) >= outageSpan }
 
-// DiagRecorder keeps what the diagnosis needs of one endpoint's ended requests: the
-// newest few thousand (DiagRequest), the failures to reach the server in a row since
-// the last answer, and the outages that ended. Add is cheap (a copy into a ring and a
+// DiagRecorder keeps what the diagnosis needs of one endpoint's requests: the newest
+// few thousand ended ones (DiagRequest) and first tokens (FirstToken, AddFirsts), the
+// failures to reach the server in a row since the last answer, and the outages that
+// ended. Add is cheap (a copy into a ring and a
 // look at the request's chunk gaps); it is not safe for concurrent use.
 type DiagRecorder struct {
 	ring    []DiagRequest
@@ -91,6 +92,7 @@ type DiagRecorder struct {
 	lastOK  time.Time
 	answers int // answered requests since the newest ended outage
 	oks     int // of those, successes
+	firsts  diagRing[FirstToken]
 }
 
 // NewDiagRecorder returns an empty recorder.
@@ -183,6 +185,29 @@ func (r *DiagRecorder) Since(from time.Time) []DiagRequest {
 	return out
 }
 
+// AddFirsts records the first tokens of a live tick: sends[i] is when the request of
+// ttfts[i] was sent (model.Tick's FirstSends and FirstTokens). Nothing without sends.
+func (r *DiagRecorder) AddFirsts(sends []time.Time, ttfts []time.Duration) {
+	if len(sends) != len(ttfts) {
+		return
+	}
+	for i := range sends {
+		r.firsts.add(FirstToken{Send: sends[i], TTFT: ttfts[i]}, diagKeep)
+	}
+}
+
+// FirstsSince returns the recorded first tokens that came at or after from, oldest
+// first (among the newest few thousand).
+func (r *DiagRecorder) FirstsSince(from time.Time) []FirstToken {
+	var out []FirstToken
+	r.firsts.each(func(f *FirstToken) {
+		if !f.Send.Add(f.TTFT).Before(from) {
+			out = append(out, *f)
+		}
+	})
+	return out
+}
+
 // Outage is the outage going on at now: failures to reach the server in a row, enough
 // of them over enough time (ok false when there is none).
 func (r *DiagRecorder) Outage(now time.Time) (Outage, bool) {
@@ -195,13 +220,14 @@ func (r *DiagRecorder) Ended() (outages []Outage, answers, oks int) {
 	return slices.Clone(r.ended), r.answers, r.oks
 }
 
-// Reset forgets the requests and the outages (the screen's clear); whether the server
-// ever answered is kept.
+// Reset forgets the requests, their first tokens and the outages (the screen's clear);
+// whether the server ever answered is kept.
 func (r *DiagRecorder) Reset() {
 	clear(r.ring)
 	r.next, r.full = 0, false
 	r.streak, r.ended = Outage{}, nil
 	r.answers, r.oks = 0, 0
+	r.firsts.reset()
 }
 
 // burst reports whether r's tokens all arrived in one burst (a buffering proxy).

@@ -58,9 +58,17 @@ func DiagnoseCPU(in DiagInput) (Finding, bool) {
 //   - "TTFT rises to 2.5 s (40 ms at low load) because requests queue on the server
 //     (14 waiting, KV 97%)" when the server's last 5 scrapes average at least one
 //     waiting request;
-//   - "TTFT rises to 1.3 s (50 ms at low load) with no queue on the server: the time is
-//     spent between tpsmon and the server (network, proxy, gateway)" when none of the
-//     last 10 scrapes (the live TTFT's trailing window) shows a waiting request;
+//   - "TTFT rises to 274 ms (19 ms at low load) with no queue on the server: tpsmon
+//     sent 31 requests within 3 ms of each other, and the server prefills them
+//     together" when most of the recent slow first tokens belong to requests sent
+//     together, within what their prefill may take (sentTogether), and no queue lasts:
+//     under one waiting request on average over the last 5 scrapes, and never more
+//     waiting in the last 10 than the burst (its own admission: "with no lasting queue
+//     on the server (at most 23 waiting, at 1 of its last 10 scrapes)");
+//   - else, with no waiting request in the last 10 scrapes (the live TTFT's trailing
+//     window), unless long prompts could explain it: "TTFT rises to 1.3 s (50 ms at
+//     low load) with no queue on the server: the time is spent between tpsmon and the
+//     server (network, proxy, gateway)";
 //   - without a waiting gauge, what it sees: the rise, and that it cannot tell where.
 //
 // The queue's Strength is its mean waiting requests, the others' the TTFT it rose to
@@ -83,11 +91,18 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 	for _, p := range recent {
 		sum += p.Waiting
 	}
-	for _, p := range diagLast(waiting, diagTTFTSpan) {
+	span := diagLast(waiting, diagTTFTSpan)
+	for _, p := range span {
 		peak = math.Max(peak, p.Waiting)
 	}
+	mean := sum / float64(len(recent))
+	if mean < queueMin {
+		if b, ok := sentTogether(&in, base); ok && peak <= float64(b.n) {
+			return b.finding(rise, evidence, now, base, span), true
+		}
+	}
 	if peak == 0 {
-		evidence = append(evidence, fmt.Sprintf("no request waiting on the server in its last %d scrapes", len(diagLast(waiting, diagTTFTSpan))))
+		evidence = append(evidence, fmt.Sprintf("no request waiting on the server in its last %d scrapes", len(span)))
 		if prefillMayExplain(&in) {
 			return Finding{Rule: DiagTTFTRise, Severity: SevInfo, Evidence: evidence, Strength: now,
 				Text: rise + " with no queue on the server; the prompts are long enough for a slow prefill to explain it: tpsmon cannot tell it from a delay before the server"}, true
@@ -95,7 +110,6 @@ func DiagnoseTTFT(in DiagInput) (Finding, bool) {
 		return Finding{Rule: DiagNoQueue, Severity: SevWarning, Evidence: evidence, Strength: now,
 			Text: rise + " with no queue on the server: the time is spent between tpsmon and the server (network, proxy, gateway)"}, true
 	}
-	mean := sum / float64(len(recent))
 	if mean < queueMin {
 		return Finding{}, false
 	}

@@ -20,6 +20,9 @@ type Tick struct {
 	UserChunks []int32
 	// FirstTokens holds the TTFT of every request whose first token arrived in [Start, End).
 	FirstTokens []time.Duration
+	// FirstSends holds when each request of FirstTokens was sent, in the same order
+	// (nil when the producer does not say): the diagnosis reads requests sent together.
+	FirstSends []time.Time
 	// Started and Finished count requests sent and ended in [Start, End).
 	Started, Finished int
 	// Silent counts the streams open at End that received no token for more than

@@ -89,8 +89,8 @@ func (p *Pool) tickLocked(now int64) *model.Tick {
 		Started:  p.started,
 		Finished: p.ended,
 	}
-	fts := p.ttfts
-	p.ttfts = nil
+	fts, sends := p.ttfts, p.firstSends
+	p.ttfts, p.firstSends = nil, nil
 	var users []int32
 	total := p.delivered
 	for _, f := range p.active {
@@ -105,6 +105,7 @@ func (p *Pool) tickLocked(now int64) *model.Tick {
 			}
 			if ttft, ok := f.ttft(first); ok && !f.firstSeen && first < now {
 				fts = append(fts, ttft)
+				sends = append(sends, MonoTime(f.prog.Send.Load()))
 				f.firstSeen = true
 			}
 		}
@@ -119,7 +120,7 @@ func (p *Pool) tickLocked(now int64) *model.Tick {
 	}
 	tk.Chunks = total - p.lastDelivered
 	tk.UserChunks = users
-	tk.FirstTokens = fts
+	tk.FirstTokens, tk.FirstSends = fts, sends
 	p.rule.Delivered(total, tk.End)
 	p.lastDelivered = total
 	p.lastTick = now

@@ -96,6 +96,7 @@ type Pool struct {
 	lastDelivered  int64 // delivered total at the previous tick
 	started, ended int   // requests sent and ended since the previous tick
 	ttfts          []time.Duration
+	firstSends     []time.Time // when each request of ttfts was sent
 
 	open     *openLoop // rate mode (openpool.go); nil in the closed loop
 	arrivals openLoop  // how rate mode paces arrivals when SetOpenLoop turns it on

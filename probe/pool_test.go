@@ -275,6 +275,9 @@ func TestPoolTicks(t *testing.T) {
 	if want := time.Duration(a.p.First.Load() - a.p.Send.Load()); t1.FirstTokens[0] != want {
 		t.Errorf("tick 1 TTFT %v, want %v", t1.FirstTokens[0], want)
 	}
+	if want := MonoTime(a.p.Send.Load()); len(t1.FirstSends) != 1 || !t1.FirstSends[0].Equal(want) {
+		t.Errorf("tick 1 sends %v, want %v", t1.FirstSends, want)
+	}
 	a.emit(t, 3)
 	b.emit(t, 2) // b's first token: b is not decoding during the whole bucket
 	t2 := doTick()
@@ -305,6 +308,9 @@ func TestPoolTicks(t *testing.T) {
 	}
 	if want := time.Duration(a2.p.First.Load() - a2.p.Send.Load()); t4.FirstTokens[0] != want {
 		t.Errorf("tick 4 TTFT %v, want %v", t4.FirstTokens[0], want)
+	}
+	if want := MonoTime(a2.p.Send.Load()); len(t4.FirstSends) != 1 || !t4.FirstSends[0].Equal(want) {
+		t.Errorf("tick 4 sends %v, want %v (a first token reported as its request ended)", t4.FirstSends, want)
 	}
 	b.emit(t, 2)
 	p.Stop()

@@ -108,6 +108,7 @@ func (p *Pool) endLocked(f *flight) {
 	if !f.firstSeen {
 		if ttft, ok := f.ttft(f.prog.First.Load()); ok {
 			p.ttfts = append(p.ttfts, ttft)
+			p.firstSends = append(p.firstSends, MonoTime(f.prog.Send.Load()))
 			f.firstSeen = true
 		}
 	}

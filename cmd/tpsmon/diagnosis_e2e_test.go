@@ -209,6 +209,19 @@ var faultRows = []faultRow{
 		func(t *testing.T, r *faultRun) {
 			want(t, r, "no-server-queue", `^TTFT rises to .* with no queue on the server: the time is spent between tpsmon and the server`)
 		}},
+	{"a level's new users sent together", nil, []string{"--ramp", "1,32", "--refine=false", "--max-hold", "15s"},
+		func(t *testing.T, r *faultRun) {
+			f := want(t, r, "sent-together", `^TTFT rises to \d+ ms \(\d+ ms at low load\) with no (lasting )?queue on the server( \(at most \d+ waiting, at \d+ of its last \d+ scrapes\))?: tpsmon sent \d+ requests within \d+ ms of each other, and the server prefills them together$`)
+			between(t, "TTFT", number(f.Words, "rises to "), 200, 500)
+			between(t, "requests sent together", number(f.Words, "tpsmon sent "), 24, 32)
+			between(t, "their sends' span (ms)", number(f.Words, " within "), 1, 40)
+			if f.Severity != "" && f.Severity != "info" {
+				t.Errorf("severity %q, want info", f.Severity)
+			}
+			if g, ok := r.find("no-server-queue"); ok {
+				t.Errorf("the server's own prefill sent to the network: %q", g.Words)
+			}
+		}},
 	{"healthy", nil, []string{"--ramp", "1,4", "--hold", "10s", "--max-tokens", "64"},
 		func(t *testing.T, r *faultRun) {
 			if len(r.findings) != 0 || strings.Contains(r.stderr, "diagnosis: ") {

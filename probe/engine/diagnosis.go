@@ -67,7 +67,8 @@ func (e *Engine) diagnose(i int, now time.Time, out []Notice) []Notice {
 }
 
 // diagInput is endpoint ep's diagnosis input at now: its live seconds, its server's
-// series (while the server answers), its ended requests and outages, tpsmon's own load.
+// series (while the server answers), its ended requests, first tokens and outages,
+// tpsmon's own load.
 func (e *Engine) diagInput(ep *endpoint, now time.Time) model.DiagInput {
 	v := ep.server
 	buckets := ep.book.Buckets(int(diagWindow / time.Second))
@@ -85,6 +86,7 @@ func (e *Engine) diagInput(ep *endpoint, now time.Time) model.DiagInput {
 	rec := v.diag.rec
 	in.Now, in.Start = now, e.t0
 	in.Requests = rec.Since(now.Add(-diagWindow))
+	in.Firsts = rec.FirstsSince(now.Add(-diagWindow))
 	if o, _ := rec.Outage(now); o.Failed > 0 {
 		in.Outage = &o
 	}

@@ -343,6 +343,7 @@ func (e *Engine) Handle(ev probe.Event) {
 		ep.server.diag.rec.Add(ev.Sample)
 	case ev.Tick != nil:
 		ep.book.AddTick(ev.Tick)
+		ep.server.diag.rec.AddFirsts(ev.Tick.FirstSends, ev.Tick.FirstTokens)
 	case ev.Segment != nil:
 		ep.book.UpdateSegment(*ev.Segment)
 		ep.server.onSegment(*ev.Segment)
