@@ -112,6 +112,17 @@ func NewServerSeries() *ServerSeries {
 // level, e.g. while paused or warming up). A scrape not later than the previous one is
 // ignored (ok false).
 func (s *ServerSeries) Add(x ServerSample, level int) (p ServerPoint, ok bool) {
+	return s.AddSince(x, level, time.Time{})
+}
+
+// AddSince is Add for a level steady since since: the interval from the previous
+// scrape counts toward the level's rates (tokens, preemptions, prefix hits) only when
+// it began at since or later, so that a level's server tok/s leaves out what the
+// server generated before the level was steady (the requests of the level before it
+// still finishing: 31 of 32 users' answers ending in a 1-user level's first second
+// read as "the server generated 1.18x what tpsmon received"). The scrape's gauges count
+// toward the level either way.
+func (s *ServerSeries) AddSince(x ServerSample, level int, since time.Time) (p ServerPoint, ok bool) {
 	if s.hasPrev && !x.Time.After(s.prev.Time) {
 		return ServerPoint{}, false
 	}
@@ -126,7 +137,7 @@ func (s *ServerSeries) Add(x ServerSample, level int) (p ServerPoint, ok bool) {
 		if okPre {
 			p.Preempted = pre
 		}
-		if level > 0 {
+		if level > 0 && !s.prev.Time.Before(since) {
 			s.level(level).addRates(gen, okGen, dt, pre, okPre)
 			s.level(level).addPrefix(s.prev, x)
 		}

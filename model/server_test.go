@@ -179,3 +179,34 @@ func TestServerSeriesPrefixCacheHits(t *testing.T) {
 		t.Error("a prefix hit rate without any scrape")
 	}
 }
+
+// TestServerSeriesLevelRatesBeginAtTheSteadyTime: the interval from the scrape before a
+// level became steady to the first one after it holds the tokens the level before it
+// still generated (its users' answers finishing); the level's server tok/s leaves it
+// out and counts the intervals that began in its steady time. Its gauges count.
+func TestServerSeriesLevelRatesBeginAtTheSteadyTime(t *testing.T) {
+	s := NewServerSeries()
+	s.Add(vllmSample(0, 32, 0, 0.3, 10000, 0), 0) // the 32-user level's cool-down
+	steady := srvT0.Add(500 * time.Millisecond)   // 1 user steady from 0.5 s
+	// 0 to 1 s: 31 answers finishing, 600 tokens, and 1 preemption.
+	s.AddSince(vllmSample(1, 1, 0, 0.01, 10600, 1), 1, steady)
+	s.AddSince(vllmSample(2, 1, 0, 0.01, 10690, 1), 1, steady)
+	s.AddSince(vllmSample(3, 1, 0, 0.01, 10782, 1), 1, steady)
+	l, ok := s.Level(1)
+	if !ok || l.GenTPS == nil || *l.GenTPS != 91 {
+		t.Errorf("1 user's server tok/s %v, want 91 (1 to 3 s: 182 tokens over 2 s; not the 600 of 0 to 1 s)", fptr(l.GenTPS))
+	}
+	if l.Preemptions == nil || *l.Preemptions != 0 {
+		t.Errorf("1 user's preemptions %v, want 0 (the one before its steady time left out)", fptr(l.Preemptions))
+	}
+	if l.Scrapes != 3 || l.RunningMean == nil || *l.RunningMean != 1 {
+		t.Errorf("1 user: %d scrapes, running mean %v; want 3 and 1 (every scrape's gauges)", l.Scrapes, fptr(l.RunningMean))
+	}
+	// Add counts every interval (no steady time given).
+	s2 := NewServerSeries()
+	s2.Add(vllmSample(0, 1, 0, 0.01, 0, 0), 1)
+	s2.Add(vllmSample(1, 1, 0, 0.01, 90, 0), 1)
+	if l, _ := s2.Level(1); l.GenTPS == nil || *l.GenTPS != 90 {
+		t.Errorf("Add: %v tok/s, want 90", fptr(l.GenTPS))
+	}
+}

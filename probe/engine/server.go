@@ -148,7 +148,7 @@ func (e *Engine) HandleServer(u ServerUpdate) (said Notice, ok bool) {
 	}
 	was := st.State
 	st.State, st.Reason, st.Kind = ServerUp, "", u.Sample.Kind
-	if p, ok := v.series.Add(u.Sample, v.level(ep.ctl.Paused())); ok {
+	if p, ok := v.series.AddSince(u.Sample, v.level(ep.ctl.Paused()), v.seg.SteadyAt); ok {
 		st.Last, st.HasLast = p, true
 		if p.Rate && p.Has.Has(model.SigPreemptions) {
 			v.preempted += p.Preempted
