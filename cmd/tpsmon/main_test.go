@@ -385,7 +385,7 @@ func TestEndpointSources(t *testing.T) {
 	if !equal(p.Ramp.Levels, []int{1, 2, 4, 8, 16, 32}) || p.Ramp.Hold != 5*time.Second || p.SLO != model.DefaultSLO {
 		t.Errorf("bench defaults: ramp %v hold %s slo %+v", p.Ramp.Levels, p.Ramp.Hold, p.SLO)
 	}
-	if p.Template.MaxTokens != 256 || p.Template.PromptTokens != 128 || p.Template.Timeout != 60*time.Second {
+	if p.Template.MaxTokens != 128 || p.Template.PromptTokens != 128 || p.Template.Timeout != 60*time.Second {
 		t.Errorf("workload defaults: %+v", p.Template)
 	}
 	p = planOf(t, nil)

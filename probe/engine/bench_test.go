@@ -175,9 +175,11 @@ func TestRunWalksTheRamp(t *testing.T) {
 		}
 		sawProgress = sawProgress || (!p.LevelChange && p.Need == MinFloor)
 	}
-	// 2 users meet the criteria: the walk confirms it (its TTFT p95 needs 104 requests at 99%).
-	if strings.Join(changes, ",") != "x,xx,xx,drain" || !sawProgress {
-		t.Errorf("level changes %v, want [x xx xx drain]; live progress with the rule's floor seen: %v", changes, sawProgress)
+	// 2 users meet the criteria: the walk confirms it (its TTFT p95 needs 104 requests at
+	// 99%), or, when its exploring hold already saw them (a busy machine that stretched the
+	// hold), ends it met at once.
+	if c := strings.Join(changes, ","); (c != "x,xx,xx,drain" && c != "x,xx,drain") || !sawProgress {
+		t.Errorf("level changes %v, want [x xx xx drain] (or [x xx drain]); live progress with the rule's floor seen: %v", changes, sawProgress)
 	}
 	if l := rep.Endpoints[0].Levels[1]; l.Steady < 104 || !rep.Endpoints[0].Capacity.Decided {
 		t.Errorf("2 users confirmed with %d steady requests, capacity %+v; want 104 at least, decided", l.Steady, rep.Endpoints[0].Capacity)

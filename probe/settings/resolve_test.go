@@ -87,7 +87,7 @@ func TestResolveWorkload(t *testing.T) {
 		err   []string
 	}{
 		{name: "defaults", check: func(w client.Endpoint) bool {
-			return w.MaxTokens == 256 && w.PromptTokens == 128 && w.Timeout == time.Minute
+			return w.MaxTokens == 128 && w.PromptTokens == 128 && w.Timeout == time.Minute
 		}},
 		{name: "config over defaults", wc: workloadFile{MaxTokens: &lengthSpec{text: "9"}, Timeout: ptr(posDur(time.Second)), IgnoreEOS: ptr(true), Prompt: ptr("hi")},
 			check: func(w client.Endpoint) bool {

@@ -29,7 +29,9 @@ type Workload struct {
 // workloadFlags registers the workload's flags.
 func (f *Flags) workloadFlags(fs *pflag.FlagSet) {
 	g, d := &f.Given.Workload, &f.Defaults.Workload
-	bind(fs, &g.MaxTokens, &d.MaxTokens, text, "max-tokens", "256",
+	// 128, as vLLM's `bench serve` asks of its random dataset: per-user tok/s is a decode rate
+	// and does not depend on the length; a shorter answer halves every level's rounds.
+	bind(fs, &g.MaxTokens, &d.MaxTokens, text, "max-tokens", "128",
 		"max_tokens of every request: N, or drawn per request from uniform:LO:HI or normal:MEAN:STDEV")
 	bind(fs, &g.Prompt, &d.Prompt, text, "prompt", "", "prompt text (default: a synthetic prompt of --prompt-tokens tokens)")
 	bind(fs, &g.PromptTokens, &d.PromptTokens, text, "prompt-tokens", "128",

@@ -85,8 +85,8 @@ func TestProfileCurves(t *testing.T) {
 	if fl := get("flaky"); fl.ErrorRate == 0 || fl.MaxQueue == 0 || fl.DropRate == 0 || fl.StallRate == 0 || fl.StallMs == 0 {
 		t.Errorf("flaky: every fault should be on: %+v", fl)
 	}
-	if r := get("reasoning"); r.ReasoningTokens == 0 || r.ReasoningTokens >= 256 {
-		t.Errorf("reasoning: %d reasoning tokens, want some, below the TUI's 256 max tokens", r.ReasoningTokens)
+	if r := get("reasoning"); r.ReasoningTokens == 0 {
+		t.Errorf("reasoning: %d reasoning tokens, want some (TestReasoningLeavesAnAnswer: at most half of an answer)", r.ReasoningTokens)
 	}
 }
 

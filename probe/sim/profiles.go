@@ -25,7 +25,7 @@ const DefaultProfile = "datacenter"
 //
 // KV budgets (KVTokens) are scaled down from real caches (an H100 holds a few hundred
 // thousand tokens of a 14B model's KV) so that the knee can come from KV pressure in a
-// short run: at the TUI's defaults (128-token prompts, 256 max tokens, ~390 tokens per
+// short run: at tpsmon's defaults (128-token prompts, 128 max tokens, ~280 tokens per
 // sequence at most) a full batch fits in every profile but flaky, whose 16 slots just
 // overflow theirs at the end of synchronized answers. Every profile caches prefixes, as
 // vLLM does by default (automatic prefix caching), in four times its KV budget: tpsmon's
@@ -80,14 +80,14 @@ var profiles = map[string]Config{
 		Slots: 16, StepMs: 10, StepMsPerSeq: 1, PrefillMsPerToken: 0.05,
 		TokensPerChunk: 1, Jitter: 0.25, Seed: 4, DefaultMaxTokens: 1024,
 		ErrorRate: 0.02, MaxQueue: 16, DropRate: 0.02, StallRate: 0.05, StallMs: 2000,
-		KVTokens: 6144, PrefixCacheTokens: 24576,
+		KVTokens: 4224, PrefixCacheTokens: 16896,
 	},
 	// A 32B reasoning model (FP8, ~32 GB) on one H100 under vLLM with a reasoning parser:
 	// ~60 tok/s for one user. The first 128 output tokens stream as delta.reasoning
 	// (vLLM's current field name), the rest as delta.content, so TTFT and time to first
-	// answer token differ. Real models think for thousands of tokens; 128 keeps an
-	// answer visible within the TUI's default 256 max tokens, and the simulator never
-	// lets more than half of an answer think, so shorter answers show one too.
+	// answer token differ. Real models think for thousands of tokens; the simulator
+	// never lets more than half of an answer think, so tpsmon's default 128 max tokens
+	// think for 64 and answer with 64.
 	"reasoning": {
 		Name: "reasoning", Model: "sim-32b-reasoning",
 		Slots: 32, StepMs: 16, StepMsPerSeq: 1.2, PrefillMsPerToken: 0.08,
