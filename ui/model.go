@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/themes"
@@ -64,7 +65,8 @@ type root struct {
 	frame        string
 	frameDirty   bool
 	quitting     bool
-	interrupted  bool // the user quit while the ramp ran
+	interrupted  bool          // the user quit while the ramp ran
+	final        *model.Report // the report of the mode in use, once finish has run
 	eventsClosed bool
 }
 

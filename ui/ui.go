@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/probe/output/report"
 )
@@ -27,6 +28,11 @@ type Options struct {
 	// ProgramOptions are added to the Bubble Tea program (tests: tea.WithInput(nil),
 	// tea.WithWindowSize, tea.WithOutput).
 	ProgramOptions []tea.ProgramOption
+
+	// Ended, when set, is given the report of the mode in use once the load has stopped
+	// (what the summary's last table judges), for the live outputs' end: the time series
+	// ends on the run's diagnosis, as bench's does.
+	Ended func(*model.Report)
 }
 
 // Run shows the live screen until the user quits or ctx ends, then stops the load, cuts
@@ -42,6 +48,9 @@ func Run(ctx context.Context, opt Options) (summary string, err error) {
 	runErr := runUntil(ctx, tea.NewProgram(m, opt.ProgramOptions...))
 	stop()
 	summary = m.finish()
+	if opt.Ended != nil {
+		opt.Ended(m.final)
+	}
 	if runErr != nil && !errors.Is(runErr, tea.ErrInterrupted) {
 		return summary, fmt.Errorf("live screen: %w", runErr)
 	}
@@ -76,6 +85,7 @@ func newScreen(ctx context.Context, opt Options, noColor bool) (*root, error) {
 func (m *root) finish() string {
 	interrupted := m.eng.Interrupt() || m.interrupted
 	m.eng.Cut()
+	m.final = m.eng.Report(interrupted)
 	md := report.Summaries(m.eng.Reports(interrupted))
 	if m.eng.Over() {
 		md += fmt.Sprintf("\n> The run reached its maximum duration (%s): the ramp was cut and the load stopped.\n", m.eng.MaxDuration())

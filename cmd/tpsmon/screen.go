@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+	"github.com/tpsmon/tpsmon/model"
 	"github.com/tpsmon/tpsmon/probe/engine"
 	"github.com/tpsmon/tpsmon/themes"
 	"github.com/tpsmon/tpsmon/ui"
@@ -44,7 +45,9 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 		return engineError(err)
 	}
 	defer eng.Close()
+	var final *model.Report
 	summary, err := ui.Run(ctx, ui.Options{
+		Ended:  func(r *model.Report) { final = r },
 		Engine: eng,
 		Theme:  f.theme,
 		Start:  p.Start(),
@@ -57,7 +60,8 @@ func (a *app) runScreen(cmd *cobra.Command, f *runFlags) error {
 	if summary != "" {
 		fmt.Fprint(a.stdout, summary)
 	}
-	if lerr := a.endLive(&su.live); lerr != nil && err == nil {
+	// The time series ends on the run's diagnosis, as bench's does.
+	if lerr := a.endOutputs(&su.live, final); lerr != nil && err == nil {
 		return lerr
 	}
 	if err != nil {

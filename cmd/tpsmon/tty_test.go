@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -73,5 +77,50 @@ func TestNoTTYAtAll(t *testing.T) {
 		openTTY: func() (io.ReadWriteCloser, error) { return nil, errors.New("no such device") }}
 	if code := a.execute(context.Background(), nil); code != exitUsage || !strings.Contains(stderr.String(), "needs a terminal") {
 		t.Errorf("exit %d, stderr %q; want 2 and the no-terminal message", code, stderr.String())
+	}
+}
+
+// TestScreenTimeSeriesEndsOnTheRunsDiagnosis: the live screen's --timeseries ends, as
+// bench's does, with each endpoint's end line: what the run's judgement said of its
+// diagnosis (replay ends on it, not on the last second's findings).
+func TestScreenTimeSeriesEndsOnTheRunsDiagnosis(t *testing.T) {
+	keysR, keysW := io.Pipe()
+	tty := &fakeTTY{keys: keysR}
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getenv:  func(string) string { return "" },
+		openTTY: func() (io.ReadWriteCloser, error) { return tty, nil }}
+	go func() {
+		time.Sleep(2500 * time.Millisecond)
+		_, _ = keysW.Write([]byte("q"))
+	}()
+	ts := filepath.Join(t.TempDir(), "run.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code := a.execute(ctx, []string{"--profile", "fast", "--timeseries", ts})
+	_ = keysW.Close()
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	data, err := os.ReadFile(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var last struct {
+		End          bool                           `json:"end"`
+		RunDiagnosis []struct{ Kind, Words string } `json:"run_diagnosis"`
+		Endpoint     string                         `json:"endpoint"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	said := regexp.MustCompile(`^nothing wrong seen \(\d+ requests\)$`)
+	if len(lines) < 2 || !last.End || last.Endpoint != "simulator" || len(last.RunDiagnosis) != 1 ||
+		last.RunDiagnosis[0].Kind != "nothing-wrong" || !said.MatchString(last.RunDiagnosis[0].Words) {
+		t.Errorf("%d lines, the last %s; want the seconds, then the simulator's end line: \"nothing wrong seen (N requests)\"", len(lines), lines[len(lines)-1])
+	}
+	if !strings.Contains(stderr.String(), "wrote "+ts) {
+		t.Errorf("stderr does not say the time series was written:\n%s", stderr.String())
 	}
 }
