@@ -39,20 +39,7 @@ func (f *fakeTTY) Close() error {
 // TestScreenDrawsOnTTY: `tpsmon > run.md` draws the screen on the terminal and leaves
 // only the summary on stdout.
 func TestScreenDrawsOnTTY(t *testing.T) {
-	keysR, keysW := io.Pipe()
-	tty := &fakeTTY{keys: keysR}
-	var stdout, stderr bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
-		getenv:  func(string) string { return "" },
-		openTTY: func() (io.ReadWriteCloser, error) { return tty, nil }}
-	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		_, _ = keysW.Write([]byte("q"))
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	code := a.execute(ctx, []string{"--profile", "fast"})
-	_ = keysW.Close()
+	tty, code, stdout, stderr := screenOnTTY(1500*time.Millisecond, "--profile", "fast")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
@@ -67,6 +54,26 @@ func TestScreenDrawsOnTTY(t *testing.T) {
 	if tty.screen.Len() == 0 || !tty.closed {
 		t.Errorf("terminal: %d bytes drawn, closed %v; want the screen drawn and the terminal closed", tty.screen.Len(), tty.closed)
 	}
+}
+
+// screenOnTTY runs plain tpsmon with args on a fake terminal and presses q after wait:
+// the terminal, the exit code, stdout and stderr.
+func screenOnTTY(wait time.Duration, args ...string) (tty *fakeTTY, code int, stdout, stderr *bytes.Buffer) {
+	keysR, keysW := io.Pipe()
+	tty = &fakeTTY{keys: keysR}
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	a := &app{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr,
+		getenv:  func(string) string { return "" },
+		openTTY: func() (io.ReadWriteCloser, error) { return tty, nil }}
+	go func() {
+		time.Sleep(wait)
+		_, _ = keysW.Write([]byte("q"))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code = a.execute(ctx, args)
+	_ = keysW.Close()
+	return tty, code, stdout, stderr
 }
 
 // TestNoTTYAtAll: with neither stdin/stdout nor a controlling terminal, exit 2 as before.
@@ -84,21 +91,8 @@ func TestNoTTYAtAll(t *testing.T) {
 // bench's does, with each endpoint's end line: what the run's judgement said of its
 // diagnosis (replay ends on it, not on the last second's findings).
 func TestScreenTimeSeriesEndsOnTheRunsDiagnosis(t *testing.T) {
-	keysR, keysW := io.Pipe()
-	tty := &fakeTTY{keys: keysR}
-	var stdout, stderr bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
-		getenv:  func(string) string { return "" },
-		openTTY: func() (io.ReadWriteCloser, error) { return tty, nil }}
-	go func() {
-		time.Sleep(2500 * time.Millisecond)
-		_, _ = keysW.Write([]byte("q"))
-	}()
 	ts := filepath.Join(t.TempDir(), "run.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	code := a.execute(ctx, []string{"--profile", "fast", "--timeseries", ts})
-	_ = keysW.Close()
+	_, code, _, stderr := screenOnTTY(2500*time.Millisecond, "--profile", "fast", "--timeseries", ts)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
