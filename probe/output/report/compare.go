@@ -178,6 +178,14 @@ func settingsDiff(base, next *Run) (mismatch, notes []string) {
 	}
 	diff("the API", a.API, b.API)
 	diff("max_tokens", strconv.Itoa(a.MaxTokens), strconv.Itoa(b.MaxTokens))
+	fixed := a.Workload == "" && b.Workload == "" // no dataset, no drawn lengths: max_tokens is a flag's N
+	if fixed && a.MaxTokens > 0 && b.MaxTokens > 0 && a.MaxTokens != b.MaxTokens && len(mismatch) > 0 {
+		hint := fmt.Sprintf(" (run NEW again with --max-tokens %d)", a.MaxTokens)
+		if a.MaxTokens == 256 && b.MaxTokens == 128 { // a baseline made at the old default
+			hint = " (run NEW again with --max-tokens 256: tpsmon's default was 256 until 2026-11-26, and is 128 since)"
+		}
+		mismatch[len(mismatch)-1] += hint
+	}
 	diff("the prompt size", strconv.Itoa(a.PromptTokens)+" tokens", strconv.Itoa(b.PromptTokens)+" tokens")
 	diff("the criteria", a.SLO.SLO().String(), b.SLO.SLO().String())
 	if x, y := base.extra.Settings.IgnoreEOS, next.extra.Settings.IgnoreEOS; x != nil && y != nil {

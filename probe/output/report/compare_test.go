@@ -115,7 +115,9 @@ func TestCompareRefusesDifferentRuns(t *testing.T) {
 		want string
 	}{
 		{"ramp", func(r *model.Report) { r.Settings.Ramp = []int{1, 2, 4, 8, 16} }, "the ramp differs: BASE 1,2,4,8, NEW 1,2,4,8,16"},
-		{"max_tokens", func(r *model.Report) { r.Settings.MaxTokens = 512 }, "max_tokens differs: BASE 256, NEW 512"},
+		{"max_tokens", func(r *model.Report) { r.Settings.MaxTokens = 512 }, "max_tokens differs: BASE 256, NEW 512 (run NEW again with --max-tokens 256)"},
+		{"max_tokens, the old default", func(r *model.Report) { r.Settings.MaxTokens = 128 },
+			"max_tokens differs: BASE 256, NEW 128 (run NEW again with --max-tokens 256: tpsmon's default was 256 until 2026-11-26, and is 128 since)"},
 		{"prompt", func(r *model.Report) { r.Settings.PromptTokens = 1024 }, "the prompt size differs: BASE 128 tokens, NEW 1024 tokens"},
 		{"api", func(r *model.Report) { r.Settings.API = "completions" }, "the API differs: BASE chat, NEW completions"},
 		{"criteria", func(r *model.Report) { r.Settings.SLO.UserTPSMin = 20 }, "the criteria differ"},
