@@ -233,7 +233,7 @@ func (b *sendBurst) words() string {
 func (b *sendBurst) evidence(low float64) string {
 	base := time.Duration(low * float64(time.Second))
 	return fmt.Sprintf("%d of the %d recent first tokens slower than %s came to requests sent in bursts (%d or more, at most %s apart, %dx as close as the window's sends), "+
-		"none later than prefilling the requests ahead of it may take (those of its burst and of earlier bursts still without a first token when it was sent, "+
+		"none later than prefilling the requests ahead of each may take (those of its burst and of earlier bursts still without a first token when it was sent, "+
 		"x the low-load TTFT: up to %s for the most, %d requests in %s)",
 		b.together, b.slow, FormatMs(b.bar), togetherMin, spanWords(togetherGap), togetherDense, FormatMs(time.Duration(b.n)*base), b.n, Plural(b.bursts, "burst"))
 }

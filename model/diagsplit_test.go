@@ -55,7 +55,7 @@ func TestDiagnoseTTFTSentTogetherSplit(t *testing.T) {
 	ev := strings.Join(f.Evidence, "\n")
 	for _, w := range []string{
 		"93 of the 93 recent first tokens slower than 269 ms came to requests sent in bursts",
-		"none later than prefilling the requests ahead of it may take (those of its burst and of earlier bursts still without a first token when it was sent, x the low-load TTFT: up to 589 ms for the most, 31 requests in 2 bursts)"} {
+		"none later than prefilling the requests ahead of each may take (those of its burst and of earlier bursts still without a first token when it was sent, x the low-load TTFT: up to 589 ms for the most, 31 requests in 2 bursts)"} {
 		if !strings.Contains(ev, w) {
 			t.Errorf("evidence %q does not say %q", ev, w)
 		}
