@@ -47,7 +47,7 @@ func TestDiagnoseTTFTSentTogether(t *testing.T) {
 	ev := strings.Join(f.Evidence, "\n")
 	for _, w := range []string{"no request waiting on the server in its last 10 scrapes",
 		"31 of the 31 recent first tokens slower than 269 ms came to requests sent in bursts (4 or more, at most 25 ms apart, 10x as close as the window's sends)",
-		"up to 589 ms for the largest, 31 requests"} {
+		"up to 589 ms for the most, 31 requests in 1 burst)"} {
 		if !strings.Contains(ev, w) {
 			t.Errorf("evidence %q does not say %q", ev, w)
 		}

@@ -60,11 +60,13 @@ func DiagnoseCPU(in DiagInput) (Finding, bool) {
 //     waiting request;
 //   - "TTFT rises to 274 ms (19 ms at low load) with no queue on the server: tpsmon
 //     sent 31 requests within 3 ms of each other, and the server prefills them
-//     together" when most of the recent slow first tokens belong to requests sent
-//     together, within what their prefill may take (sentTogether), and no queue lasts:
-//     under one waiting request on average over the last 5 scrapes, and never more
-//     waiting in the last 10 than the burst (its own admission: "with no lasting queue
-//     on the server (at most 23 waiting, at 1 of its last 10 scrapes)");
+//     together" (or "tpsmon sent 31 requests in 2 bursts within 42 ms, and the server
+//     prefills them burst after burst") when most of the recent slow first tokens
+//     belong to requests sent together, within what the prefill of the requests ahead
+//     of them may take (sentTogether), and no queue lasts: under one waiting request on
+//     average over the last 5 scrapes, and never more waiting in the last 10 than those
+//     requests (their own admission: "with no lasting queue on the server (at most 23
+//     waiting, at 1 of its last 10 scrapes)");
 //   - else, with no waiting request in the last 10 scrapes (the live TTFT's trailing
 //     window), unless long prompts could explain it: "TTFT rises to 1.3 s (50 ms at
 //     low load) with no queue on the server: the time is spent between tpsmon and the
