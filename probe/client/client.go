@@ -30,7 +30,7 @@ type Client struct {
 	hc       *http.Client // the endpoint's connection pool
 	fresh    *http.Client // a new connection per request: the retry after a dead one
 	url      string       // where requests go: the base URL + /chat/completions or /completions
-	header   http.Header  // the header of every request (cloned per request)
+	header   http.Header  // the header of every request, shared by all of them: never written after New
 	body     *bodySource
 	timeout  time.Duration
 	hostPort string // host:port for messages
