@@ -39,7 +39,10 @@ type result struct {
 
 // read reads the stream to its end. This is the per-event path: one line from the
 // buffer, a decode that allocates nothing for the common content delta, and one atomic
-// add; the clock is read once per read of the body, by sr.
+// add; the clock is read once per read of the body, by sr. Everything else (the end of
+// the body, [DONE], events the fast path does not decide) is in functions of their own,
+// so that read's frame, whose cache lines a stream touches again at every event, holds
+// only what the common event needs.
 func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *result) {
 	dec := decoder{completions: c.api == APICompletions, api: c.api}
 	p := rs.p
@@ -51,11 +54,7 @@ func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *resu
 		// stalling on a cache miss.
 		_ = p.Chunks.Load()
 		if !ok {
-			r.end = probe.Mono()
-			if isDoneLine(sr.rest()) { // [DONE] without a line end, then the end of the body
-				r.done = true
-			}
-			c.endErr(ctx, sr.err, rs, r, sr.headBytes())
+			c.endOfBody(ctx, sr, rs, r)
 			return
 		}
 		if len(line) == 0 {
@@ -69,26 +68,13 @@ func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *resu
 			}
 			continue // comments (": ping"), id:, retry:
 		}
-		now := sr.now
 		r.dataLines++
-		if len(payload) == 0 {
-			if errEvent {
-				r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: the server sent an error event in the stream"
-				return
-			}
-			continue
-		}
-		if payload[0] == '[' && string(payload) == "[DONE]" {
-			r.end, r.done = now, true
-			c.endErr(ctx, nil, rs, r, nil)
-			return
-		}
 		if c.chunkAPI && !errEvent {
 			// The common event, a content delta: the fast path's two flags are all that
-			// apply would take from it.
+			// apply would take from it. It never takes an empty payload or [DONE].
 			if token, answer, ok := fastChunk(payload); ok {
 				if token {
-					r.token(now, answer, p)
+					r.token(sr.now, answer, p)
 					if r.answer != nil && answer {
 						*r.answer = appendAnswer(*r.answer, payload, c.api)
 					}
@@ -96,20 +82,48 @@ func (c *Client) read(ctx context.Context, sr *lineReader, rs *reqState, r *resu
 				continue
 			}
 		}
-		info, derr := dec.decode(payload)
-		if derr != nil {
-			r.end, r.kind = now, model.ErrProtocol
-			r.msg = "protocol: an event is not valid JSON: " + c.redact.line(payload, 120)
-			if errEvent {
-				r.kind = model.ErrStream
-				r.msg = "stream_error: the server sent an error event: " + c.redact.line(payload, 200)
-			}
-			return
-		}
-		if c.apply(ctx, rs, p, r, &info, payload, now, errEvent) {
+		if c.event(ctx, &dec, sr.now, payload, errEvent, rs, r) {
 			return
 		}
 	}
+}
+
+// endOfBody ends a stream whose body ended or failed before [DONE] was read as a line.
+func (c *Client) endOfBody(ctx context.Context, sr *lineReader, rs *reqState, r *result) {
+	r.end = probe.Mono()
+	if isDoneLine(sr.rest()) { // [DONE] without a line end, then the end of the body
+		r.done = true
+	}
+	c.endErr(ctx, sr.err, rs, r, sr.headBytes())
+}
+
+// event takes a data payload that arrived at now and that the fast path did not decide
+// into r: an empty payload, [DONE], or an event for the decoder. It reports whether the
+// stream is over.
+func (c *Client) event(ctx context.Context, dec *decoder, now int64, payload []byte, errEvent bool, rs *reqState, r *result) bool {
+	if len(payload) == 0 {
+		if errEvent {
+			r.end, r.kind, r.msg = now, model.ErrStream, "stream_error: the server sent an error event in the stream"
+			return true
+		}
+		return false
+	}
+	if payload[0] == '[' && string(payload) == "[DONE]" {
+		r.end, r.done = now, true
+		c.endErr(ctx, nil, rs, r, nil)
+		return true
+	}
+	info, derr := dec.decode(payload)
+	if derr != nil {
+		r.end, r.kind = now, model.ErrProtocol
+		r.msg = "protocol: an event is not valid JSON: " + c.redact.line(payload, 120)
+		if errEvent {
+			r.kind = model.ErrStream
+			r.msg = "stream_error: the server sent an error event: " + c.redact.line(payload, 200)
+		}
+		return true
+	}
+	return c.apply(ctx, rs, rs.p, r, &info, payload, now, errEvent)
 }
 
 // apply takes what one event said into the result: a token, the finish, usage, an
