@@ -25,11 +25,12 @@ const drainWait = 250 * time.Millisecond
 type Client struct {
 	ep       Endpoint
 	api      string       // the API spoken (api.go)
+	chunkAPI bool         // chat or completions: the read loop tries fastChunk on every event
 	calls    *workBody    // writes the body of a Call (StreamCall)
 	hc       *http.Client // the endpoint's connection pool
 	fresh    *http.Client // a new connection per request: the retry after a dead one
 	url      string       // where requests go: the base URL + /chat/completions or /completions
-	header   http.Header  // the header of every request (cloned per request)
+	header   http.Header  // the header of every request, shared by all of them: never written after New
 	body     *bodySource
 	timeout  time.Duration
 	hostPort string // host:port for messages
@@ -106,6 +107,7 @@ func newClient(ep Endpoint, u *url.URL, hc *http.Client) (*Client, error) {
 	return &Client{
 		ep:       ep,
 		api:      ep.API,
+		chunkAPI: ep.API != APIMessages && ep.API != APIResponses,
 		calls:    calls,
 		hc:       hc,
 		fresh:    fresh,
@@ -168,8 +170,9 @@ func (c *Client) stream(ctx context.Context, p *probe.Progress, body []byte, ans
 		return c.sample(rs, &r)
 	}
 	sr := newLineReader(resp.Body, &rs.alive, rs.grain)
-	c.read(ctx, sr, rs, &r)
-	if r.kind == model.ErrNone {
+	sr.res = r // beside the reader's own fields (lineReader)
+	c.read(ctx, sr, rs, &sr.res)
+	if sr.res.kind == model.ErrNone {
 		// Read the end of the body (after [DONE]) so the connection can be reused; a
 		// server that keeps the response open after [DONE] gets drainWait at most.
 		stop := time.AfterFunc(drainWait, func() { cancel(errIdle) })
@@ -177,8 +180,9 @@ func (c *Client) stream(ctx context.Context, p *probe.Progress, body []byte, ans
 		stop.Stop()
 	}
 	_ = resp.Body.Close()
+	s := c.sample(rs, &sr.res)
 	sr.free()
-	return c.sample(rs, &r)
+	return s
 }
 
 // sample turns a result into a model.Sample.

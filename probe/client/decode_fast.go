@@ -21,47 +21,54 @@ import "bytes"
 // events all take the fast path (TestStreamAllocsPerContentEvent); FuzzDecodeEvent checks
 // that it agrees with encoding/json on valid JSON.
 func fastEvent(b []byte, _ bool) (eventInfo, bool) {
+	token, answer, ok := fastChunk(b)
+	return eventInfo{token: token, answer: answer}, ok
+}
+
+// fastChunk is fastEvent's answer as two flags, which is all it can say: the read loop
+// takes it so, without an eventInfo in its frame to fill at every event.
+func fastChunk(b []byte) (token, answer, ok bool) {
 	s := scanner{b: b}
 	var c choiceInfo
 	seen := false
 	if !s.open('{') {
-		return eventInfo{}, false
+		return false, false, false
 	}
 	for {
 		k, ok := s.key()
 		if !ok {
-			return eventInfo{}, false
+			return false, false, false
 		}
 		switch string(k) {
 		case "choices":
 			if seen || !s.choices(&c) {
-				return eventInfo{}, false
+				return false, false, false
 			}
 			seen = true
 		case "usage", "error":
 			if !s.null() {
-				return eventInfo{}, false
+				return false, false, false
 			}
 		case "object", "type", "message":
 			if v, ok := s.str(); !ok || string(v) == "error" {
-				return eventInfo{}, false
+				return false, false, false
 			}
 		default:
 			if s.foldsTo(k, topKeys) || !s.scalar() {
-				return eventInfo{}, false
+				return false, false, false
 			}
 		}
 		if end, ok := s.next(); !ok {
-			return eventInfo{}, false
+			return false, false, false
 		} else if end {
 			break
 		}
 	}
 	if skipSpace(b, s.p) != len(b) || !seen {
-		return eventInfo{}, false
+		return false, false, false
 	}
-	answer := c.content || c.text
-	return eventInfo{token: answer || c.reasoningContent || c.reasoning, answer: answer}, true
+	answer = c.content || c.text
+	return answer || c.reasoningContent || c.reasoning, answer, true
 }
 
 // Keys encoding/json would match, at each level of the event.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tpsmon/tpsmon/probe"
 )
@@ -27,30 +28,51 @@ var errLineTooLong = errors.New("an event line is longer than 4 MiB")
 // watchdog's alive time is stored from it, at most once per grain (aliveGrain). It also
 // keeps the first bytes of the body, to show them when the body is not an event stream.
 // One goroutine uses it.
+//
+// The fields a read and its lines touch come first and fill one cache line, and the
+// stream's result (whose fields each event touches come first) the next one (a
+// lineReader starts a cache line: readerPad): with hundreds of streams, a stream's state is out of the CPU's cache by the time its next event
+// arrives, and each line of it touched then is a miss. The other fields are touched only
+// before a read, at its rare store to alive, or at the stream's start and end.
 type lineReader struct {
-	body   io.Reader
-	alive  *atomic.Int64 // set to now at a read that returned bytes, once stored is grain old
-	grain  int64
-	stored int64 // the last time stored in alive
-
-	buf   []byte
-	r, w  int   // the unread bytes are buf[r:w]
-	seen  int   // buf[r:seen] holds no '\n' (already searched)
-	now   int64 // probe.Mono() at the last read that returned bytes
-	err   error // the body's error once it returned one (io.EOF at its end)
-	nhead int   // bytes in head (beside the fields above: one cache line per read)
-
-	head [1024]byte // the first bytes of the body (more than is ever shown, so a secret in it is seen whole)
+	readerFields
+	_ [readerPad]byte
 }
 
+// readerFields are the fields of a lineReader.
+type readerFields struct {
+	buf   []byte
+	r, w  int32 // the unread bytes are buf[r:w] (buf holds at most maxSSELine bytes)
+	seen  int32 // buf[r:seen] holds no '\n' (already searched)
+	nhead int32 // bytes in head
+	now   int64 // probe.Mono() at the last read that returned bytes
+	next  int64 // the read at or after this time stores its now in alive
+	alive *atomic.Int64
+	res   result // the stream's result, whose per-event fields come first: the next 64 bytes
+	grain int64  // next is the last time stored in alive + grain
+	err   error  // the body's error once it returned one (io.EOF at its end)
+	body  io.Reader
+	head  *[headSize]byte // the first bytes of the body (more than is ever shown, so a secret in it is seen whole)
+}
+
+// headSize is how much of the start of a body a lineReader keeps.
+const headSize = 1024
+
+// readerPad makes a lineReader 448 bytes, a size class of Go's allocator that is a
+// multiple of 64 (and at most 512, so the object has no allocation header before it):
+// each one then starts a cache line.
+const readerPad = 448 - unsafe.Sizeof(readerFields{})
+
 // readerPool recycles readers and their buffers between requests.
-var readerPool = sync.Pool{New: func() any { return &lineReader{buf: make([]byte, sseBufSize)} }}
+var readerPool = sync.Pool{New: func() any {
+	return &lineReader{readerFields: readerFields{buf: make([]byte, sseBufSize), head: new([headSize]byte)}}
+}}
 
 // newLineReader returns a reader of body from the pool; give it back with free.
 func newLineReader(body io.Reader, alive *atomic.Int64, grain int64) *lineReader {
 	s := readerPool.Get().(*lineReader)
 	s.body, s.alive, s.grain = body, alive, grain
-	s.stored = math.MinInt64 / 2 // the first read stores
+	s.next = math.MinInt64 // the first read stores
 	return s
 }
 
@@ -60,7 +82,7 @@ func (s *lineReader) free() {
 	if cap(buf) > sseBufSize {
 		buf = make([]byte, sseBufSize)
 	}
-	*s = lineReader{buf: buf[:sseBufSize]}
+	*s = lineReader{readerFields: readerFields{buf: buf[:sseBufSize], head: s.head}}
 	readerPool.Put(s)
 }
 
@@ -70,7 +92,7 @@ func (s *lineReader) free() {
 func (s *lineReader) line() (line []byte, ok bool) {
 	for {
 		if i := bytes.IndexByte(s.buf[s.seen:s.w], '\n'); i >= 0 {
-			end := s.seen + i
+			end := s.seen + int32(i)
 			line = s.buf[s.r:end]
 			s.r, s.seen = end+1, end+1
 			if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -98,9 +120,9 @@ func (s *lineReader) fill() {
 	if s.r > 0 {
 		n := copy(s.buf, s.buf[s.r:s.w])
 		s.seen -= s.r
-		s.r, s.w = 0, n
+		s.r, s.w = 0, int32(n)
 	}
-	if s.w == len(s.buf) {
+	if int(s.w) == len(s.buf) {
 		if len(s.buf) >= maxSSELine {
 			s.err = errLineTooLong
 			return
@@ -109,15 +131,16 @@ func (s *lineReader) fill() {
 	}
 	n, err := s.body.Read(s.buf[s.w:])
 	if n > 0 {
-		s.now = probe.Mono()
-		if s.now-s.stored >= s.grain {
-			s.alive.Store(s.now)
-			s.stored = s.now
+		now := probe.Mono()
+		s.now = now
+		if now >= s.next {
+			s.alive.Store(now)
+			s.next = now + s.grain
 		}
-		if s.nhead < len(s.head) {
-			s.nhead += copy(s.head[s.nhead:], s.buf[s.w:s.w+n])
+		if s.nhead < headSize {
+			s.nhead += int32(copy(s.head[s.nhead:], s.buf[s.w:int(s.w)+n]))
 		}
-		s.w += n
+		s.w += int32(n)
 	}
 	if err != nil {
 		s.err = err

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unsafe"
 )
 
 // TestLineReader: lines come out whole and without their ends whatever the reads look
@@ -111,5 +112,28 @@ func TestLineReaderAliveGrain(t *testing.T) {
 		if got := rs.alive.Load(); first == 0 || (tt.wantLast && got != last) || (!tt.wantLast && got != first) {
 			t.Errorf("grain %v: alive %d, first read %d, last read %d", time.Duration(tt.grain), got, first, last)
 		}
+	}
+}
+
+// TestLineReaderLayout: a pooled reader starts a cache line, its per-read fields fill
+// that line and the result's per-event fields the next (see lineReader): a field added
+// in the wrong place would cost a cache miss per event at hundreds of streams.
+func TestLineReaderLayout(t *testing.T) {
+	var s lineReader
+	if got := unsafe.Sizeof(s); got != 448 {
+		t.Errorf("lineReader is %d bytes, want 448 (a size class that is a multiple of 64)", got)
+	}
+	if got := unsafe.Offsetof(s.res); got != 64 {
+		t.Errorf("lineReader.res at %d, want 64", got)
+	}
+	if got := unsafe.Offsetof(s.res.pend); got != 64 {
+		t.Errorf("result.pend at %d, want 64 (the per-event fields fill the 64 bytes before it)", got)
+	}
+	for range 4 {
+		p := readerPool.Get().(*lineReader)
+		if a := uintptr(unsafe.Pointer(p)) % 64; a != 0 {
+			t.Errorf("a pooled lineReader starts %d bytes into a cache line", a)
+		}
+		defer p.free()
 	}
 }

@@ -44,7 +44,11 @@ func (c *Client) do(ctx context.Context, rs *reqState, hc *http.Client) (*http.R
 		return nil, err
 	}
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	req.Header = c.header.Clone()
+	// Every request shares the client's header map, which nothing writes: net/http's
+	// client and transports only read a request's header (http.Client clones it before
+	// adding the URL's userinfo as Authorization, and it has no cookie jar here).
+	// Cloning it cost 3 allocations per request (BenchmarkStreamHTTP).
+	req.Header = c.header
 	rs.reused.Store(false)
 	rs.send = probe.Mono()
 	rs.alive.Store(rs.send)
