@@ -14,17 +14,27 @@ import (
 // ms after sending. first gives the 31 requests' sends and TTFTs.
 func burstRun(first func(k int) (time.Duration, time.Duration)) DiagInput {
 	t0 := srvT0
-	in := DiagInput{
-		TTFT:   append(repeat(0.019, 20), repeat(0.274, 5)...),
-		Server: scriptServer(repeat(0, 25), repeat(0.02, 25), nil, allSigs),
-		Now:    t0.Add(24 * time.Second), Start: t0,
-	}
-	for s := time.Duration(0); s < 20*time.Second; s += 2800 * time.Millisecond {
-		in.Firsts = append(in.Firsts, FirstToken{Send: t0.Add(s), TTFT: 19 * time.Millisecond})
-	}
+	in := oneUserThen(0.274, 5)
 	for k := range 31 {
 		send, ttft := first(k)
 		in.Firsts = append(in.Firsts, FirstToken{Send: t0.Add(20*time.Second + send), TTFT: ttft})
+	}
+	return in
+}
+
+// oneUserThen is the diagnosis input of 20 s at 1 user (a request every 2.8 s at 19 ms
+// TTFT, one TTFT p50 a second) and then n seconds of TTFT p50 ttft (seconds), with no
+// request waiting on the server; Now is the newest second. The caller adds the first
+// tokens after 20 s.
+func oneUserThen(ttft float64, n int) DiagInput {
+	t0 := srvT0
+	in := DiagInput{
+		TTFT:   append(repeat(0.019, 20), repeat(ttft, n)...),
+		Server: scriptServer(repeat(0, 20+n), repeat(0.02, 20+n), nil, allSigs),
+		Now:    t0.Add(time.Duration(20+n-1) * time.Second), Start: t0,
+	}
+	for s := time.Duration(0); s < 20*time.Second; s += 2800 * time.Millisecond {
+		in.Firsts = append(in.Firsts, FirstToken{Send: t0.Add(s), TTFT: 19 * time.Millisecond})
 	}
 	return in
 }

@@ -15,14 +15,7 @@ import (
 // request waiting. 36 s in, the recent TTFT is the rounds of 24, 28 and 32 s.
 func splitRun(gap, ttft time.Duration) DiagInput {
 	t0 := srvT0
-	in := DiagInput{
-		TTFT:   append(repeat(0.019, 20), repeat(0.45, 17)...),
-		Server: scriptServer(repeat(0, 37), repeat(0.02, 37), nil, allSigs),
-		Now:    t0.Add(36 * time.Second), Start: t0,
-	}
-	for s := time.Duration(0); s < 20*time.Second; s += 2800 * time.Millisecond {
-		in.Firsts = append(in.Firsts, FirstToken{Send: t0.Add(s), TTFT: 19 * time.Millisecond})
-	}
+	in := oneUserThen(0.45, 17)
 	for k := range 31 {
 		d := 300 * time.Millisecond
 		if k >= 18 {
